@@ -1,0 +1,333 @@
+import type { AgentConfig } from "../config/schema.js";
+import type { Environment } from "../environments/environment.js";
+import type { Action, ExecOutput, Message } from "../messages.js";
+import { messageCost } from "../messages.js";
+import type { Model } from "../models/model.js";
+import { renderTemplate } from "../templates/render.js";
+import { TrajectoryWriter, type TrajectoryInfo } from "../trajectory.js";
+import { swerunVersion } from "../util/package-root.js";
+import { type AgentEvent, EventBus } from "./events.js";
+import {
+  exitMessage,
+  FormatError,
+  InterruptAgentFlow,
+  LimitsExceeded,
+  Submitted,
+  TimeExceeded,
+  UserInterruption,
+} from "./exceptions.js";
+import { checkSubmission } from "./submission.js";
+
+/** How a person takes part in a run (confirm and human modes, Ctrl-C). Absent: yolo, nobody asked. */
+export interface Interaction {
+  /** Before a model's actions run: null runs them, a string rejects them with that reason. */
+  confirmActions(actions: Action[]): Promise<string | null>;
+  /** After Ctrl-C stopped a step: a message for the model ("" for none). Throws UserInterruption to end the run. */
+  onInterrupt(): Promise<string>;
+  /** The agent wants to finish: null lets it, a string goes back to the model and the run goes on. */
+  confirmExit(exit: Message): Promise<string | null>;
+}
+
+export interface AgentOptions {
+  model: Model;
+  env: Environment;
+  config: AgentConfig;
+  bus?: EventBus;
+  interaction?: Interaction;
+  /** Merged into the trajectory's `info` (e.g. which trajectory a replay came from). */
+  info?: Record<string, unknown>;
+  /** Top-level keys of the trajectory after `trajectory_format` (e.g. `instance_id`). */
+  extras?: Record<string, unknown>;
+}
+
+/** The agent loop: ask the model for commands, run them, show it the output, until it submits or a limit hits. */
+export class Agent {
+  readonly model: Model;
+  readonly env: Environment;
+  readonly config: AgentConfig;
+  readonly bus: EventBus;
+  readonly messages: Message[] = [];
+  cost = 0;
+  nCalls = 0;
+  info: Record<string, unknown>;
+  readonly #interaction: Interaction | undefined;
+  readonly #extras: Record<string, unknown>;
+  readonly #writer: TrajectoryWriter | undefined;
+  #vars: Record<string, unknown> = {};
+  #startedAt = Date.now();
+  #formatErrors = 0;
+  #step = new AbortController();
+  #interrupted = false;
+  #stopped = false;
+
+  constructor(options: AgentOptions) {
+    this.model = options.model;
+    this.env = options.env;
+    this.config = options.config;
+    this.bus = options.bus ?? new EventBus();
+    this.#interaction = options.interaction;
+    this.info = options.info ?? {};
+    this.#extras = options.extras ?? {};
+    this.#writer = options.config.output_path ? new TrajectoryWriter(options.config.output_path) : undefined;
+  }
+
+  /** Runs until an exit message; returns its `extra` (exit_status, submission, ...). Uncaught errors are recorded, then re-thrown. */
+  async run(task: string, extraVars: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    this.#startedAt = Date.now();
+    this.#vars = { ...this.config, ...this.env.templateVars(), ...this.model.templateVars(), task, ...extraVars };
+    this.#emit({ type: "run_start", task });
+    this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
+    this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
+    return this.continue();
+  }
+
+  /** Runs the loop from the current messages (used by `run` and by replay's --continue). */
+  async continue(): Promise<Record<string, unknown>> {
+    for (;;) {
+      try {
+        await this.step();
+        this.#formatErrors = 0;
+      } catch (error) {
+        await this.#recover(error);
+      } finally {
+        this.save();
+      }
+      if (this.messages.at(-1)?.role === "exit") break;
+    }
+    const extra = this.messages.at(-1)?.extra ?? {};
+    this.#emitEnd(extra);
+    return extra;
+  }
+
+  /** Ctrl-C: stop the running step (command or model call) and ask the user what to do next. */
+  interrupt(): void {
+    this.#interrupted = true;
+    this.#step.abort(new Error("interrupted by the user"));
+  }
+
+  /** End the run as soon as possible with exit status UserInterruption (second Ctrl-C, SIGTERM, no TTY). */
+  stop(): void {
+    this.#stopped = true;
+    this.#step.abort(new Error("stopped by the user"));
+  }
+
+  /** One step: query the model, run its actions, append the observations. */
+  async step(): Promise<void> {
+    this.#step = new AbortController();
+    await this.#handleInterruption();
+    const message = await this.query();
+    this.#throwIfStopped();
+    await this.executeActions(message);
+  }
+
+  async query(): Promise<Message> {
+    const { step_limit, cost_limit, wall_time_limit_seconds } = this.config;
+    if ((step_limit > 0 && this.nCalls >= step_limit) || (cost_limit > 0 && this.cost >= cost_limit)) {
+      throw new LimitsExceeded(exitMessage("LimitsExceeded"));
+    }
+    if (wall_time_limit_seconds > 0 && this.elapsedSeconds() >= wall_time_limit_seconds) {
+      throw new TimeExceeded(exitMessage("TimeExceeded"));
+    }
+    this.nCalls += 1;
+    const call = this.nCalls;
+    const started = performance.now();
+    this.#emit({ type: "model_call_start", call });
+    const finish = (message: Message | undefined) => {
+      const duration_s = (performance.now() - started) / 1000;
+      if (message?.extra && message.extra.duration_s === undefined) message.extra.duration_s = duration_s;
+      const usage = message?.extra?.usage as Record<string, unknown> | undefined;
+      this.#emit({ type: "model_call_end", call, duration_s, cost: message ? messageCost(message) : 0, usage });
+    };
+    let message: Message;
+    try {
+      message = await this.model.query(this.messages, { signal: this.#step.signal });
+    } catch (error) {
+      finish(error instanceof FormatError ? error.messages[0] : undefined);
+      throw error;
+    }
+    finish(message);
+    this.#add(message);
+    return message;
+  }
+
+  async executeActions(message: Message): Promise<void> {
+    const actions = (message.extra?.actions ?? []) as Action[];
+    if (actions.length > 0 && this.#interaction) {
+      const rejection = await this.#interaction.confirmActions(actions);
+      if (rejection !== null) {
+        const content = `The user rejected your command${actions.length > 1 ? "s" : ""}${rejection ? `: ${rejection}` : "."}`;
+        throw new InterruptAgentFlow(...rejectionMessages(actions, content));
+      }
+    }
+    const outputs: ExecOutput[] = [];
+    try {
+      for (const action of actions) {
+        const output = await this.#execute(action);
+        outputs.push(output);
+        this.#throwIfStopped();
+        checkSubmission(output);
+      }
+    } finally {
+      this.#addAll(this.model.formatObservations(message, outputs, this.templateVars()));
+    }
+  }
+
+  async #execute(action: Action): Promise<ExecOutput> {
+    const step = this.nCalls;
+    this.#emit({ type: "action_start", step, action });
+    const started = performance.now();
+    const output = await this.env.execute(action, { signal: this.#step.signal });
+    const duration_s = (performance.now() - started) / 1000;
+    output.extra = { ...(output.extra ?? {}), duration_s };
+    this.#emit({
+      type: "action_end",
+      step,
+      action,
+      returncode: output.returncode,
+      duration_s,
+      output_chars: output.output.length,
+      exception_info: output.exception_info,
+    });
+    return output;
+  }
+
+  /** Template variables: configs, environment and model variables, the task, and the run's counters. */
+  templateVars(): Record<string, unknown> {
+    return { ...this.#vars, n_model_calls: this.nCalls, model_cost: this.cost, elapsed_seconds: this.elapsedSeconds() };
+  }
+
+  render(template: string, name: string, vars: Record<string, unknown> = {}): string {
+    return renderTemplate(template, { ...this.templateVars(), ...vars }, name);
+  }
+
+  elapsedSeconds(): number {
+    return Math.floor((Date.now() - this.#startedAt) / 1000);
+  }
+
+  /** The trajectory as mini-swe-agent writes it. */
+  serialize(): TrajectoryInfo {
+    const last = this.messages.at(-1);
+    const lastExtra = last?.role === "exit" ? (last.extra ?? {}) : {};
+    const { model, model_type } = this.model.serialize();
+    const { environment, environment_type } = this.env.serialize();
+    return {
+      model_stats: { instance_cost: this.cost, api_calls: this.nCalls },
+      config: { agent: { ...this.config }, agent_type: "swerun.agent.Agent", model, model_type, environment, environment_type },
+      mini_version: swerunVersion(),
+      exit_status: String(lastExtra.exit_status ?? ""),
+      submission: String(lastExtra.submission ?? ""),
+      ...this.info,
+    };
+  }
+
+  save(): void {
+    if (!this.#writer) return;
+    this.#writer.save(this.serialize(), this.messages, this.#extras);
+    this.#emit({ type: "saved", path: this.#writer.path });
+  }
+
+  /** Adds messages that were built elsewhere (replay, continue). */
+  addMessages(...messages: Message[]): void {
+    this.#addAll(messages);
+  }
+
+  async #recover(error: unknown): Promise<void> {
+    if (error instanceof FormatError) {
+      this.#addAll(error.messages);
+      this.#formatErrors += 1;
+      const content = String(error.messages.at(-1)?.content ?? "");
+      this.#emit({ type: "format_error", consecutive: this.#formatErrors, content });
+      const max = this.config.max_consecutive_format_errors;
+      if (max > 0 && this.#formatErrors >= max) this.#add(exitMessage("RepeatedFormatError"));
+      return;
+    }
+    if (error instanceof Submitted && this.#interaction && this.config.confirm_exit) {
+      const exit = error.messages.at(-1);
+      const note = exit ? await this.#interaction.confirmExit(exit) : null;
+      if (note !== null) {
+        this.#addAll(error.messages.filter((message) => message.role !== "exit"));
+        this.#add({ role: "user", content: note, extra: { interrupt_type: "UserMessage" } });
+        return;
+      }
+    }
+    if (error instanceof InterruptAgentFlow) {
+      this.#addAll(error.messages);
+      const status = this.messages.at(-1)?.extra?.exit_status;
+      if (error instanceof LimitsExceeded && typeof status === "string") {
+        this.#emit({ type: "limit_reached", exit_status: status });
+      }
+      return;
+    }
+    if (this.#stopped) {
+      this.#add(exitMessage("UserInterruption"));
+      return;
+    }
+    if (this.#interrupted) return; // an aborted model call: the next step asks the user
+    const name = error instanceof Error ? error.constructor.name : "Error";
+    const text = error instanceof Error ? error.message : String(error);
+    this.#add({
+      role: "exit",
+      content: text,
+      extra: {
+        exit_status: name,
+        submission: "",
+        exception_str: text,
+        traceback: error instanceof Error ? (error.stack ?? text) : text,
+      },
+    });
+    this.#emitEnd(this.messages.at(-1)?.extra ?? {});
+    throw error;
+  }
+
+  async #handleInterruption(): Promise<void> {
+    this.#throwIfStopped();
+    if (!this.#interrupted) return;
+    this.#interrupted = false;
+    if (!this.#interaction) throw new UserInterruption(exitMessage("UserInterruption"));
+    const note = await this.#interaction.onInterrupt();
+    this.#throwIfStopped();
+    if (note) this.#add({ role: "user", content: note, extra: { interrupt_type: "UserInterruption" } });
+  }
+
+  #throwIfStopped(): void {
+    if (this.#stopped) throw new UserInterruption(exitMessage("UserInterruption"));
+  }
+
+  #add(message: Message): void {
+    if (message.role === "assistant") this.cost += messageCost(message);
+    this.messages.push(message);
+    this.#emit({ type: "message", message });
+  }
+
+  #addAll(messages: Message[]): void {
+    for (const message of messages) this.#add(message);
+  }
+
+  #emitEnd(extra: Record<string, unknown>): void {
+    this.#emit({
+      type: "run_end",
+      exit_status: String(extra.exit_status ?? ""),
+      submission: String(extra.submission ?? ""),
+      cost: this.cost,
+      api_calls: this.nCalls,
+    });
+  }
+
+  #emit(event: DistributiveOmit<AgentEvent, "time">): void {
+    this.bus.emit({ ...event, time: Date.now() / 1000 } as AgentEvent);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Rejected actions still need an answer per tool call (OpenAI requires one); text actions get one user message. */
+function rejectionMessages(actions: Action[], content: string): Message[] {
+  const withIds = actions.filter((action) => action.tool_call_id);
+  if (withIds.length === 0) return [{ role: "user", content, extra: { interrupt_type: "UserRejection" } }];
+  return withIds.map((action) => ({
+    role: "tool",
+    tool_call_id: action.tool_call_id,
+    content,
+    extra: { interrupt_type: "UserRejection" },
+  }));
+}

@@ -1,0 +1,33 @@
+import type { Message } from "../messages.js";
+
+/**
+ * Interrupts the agent's step and carries the messages to append, as in mini-swe-agent.
+ * Subclasses whose messages end with a `role: "exit"` message end the run.
+ */
+export class InterruptAgentFlow extends Error {
+  readonly messages: Message[];
+  constructor(...messages: Message[]) {
+    super(typeof messages[0]?.content === "string" ? messages[0].content : "");
+    this.name = new.target.name;
+    this.messages = messages;
+  }
+}
+
+export class Submitted extends InterruptAgentFlow {}
+export class LimitsExceeded extends InterruptAgentFlow {}
+export class TimeExceeded extends LimitsExceeded {}
+export class UserInterruption extends InterruptAgentFlow {}
+/** The model's output could not be turned into actions; carries the recorded response and the feedback. */
+export class FormatError extends InterruptAgentFlow {}
+
+/** A user error at the edge (bad config, bad flag, bad file); the CLI prints the one-line message, exit code 2. */
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UserError";
+  }
+}
+
+export function exitMessage(exitStatus: string, submission = "", content = submission || exitStatus): Message {
+  return { role: "exit", content, extra: { exit_status: exitStatus, submission } };
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+import { cac } from "cac";
+import { swerunVersion } from "./util/package-root.js";
+
+/** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
+async function report(error: unknown): Promise<number> {
+  const { redact } = await import("./util/secrets.js");
+  const { UserError } = await import("./agent/exceptions.js");
+  if (error instanceof UserError) {
+    process.stderr.write(`swerun: ${redact(error.message)}\n`);
+    return 2;
+  }
+  const message = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
+  process.stderr.write(`swerun: ${redact(message)}\n`);
+  if (process.env.SWERUN_DEBUG && error instanceof Error) process.stderr.write(`${redact(error.stack ?? "")}\n`);
+  return 1;
+}
+
+/** Builds the CLI. Each command imports its module only when it runs, so `--help` stays fast. */
+export function buildCli(run: (job: () => Promise<number>) => void) {
+  const cli = cac("swerun");
+  cli
+    .command("run", "Run the agent on one task and write its trajectory")
+    .option("-t, --task <task>", "The task (asked for on a terminal when missing)")
+    .option("-m, --model <name>", "Model name, provider/model (e.g. openai/gpt-5)")
+    .option("--model-class <class>", "openai (tool calls), openai_textbased, deterministic, or mini-swe-agent names")
+    .option("--environment-class <class>", "local or docker")
+    .option("-c, --config <spec>", "Config file, built-in config name, or key.path=value (repeatable)")
+    .option("-o, --output <path>", "Trajectory path (default: runs/run-<time>.traj.json)")
+    .option("-l, --cost-limit <dollars>", "Stop once the run costs this much")
+    .option("-y, --yolo", "Run every command without asking")
+    .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .example("swerun run -c demo --yolo")
+    .action((flags) =>
+      run(async () => (await import("./commands/run.js")).runCommand({ ...flags, costLimit: numberFlag(flags.costLimit) })),
+    );
+  cli
+    .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
+    .option("--run-id <id>", "Only containers of this run")
+    .option("--dry-run", "List them without removing")
+    .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
+  cli
+    .command("config <action> [key] [value]", "Manage API keys in swerun's global config: set, unset, show")
+    .action((action, key, value) =>
+      run(async () => (await import("./commands/config.js")).runConfigCommand(action, key, value)),
+    );
+  cli.help();
+  cli.version(swerunVersion());
+  return cli;
+}
+
+function numberFlag(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : (value as number);
+}
+
+async function main(): Promise<void> {
+  let job: (() => Promise<number>) | undefined;
+  const cli = buildCli((next) => {
+    job = next;
+  });
+  try {
+    cli.parse(process.argv, { run: true });
+  } catch (error) {
+    process.exitCode = await report(error);
+    return;
+  }
+  if (!job) {
+    if (!cli.matchedCommand && cli.args.length > 0) {
+      process.stderr.write(`swerun: unknown command "${cli.args[0]}" (see swerun --help)\n`);
+      process.exitCode = 2;
+    } else if (!cli.options.help && !cli.options.version) {
+      cli.outputHelp();
+    }
+    return;
+  }
+  try {
+    process.exitCode = await job();
+  } catch (error) {
+    process.exitCode = await report(error);
+  }
+}
+
+await main();

@@ -1,0 +1,221 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import type { z } from "zod";
+import { UserError } from "../agent/exceptions.js";
+import { packageRoot } from "../util/package-root.js";
+import { isPlainObject, mergeInto, originOf } from "./merge.js";
+import { configSchema, MODEL_CLASSES, type SwerunConfig, UNSUPPORTED_KEYS } from "./schema.js";
+
+/** A bad config: one line naming the file (or flag) and the key path. Exit code 2. */
+export class ConfigError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** A value set from the command line, e.g. `--cost-limit 2` → { path: "agent.cost_limit", value: 2 }. */
+export interface ConfigOverride {
+  path: string;
+  value: unknown;
+  /** How the user set it, for error messages (e.g. "--cost-limit"). */
+  origin: string;
+}
+
+const ENVIRONMENT_CLASS_ALIASES: Record<string, string> = {
+  local: "local",
+  docker: "docker",
+  "minisweagent.environments.local.LocalEnvironment": "local",
+  "minisweagent.environments.docker.DockerEnvironment": "docker",
+};
+
+const MODEL_CLASS_ALIASES: Record<string, string> = {
+  "minisweagent.models.litellm_model.LitellmModel": "litellm",
+  "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel": "litellm_textbased",
+  "minisweagent.models.test_models.DeterministicModel": "deterministic",
+};
+
+/** Directories searched for built-in config names, in order. */
+export function configDirs(): string[] {
+  const dirs: string[] = [];
+  const extra = process.env.SWERUN_CONFIG_DIR;
+  if (extra) dirs.push(resolve(extra));
+  dirs.push(join(packageRoot(), "config"));
+  return dirs;
+}
+
+/** Finds the file behind `-c spec`: a path, or a built-in name (`.yaml` optional) in the config dirs. */
+export function findConfigFile(spec: string): string {
+  const candidates = [spec, `${spec}.yaml`, `${spec}.yml`];
+  for (const candidate of candidates) {
+    const path = resolve(candidate);
+    if (existsSync(path) && statSync(path).isFile()) return path;
+  }
+  if (!isAbsolute(spec)) {
+    for (const dir of configDirs()) {
+      for (const candidate of candidates) {
+        const path = join(dir, candidate);
+        if (existsSync(path) && statSync(path).isFile()) return path;
+      }
+    }
+  }
+  const builtins = configDirs().join(", ");
+  throw new ConfigError(`config "${spec}": no such file, and no built-in config of that name in ${builtins}`);
+}
+
+/** `a.b.c=value` specs: the value is parsed as JSON when it parses, else kept as a string. */
+export function parseKeyValueSpec(spec: string): ConfigOverride | undefined {
+  const match = /^([A-Za-z_][\w-]*(?:\.[\w-]+)*)=([\s\S]*)$/.exec(spec);
+  if (!match) return undefined;
+  const [, path = "", raw = ""] = match;
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // not JSON: keep the string
+  }
+  return { path, value, origin: `-c ${spec}` };
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const parts = path.split(".");
+  const root: Record<string, unknown> = {};
+  let node = root;
+  for (const part of parts.slice(0, -1)) {
+    const child: Record<string, unknown> = {};
+    node[part] = child;
+    node = child;
+  }
+  node[parts[parts.length - 1] ?? path] = value;
+  return Object.assign(target, root);
+}
+
+/** Reads one YAML config file into a plain object; template values `{file: path}` are read from disk. */
+export function readConfigFile(path: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = parseYaml(readFileSync(path, "utf8"));
+  } catch (error) {
+    if (error instanceof YAMLParseError) {
+      const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "";
+      const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
+      throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}malformed YAML: ${reason}`);
+    }
+    throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (!isPlainObject(data)) throw new ConfigError(`${path}: expected a mapping with agent/environment/model/run`);
+  resolveTemplateFiles(data, path, "");
+  return data;
+}
+
+function resolveTemplateFiles(node: Record<string, unknown>, file: string, prefix: string): void {
+  for (const [key, value] of Object.entries(node)) {
+    const keyPath = prefix ? `${prefix}.${key}` : key;
+    if (!isPlainObject(value)) continue;
+    if (key.endsWith("_template") && typeof value.file === "string" && Object.keys(value).length === 1) {
+      const candidates = [resolve(dirname(file), value.file), join(packageRoot(), value.file)];
+      const found = candidates.find((candidate) => existsSync(candidate));
+      if (!found) throw new ConfigError(`${file}: ${keyPath}: template file not found: ${value.file}`);
+      node[key] = readFileSync(found, "utf8");
+    } else {
+      resolveTemplateFiles(value, file, keyPath);
+    }
+  }
+}
+
+function checkUnsupported(data: Record<string, unknown>, origin: string): void {
+  for (const [section, value] of Object.entries(data)) {
+    if (!isPlainObject(value)) continue;
+    for (const key of Object.keys(value)) {
+      const reason = UNSUPPORTED_KEYS[`${section}.${key}`];
+      if (reason) throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
+    }
+  }
+}
+
+function normalizeClasses(config: Record<string, unknown>, provenance: Map<string, string>): void {
+  const environment = isPlainObject(config.environment) ? config.environment : {};
+  config.environment = environment;
+  const environmentClass = environment.environment_class ?? "local";
+  const mapped = typeof environmentClass === "string" ? ENVIRONMENT_CLASS_ALIASES[environmentClass] : undefined;
+  if (!mapped) {
+    const origin = originOf("environment.environment_class", provenance) ?? "config";
+    throw new ConfigError(
+      `${origin}: environment.environment_class: "${String(environmentClass)}" is not supported (supported: local, docker)`,
+    );
+  }
+  environment.environment_class = mapped;
+  const model = isPlainObject(config.model) ? config.model : {};
+  config.model = model;
+  if (typeof model.model_class === "string") {
+    const modelClass = MODEL_CLASS_ALIASES[model.model_class] ?? model.model_class;
+    if (!(modelClass in MODEL_CLASSES)) {
+      const origin = originOf("model.model_class", provenance) ?? "config";
+      throw new ConfigError(
+        `${origin}: model.model_class: "${model.model_class}" is not supported (supported: ${Object.keys(MODEL_CLASSES).join(", ")})`,
+      );
+    }
+    model.model_class = modelClass;
+  }
+}
+
+function formatIssue(issue: z.core.$ZodIssue, provenance: Map<string, string>): string {
+  const path = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const keyPath = (key: string) => (path ? `${path}.${key}` : key);
+    const first = issue.keys[0] ?? "";
+    const origin = originOf(keyPath(first), provenance) ?? "config";
+    return `${origin}: ${issue.keys.map(keyPath).join(", ")}: unknown key${issue.keys.length > 1 ? "s" : ""}`;
+  }
+  const origin = originOf(path, provenance);
+  if (issue.code === "invalid_type" && issue.input === undefined) {
+    return `${path}: required, but no config sets it (given: ${[...new Set(provenance.values())].join(", ") || "none"})`;
+  }
+  return `${origin ?? "config"}: ${path}: ${issue.message}`;
+}
+
+/**
+ * Loads and validates a config from `-c` specs (files, built-in names, `a.b=value`), then CLI overrides.
+ * With no file or built-in name among the specs, the built-in `default` config is the base.
+ */
+export function loadConfig(specs: string[], overrides: ConfigOverride[] = [], base = "default"): SwerunConfig {
+  const merged: Record<string, unknown> = {};
+  const provenance = new Map<string, string>();
+  const keyValues = specs.map((spec) => ({ spec, kv: parseKeyValueSpec(spec) }));
+  const files = keyValues.filter((entry) => !entry.kv);
+  const sources: Array<{ origin: string; data: Record<string, unknown> }> = [];
+  if (files.length === 0) {
+    const path = findConfigFile(base);
+    sources.push({ origin: path, data: readConfigFile(path) });
+  }
+  for (const { spec, kv } of keyValues) {
+    if (kv) {
+      sources.push({ origin: kv.origin, data: setPath({}, kv.path, kv.value) });
+    } else {
+      const path = findConfigFile(spec);
+      sources.push({ origin: path, data: readConfigFile(path) });
+    }
+  }
+  for (const override of overrides) {
+    if (override.value === undefined) continue;
+    sources.push({ origin: override.origin, data: setPath({}, override.path, override.value) });
+  }
+  for (const { origin, data } of sources) {
+    checkUnsupported(data, origin);
+    mergeInto(merged, data, origin, provenance);
+  }
+  normalizeClasses(merged, provenance);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(issue ? formatIssue(issue, provenance) : "invalid config");
+  }
+  const config = result.data;
+  if (config.model.model_class === "deterministic" && !config.model.outputs) {
+    const origin = originOf("model.model_class", provenance) ?? "config";
+    throw new ConfigError(`${origin}: model.outputs: required when model_class is deterministic`);
+  }
+  return config;
+}

@@ -1,0 +1,50 @@
+/** Plain-object check: YAML mappings and JSON objects, not arrays or null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Merges `source` into `target` recursively (objects merge, everything else replaces) and records,
+ * for every path written, which config spec it came from.
+ */
+export function mergeInto(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  origin: string,
+  provenance: Map<string, string>,
+  prefix = "",
+): void {
+  for (const [key, value] of Object.entries(source)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const existing = target[key];
+    if (isPlainObject(value) && isPlainObject(existing)) {
+      provenance.set(path, origin);
+      mergeInto(existing, value, origin, provenance, path);
+    } else {
+      target[key] = isPlainObject(value) ? structuredClone(value) : value;
+      for (const known of [...provenance.keys()]) {
+        if (known.startsWith(`${path}.`)) provenance.delete(known);
+      }
+      provenance.set(path, origin);
+    }
+  }
+}
+
+/** Recursive merge without provenance: later objects win. */
+export function recursiveMerge(...objects: Record<string, unknown>[]): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const object of objects) mergeInto(result, object, "", new Map());
+  return result;
+}
+
+/** The origin of the longest recorded prefix of `path`. */
+export function originOf(path: string, provenance: Map<string, string>): string | undefined {
+  let current = path;
+  for (;;) {
+    const origin = provenance.get(current);
+    if (origin !== undefined) return origin;
+    const dot = current.lastIndexOf(".");
+    if (dot < 0) return undefined;
+    current = current.slice(0, dot);
+  }
+}

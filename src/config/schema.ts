@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { count, environmentBase } from "./common.js";
+import { dockerEnvironmentSchema } from "../environments/docker-config.js";
+import { modelSchema } from "../models/config.js";
+
+export { MODEL_CLASSES, modelSchema } from "../models/config.js";
+
+/** The `agent` section: prompts, limits and interaction mode. */
+export const agentSchema = z.strictObject({
+  /** Template of the first (system) message. */
+  system_template: z.string(),
+  /** Template of the second (user) message holding the task. */
+  instance_template: z.string(),
+  /** Maximum model calls; 0 means no limit. */
+  step_limit: count.default(0),
+  /** Stop once the run's cost reaches this many dollars; 0 means no limit. */
+  cost_limit: z.number().min(0).default(3),
+  /** Stop before the next model call once this many seconds have passed; 0 means no limit. */
+  wall_time_limit_seconds: z.number().min(0).default(0),
+  /** End the run after this many format errors in a row; 0 means no limit. */
+  max_consecutive_format_errors: count.default(3),
+  /** Where the trajectory is written. */
+  output_path: z.string().nullable().default(null),
+  /** yolo runs every command; confirm asks before each; human lets the user type the commands. */
+  mode: z.enum(["yolo", "confirm", "human"]).default("confirm"),
+  /** Regular expressions of commands that run without confirmation in confirm mode. */
+  whitelist_actions: z.array(z.string()).default([]),
+  /** Ask before accepting a submission in confirm mode. */
+  confirm_exit: z.boolean().default(true),
+  /** mini-swe-agent's agent class names; both select swerun's one agent (mode decides the interaction). */
+  agent_class: z.enum(["default", "interactive"]).default("default"),
+});
+
+export const localEnvironmentSchema = z.strictObject({
+  environment_class: z.literal("local"),
+  ...environmentBase,
+});
+
+export const environmentSchema = z.discriminatedUnion("environment_class", [
+  localEnvironmentSchema,
+  dockerEnvironmentSchema,
+]);
+
+/** The `run` section: what `swerun run` does around the agent. */
+export const runSchema = z.strictObject({
+  /** The task, when not given with -t. */
+  task: z.string().optional(),
+  /** A directory (relative to the config file) copied into a fresh temporary directory that becomes the local cwd. */
+  setup_dir: z.string().optional(),
+  /** A command run in the environment before the agent starts; a non-zero exit fails the run. */
+  env_startup_command: z.string().optional(),
+});
+
+export const configSchema = z.strictObject({
+  agent: agentSchema,
+  environment: environmentSchema,
+  model: modelSchema,
+  run: runSchema.default({}),
+});
+
+export type AgentConfig = z.output<typeof agentSchema>;
+export type EnvironmentConfig = z.output<typeof environmentSchema>;
+export type LocalEnvironmentConfig = z.output<typeof localEnvironmentSchema>;
+export type DockerEnvironmentConfig = z.output<typeof dockerEnvironmentSchema>;
+export type ModelConfig = z.output<typeof modelSchema>;
+export type RunConfig = z.output<typeof runSchema>;
+export type SwerunConfig = z.output<typeof configSchema>;
+
+/**
+ * Keys mini-swe-agent knows that swerun does not support, with what to do instead.
+ * A config that sets one gets this message instead of silence.
+ */
+export const UNSUPPORTED_KEYS: Record<string, string> = {
+  "agent.action_observation_template":
+    "is a mini-swe-agent 1.x key; use model.observation_template (where mini-swe-agent 2.x keeps it)",
+  "agent.format_error_template":
+    "is a mini-swe-agent 1.x key; use model.format_error_template (where mini-swe-agent 2.x keeps it)",
+  "agent.timeout_template":
+    "is not supported: a timeout reaches the model through model.observation_template as output.exception_info",
+  "agent.on_uncaught_exception": "is not supported: an uncaught error always ends the run and is recorded",
+  "model.multimodal_regex": "is not supported yet: swerun sends text observations only",
+  "model.litellm_model_name_override": "is not supported: set model_name to the name the endpoint expects",
+  "environment.executable": "is not supported: swerun talks to the Docker Engine API, not the docker CLI",
+  "environment.pull_policy": "is not supported yet: a missing image is pulled, a present one is used",
+};

@@ -1,0 +1,24 @@
+import { createInterface } from "node:readline";
+
+/** Raised when the user presses Ctrl-C at a prompt. */
+export class PromptInterrupted extends Error {}
+
+/**
+ * Asks one question on the terminal. Ctrl-C at the prompt rejects with PromptInterrupted.
+ * The readline interface lives only for the question, so Ctrl-C between questions reaches the process.
+ */
+export function ask(question: string, input = process.stdin, output = process.stderr): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      fn();
+    };
+    rl.on("SIGINT", () => finish(() => reject(new PromptInterrupted("interrupted at the prompt"))));
+    rl.on("close", () => finish(() => reject(new PromptInterrupted("input closed"))));
+    rl.question(question, (answer) => finish(() => resolve(answer)));
+  });
+}

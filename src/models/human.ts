@@ -1,0 +1,48 @@
+import { exitMessage, UserInterruption } from "../agent/exceptions.js";
+import type { ModelConfig } from "../config/schema.js";
+import { ask, PromptInterrupted } from "../console/prompt.js";
+import type { Action, ExecOutput, Message } from "../messages.js";
+import type { Model } from "./model.js";
+import { formatObservations } from "./text-actions.js";
+
+/** Human mode: the user types each command at the terminal instead of a model choosing it. */
+export class HumanModel implements Model {
+  readonly name = "human";
+  readonly config: ModelConfig;
+  readonly #ask: (question: string) => Promise<string>;
+
+  constructor(config: ModelConfig, asker: (question: string) => Promise<string> = ask) {
+    this.config = config;
+    this.#ask = asker;
+  }
+
+  async query(): Promise<Message> {
+    let command = "";
+    try {
+      while (!command.trim()) command = await this.#ask("command> ");
+    } catch (error) {
+      if (error instanceof PromptInterrupted) throw new UserInterruption(exitMessage("UserInterruption"));
+      throw error;
+    }
+    return {
+      role: "assistant",
+      content: `\`\`\`mswea_bash_command\n${command}\n\`\`\``,
+      extra: { actions: [{ command }], cost: 0, human: true, timestamp: Date.now() / 1000 },
+    };
+  }
+
+  formatObservations(message: Message, outputs: ExecOutput[], templateVars: Record<string, unknown>): Message[] {
+    const actions = (message.extra?.actions ?? []) as Action[];
+    return formatObservations(actions, outputs, this.config.observation_template, templateVars);
+  }
+
+  templateVars(): Record<string, unknown> {
+    const { outputs: _outputs, ...rest } = this.config;
+    return rest;
+  }
+
+  serialize() {
+    const { outputs: _outputs, ...rest } = this.config;
+    return { model: { ...rest, model_name: "human" }, model_type: "swerun.models.human.HumanModel" };
+  }
+}

@@ -1,0 +1,48 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+let counter = 0;
+
+/**
+ * Writes `chunks` to `path` so that readers (and a crash or kill at any moment) see either the previous
+ * complete file or the new complete file: write a temp file next to it, then rename over it.
+ * `durable` also fsyncs the data (power loss); a process kill is covered without it.
+ */
+export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, durable = false): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  counter += 1;
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
+  const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
+  const fd = openSync(temp, "w", 0o644);
+  try {
+    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    let pending = buffers;
+    while (total > 0) {
+      const written = writevSync(fd, pending);
+      total -= written;
+      pending = skipBytes(pending, written);
+    }
+    if (durable) fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+}
+
+function skipBytes(buffers: Buffer[], count: number): Buffer[] {
+  let rest = count;
+  const result: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (rest >= buffer.length) {
+      rest -= buffer.length;
+      continue;
+    }
+    result.push(rest > 0 ? buffer.subarray(rest) : buffer);
+    rest = 0;
+  }
+  return result;
+}
