@@ -24,7 +24,7 @@ export class FormatError extends InterruptAgentFlow {}
 export class UserError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "UserError";
+    this.name = new.target.name;
   }
 }
 

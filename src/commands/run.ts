@@ -1,12 +1,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import fse from "fs-extra";
 import pc from "picocolors";
 import { Agent } from "../agent/agent.js";
 import { EventBus } from "../agent/events.js";
 import { UserError } from "../agent/exceptions.js";
-import { type ConfigOverride, findConfigFile, loadConfig } from "../config/load.js";
+import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
@@ -49,12 +49,10 @@ export function runOverrides(flags: RunFlags): ConfigOverride[] {
 }
 
 /** Copies the config's `run.setup_dir` into a fresh temporary directory and makes it the local cwd. */
-function prepareWorkdir(config: SwerunConfig, specs: string[]): string | undefined {
+function prepareWorkdir(config: SwerunConfig): string | undefined {
   const setupDir = config.run.setup_dir;
   if (!setupDir) return undefined;
-  const fileSpecs = specs.filter((spec) => !/^[A-Za-z_][\w.-]*=/.test(spec));
-  const base = fileSpecs.length > 0 ? dirname(findConfigFile(fileSpecs.at(-1) ?? "")) : process.cwd();
-  const source = resolve(base, setupDir);
+  const source = resolve(setupDir);
   if (!fse.existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
   const workdir = mkdtempSync(join(tmpdir(), "swerun-"));
   fse.copySync(source, workdir);
@@ -72,7 +70,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");
   config.agent.output_path = resolve(config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`));
-  const workdir = prepareWorkdir(config, specs);
+  const workdir = prepareWorkdir(config);
   const runId = newRunId();
   const bus = new EventBus();
   bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));

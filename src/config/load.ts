@@ -8,12 +8,7 @@ import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import { configSchema, MODEL_CLASSES, type SwerunConfig, UNSUPPORTED_KEYS } from "./schema.js";
 
 /** A bad config: one line naming the file (or flag) and the key path. Exit code 2. */
-export class ConfigError extends UserError {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export class ConfigError extends UserError {}
 
 /** A value set from the command line, e.g. `--cost-limit 2` → { path: "agent.cost_limit", value: 2 }. */
 export interface ConfigOverride {
@@ -107,6 +102,9 @@ export function readConfigFile(path: string): Record<string, unknown> {
   if (data === null || data === undefined) return {};
   if (!isPlainObject(data)) throw new ConfigError(`${path}: expected a mapping with agent/environment/model/run`);
   resolveTemplateFiles(data, path, "");
+  if (isPlainObject(data.run) && typeof data.run.setup_dir === "string") {
+    data.run.setup_dir = resolve(dirname(path), data.run.setup_dir);
+  }
   return data;
 }
 
@@ -170,7 +168,7 @@ function formatIssue(issue: z.core.$ZodIssue, provenance: Map<string, string>): 
     return `${origin}: ${issue.keys.map(keyPath).join(", ")}: unknown key${issue.keys.length > 1 ? "s" : ""}`;
   }
   const origin = originOf(path, provenance);
-  if (issue.code === "invalid_type" && issue.input === undefined) {
+  if (issue.code === "invalid_type" && !provenance.has(path)) {
     return `${path}: required, but no config sets it (given: ${[...new Set(provenance.values())].join(", ") || "none"})`;
   }
   return `${origin ?? "config"}: ${path}: ${issue.message}`;

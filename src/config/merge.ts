@@ -16,17 +16,23 @@ export function mergeInto(
 ): void {
   for (const [key, value] of Object.entries(source)) {
     const path = prefix ? `${prefix}.${key}` : key;
-    const existing = target[key];
-    if (isPlainObject(value) && isPlainObject(existing)) {
-      provenance.set(path, origin);
-      mergeInto(existing, value, origin, provenance, path);
-    } else {
-      target[key] = isPlainObject(value) ? structuredClone(value) : value;
-      for (const known of [...provenance.keys()]) {
-        if (known.startsWith(`${path}.`)) provenance.delete(known);
+    provenance.set(path, origin);
+    if (isPlainObject(value)) {
+      if (!isPlainObject(target[key])) {
+        forgetBelow(path, provenance);
+        target[key] = {};
       }
-      provenance.set(path, origin);
+      mergeInto(target[key] as Record<string, unknown>, value, origin, provenance, path);
+    } else {
+      forgetBelow(path, provenance);
+      target[key] = value;
     }
+  }
+}
+
+function forgetBelow(path: string, provenance: Map<string, string>): void {
+  for (const known of [...provenance.keys()]) {
+    if (known.startsWith(`${path}.`)) provenance.delete(known);
   }
 }
 

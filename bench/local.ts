@@ -1,0 +1,88 @@
+/**
+ * Local step overhead: a bare `bash -c` spawn per action (the floor) against swerun's full step path
+ * (scripted model, local environment, observation template, trajectory saved after every step),
+ * over 50- and 250-step runs whose actions each print 10 KB.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent } from "../src/agent/agent.js";
+import { EventBus } from "../src/agent/events.js";
+import { loadConfig } from "../src/config/load.js";
+import { LocalEnvironment } from "../src/environments/local.js";
+import { DeterministicModel } from "../src/models/deterministic.js";
+
+const COMMAND = "yes abcdefghi | head -c 10240";
+
+function bareSpawn(command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", command], { stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.on("error", reject);
+    child.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+async function floor(steps: number): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < steps; i++) await bareSpawn(COMMAND);
+  return (performance.now() - start) / steps;
+}
+
+async function swerun(steps: number): Promise<{ perStep: number; savePerStep: number; bytes: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "swerun-bench-"));
+  const outputs = Array.from({ length: steps }, () => ({
+    role: "assistant",
+    content: `\`\`\`mswea_bash_command\n${COMMAND}\n\`\`\``,
+    extra: { actions: [{ command: COMMAND }], cost: 0 },
+  }));
+  outputs.push({
+    role: "assistant",
+    content: "done",
+    extra: { actions: [{ command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }], cost: 0 },
+  });
+  const config = loadConfig(["demo", "agent.step_limit=0", `environment.cwd=${dir}`]);
+  config.agent.output_path = join(dir, "bench.traj.json");
+  config.model.outputs = outputs;
+  const bus = new EventBus();
+  const agent = new Agent({
+    model: new DeterministicModel(config.model),
+    env: new LocalEnvironment({ ...config.environment, environment_class: "local" }),
+    config: config.agent,
+    bus,
+  });
+  let saving = 0;
+  const save = agent.save.bind(agent);
+  agent.save = () => {
+    const t = performance.now();
+    save();
+    saving += performance.now() - t;
+  };
+  const start = performance.now();
+  const result = await agent.run("bench");
+  const total = performance.now() - start;
+  if (result.exit_status !== "Submitted") throw new Error(`bench run ended with ${String(result.exit_status)}`);
+  const bytes = statSync(config.agent.output_path).size;
+  rmSync(dir, { recursive: true, force: true });
+  return { perStep: total / (steps + 1), savePerStep: saving / (steps + 1), bytes };
+}
+
+async function main(): Promise<void> {
+  await floor(10);
+  await swerun(10);
+  const rows: string[] = [];
+  rows.push("| steps | bare bash -c (ms/step) | swerun step (ms/step) | overhead (ms/step) | of which saving (ms/step) | trajectory size |");
+  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const steps of [50, 250]) {
+    const bare = await floor(steps);
+    const run = await swerun(steps);
+    rows.push(
+      `| ${steps} | ${bare.toFixed(2)} | ${run.perStep.toFixed(2)} | ${(run.perStep - bare).toFixed(2)} | ${run.savePerStep.toFixed(2)} | ${(run.bytes / 1e6).toFixed(1)} MB |`,
+    );
+  }
+  process.stdout.write(`${rows.join("\n")}\n`);
+}
+
+await main();

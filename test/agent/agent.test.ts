@@ -1,0 +1,269 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Interaction } from "../../src/agent/agent.js";
+import { exitMessage, UserInterruption } from "../../src/agent/exceptions.js";
+import { ScriptExhausted } from "../../src/models/deterministic.js";
+import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
+
+const readTrajectory = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+describe("Agent with the scripted model and the local environment", () => {
+  it("runs actions, submits, and writes a mini-swe-agent trajectory", async () => {
+    const { agent, output_path } = scriptedAgent({ outputs: [act("echo hi > hello.txt && cat hello.txt"), SUBMIT] });
+    const result = await agent.run("write hello");
+    expect(result).toEqual({ exit_status: "Submitted", submission: "the-patch\n" });
+    const trajectory = readTrajectory(output_path);
+    expect(Object.keys(trajectory)).toEqual(["info", "messages", "trajectory_format"]);
+    expect(trajectory.trajectory_format).toBe("mini-swe-agent-1.1");
+    expect(Object.keys(trajectory.info)).toEqual(["model_stats", "config", "mini_version", "exit_status", "submission"]);
+    expect(trajectory.info.model_stats).toEqual({ instance_cost: 1, api_calls: 2 });
+    expect(Object.keys(trajectory.info.config)).toEqual([
+      "agent",
+      "agent_type",
+      "model",
+      "model_type",
+      "environment",
+      "environment_type",
+    ]);
+    expect(trajectory.info).toMatchObject({ exit_status: "Submitted", submission: "the-patch\n" });
+    const roles = trajectory.messages.map((message: { role: string }) => message.role);
+    expect(roles).toEqual(["system", "user", "assistant", "user", "assistant", "user", "exit"]);
+    expect(trajectory.messages[0].content).toBe("You are a test agent on Linux.");
+    expect(trajectory.messages[1].content).toBe("Task: write hello");
+    const observation = trajectory.messages[3];
+    expect(observation.content).toBe("<returncode>0</returncode>\n<output>\nhi\n</output>");
+    expect(observation.extra).toMatchObject({ raw_output: "hi\n", returncode: 0, exception_info: "" });
+    expect(typeof observation.extra.duration_s).toBe("number");
+    expect(typeof observation.extra.timestamp).toBe("number");
+    const assistant = trajectory.messages[2];
+    expect(assistant.extra).toMatchObject({ actions: [{ command: "echo hi > hello.txt && cat hello.txt" }], cost: 0.5 });
+    expect(typeof assistant.extra.duration_s).toBe("number");
+    expect(trajectory.messages[6]).toEqual({
+      role: "exit",
+      content: "the-patch\n",
+      extra: { exit_status: "Submitted", submission: "the-patch\n" },
+    });
+  });
+
+  it("stops at the step limit before the next model call", async () => {
+    const { agent, output_path } = scriptedAgent({ outputs: [act("true"), act("true"), act("true")], agent: { step_limit: 2 } });
+    expect((await agent.run("loop")).exit_status).toBe("LimitsExceeded");
+    expect(agent.nCalls).toBe(2);
+    expect(readTrajectory(output_path).info).toMatchObject({ exit_status: "LimitsExceeded", model_stats: { api_calls: 2 } });
+  });
+
+  it("stops at the cost limit", async () => {
+    const { agent, events } = scriptedAgent({ outputs: [act("true", 1), act("true", 1), act("true", 1)], agent: { cost_limit: 2 } });
+    expect((await agent.run("spend")).exit_status).toBe("LimitsExceeded");
+    expect(agent.cost).toBe(2);
+    expect(events.some((event) => event.type === "limit_reached" && event.exit_status === "LimitsExceeded")).toBe(true);
+  });
+
+  it("stops at the wall-time limit with TimeExceeded", async () => {
+    const { agent } = scriptedAgent({ outputs: [act("sleep 1.2"), act("true")], agent: { wall_time_limit_seconds: 1 } });
+    expect((await agent.run("slow")).exit_status).toBe("TimeExceeded");
+    expect(agent.nCalls).toBe(1);
+  });
+
+  it("feeds format errors back, keeps the response and its cost, and recovers", async () => {
+    const { agent, output_path, events } = scriptedAgent({
+      outputs: [{ role: "assistant", content: "no block here", extra: { cost: 0.25 } }, SUBMIT],
+    });
+    expect((await agent.run("fmt")).exit_status).toBe("Submitted");
+    const messages = readTrajectory(output_path).messages;
+    expect(messages[2]).toMatchObject({ role: "assistant", content: "no block here", extra: { cost: 0.25, actions: [] } });
+    expect(messages[3]).toMatchObject({
+      role: "user",
+      content: "Format error: Expected exactly one action, found 0. Found 0 actions.",
+      extra: { interrupt_type: "FormatError" },
+    });
+    expect(agent.cost).toBe(0.75);
+    expect(events.filter((event) => event.type === "format_error")).toHaveLength(1);
+  });
+
+  it("ends with RepeatedFormatError after max_consecutive_format_errors in a row", async () => {
+    const two = "```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```";
+    const { agent } = scriptedAgent({
+      outputs: [
+        { role: "assistant", content: "none" },
+        act("true"),
+        { role: "assistant", content: two },
+        { role: "assistant", content: "none" },
+        { role: "assistant", content: "none" },
+      ],
+      agent: { max_consecutive_format_errors: 3 },
+    });
+    expect((await agent.run("fmt")).exit_status).toBe("RepeatedFormatError");
+    expect(agent.nCalls).toBe(5);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "exit", extra: { exit_status: "RepeatedFormatError" } });
+  });
+
+  it("records an uncaught error with its class and stack, saves, and re-raises", async () => {
+    const { agent, output_path } = scriptedAgent({ outputs: [act("echo one")] });
+    await expect(agent.run("crash")).rejects.toBeInstanceOf(ScriptExhausted);
+    const trajectory = readTrajectory(output_path);
+    expect(trajectory.info.exit_status).toBe("ScriptExhausted");
+    const exit = trajectory.messages.at(-1);
+    expect(exit.role).toBe("exit");
+    expect(exit.extra.traceback).toMatch(/ScriptExhausted: deterministic model: the script has 1 outputs/);
+    expect(trajectory.messages.filter((m: { role: string }) => m.role === "user")).toHaveLength(2);
+  });
+
+  it("kills a command's process group on timeout and tells the model", async () => {
+    const { agent, output_path } = scriptedAgent({
+      outputs: [act("sleep 300 & echo $! > child.pid; echo waiting; wait"), act("cat child.pid"), SUBMIT],
+      environment: { timeout: 1 },
+      model: {
+        observation_template: "{{output.exception_info}}|{{output.returncode}}|{{output.output}}",
+      },
+    });
+    await agent.run("timeout");
+    const messages = readTrajectory(output_path).messages;
+    expect(messages[3].content).toMatch(/^An error occurred while executing the command: Command timed out after 1 seconds; its process group was killed\|-1\|waiting\n$/);
+    const pid = Number(messages[5].extra.raw_output);
+    const stat = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, "utf8");
+      } catch {
+        return "gone";
+      }
+    })();
+    expect(stat === "gone" || /^\d+ \(.*\) [ZX]/.test(stat)).toBe(true);
+  });
+
+  it("shows the model the template's view of huge and binary output, and records the truncation", async () => {
+    const { agent, output_path } = scriptedAgent({
+      outputs: [act("head -c 50000 /dev/zero | tr '\\0' y; printf '\\xff'"), SUBMIT],
+      environment: { max_output_bytes: 20000 },
+      model: {
+        observation_template:
+          "{% if output.output | length < 10000 %}{{output.output}}{% else %}{{ output.output[:10] }}…{{ output.output[-3:] }}{% endif %}",
+      },
+    });
+    await agent.run("big");
+    const observation = readTrajectory(output_path).messages[3];
+    expect(observation.content).toBe("yyyyyyyyyy…yy\uFFFD");
+    expect(observation.extra.truncated).toEqual({ total_bytes: 50001, elided_bytes: 30001 });
+    expect(observation.extra.raw_output.length).toBeLessThan(20200);
+  });
+
+  it("answers tool-call actions with tool messages carrying their ids, in order", async () => {
+    const toolCalls = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"echo a"}' } },
+        { id: "call_2", type: "function", function: { name: "bash", arguments: '{"command":"echo b"}' } },
+      ],
+      extra: {
+        actions: [
+          { command: "echo a", tool_call_id: "call_1" },
+          { command: "echo b", tool_call_id: "call_2" },
+        ],
+        cost: 0,
+      },
+    };
+    const { agent } = scriptedAgent({ outputs: [toolCalls, SUBMIT] });
+    await agent.run("tools");
+    expect(agent.messages.slice(3, 5)).toMatchObject([
+      { role: "tool", tool_call_id: "call_1", extra: { raw_output: "a\n" } },
+      { role: "tool", tool_call_id: "call_2", extra: { raw_output: "b\n" } },
+    ]);
+  });
+
+  it("gives templates the run's counters and the task", async () => {
+    const { agent } = scriptedAgent({
+      outputs: [act("true"), act("true"), SUBMIT],
+      model: { observation_template: "calls={{n_model_calls}} cost={{model_cost}} t={{elapsed_seconds}} task={{task}}" },
+    });
+    await agent.run("count");
+    expect(agent.messages[5]?.content).toBe("calls=2 cost=1 t=0 task=count");
+  });
+
+  it("emits events in order for subscribers", async () => {
+    const { agent, events } = scriptedAgent({ outputs: [act("echo x"), SUBMIT] });
+    await agent.run("events");
+    const types = events.map((event) => event.type).filter((type) => type !== "message" && type !== "saved");
+    expect(types).toEqual([
+      "run_start",
+      "model_call_start",
+      "model_call_end",
+      "action_start",
+      "action_end",
+      "model_call_start",
+      "model_call_end",
+      "action_start",
+      "action_end",
+      "run_end",
+    ]);
+    const end = events.find((event) => event.type === "action_end");
+    expect(end).toMatchObject({ returncode: 0, output_chars: 2 });
+  });
+
+  it("sends a rejection reason to the model in confirm mode", async () => {
+    const asked: string[][] = [];
+    const interaction: Interaction = {
+      confirmActions: async (actions) => {
+        asked.push(actions.map((action) => action.command));
+        return asked.length === 1 ? "do not delete things" : null;
+      },
+      onInterrupt: async () => "",
+      confirmExit: async () => null,
+    };
+    const { agent } = scriptedAgent({ outputs: [act("rm -rf something"), SUBMIT], interaction });
+    await agent.run("confirm");
+    expect(asked).toEqual([["rm -rf something"], ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch"]]);
+    expect(agent.messages[3]).toMatchObject({ role: "user", content: "The user rejected your command: do not delete things" });
+  });
+
+  it("lets the user send the agent back to work instead of accepting the submission", async () => {
+    let exits = 0;
+    const interaction: Interaction = {
+      confirmActions: async () => null,
+      onInterrupt: async () => "",
+      confirmExit: async () => (++exits === 1 ? "also add a test" : null),
+    };
+    const { agent } = scriptedAgent({ outputs: [SUBMIT, SUBMIT], interaction });
+    expect((await agent.run("exit")).exit_status).toBe("Submitted");
+    expect(agent.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "user", "assistant", "user", "exit"]);
+    expect(agent.messages[4]).toMatchObject({ content: "also add a test" });
+  });
+
+  it("on interrupt stops the running command and asks the user, whose note goes to the model", async () => {
+    const interaction: Interaction = {
+      confirmActions: async () => null,
+      onInterrupt: async () => "please try something faster",
+      confirmExit: async () => null,
+    };
+    const { agent, events } = scriptedAgent({ outputs: [act("echo started; sleep 300"), SUBMIT], interaction });
+    events.length = 0;
+    agent.bus.subscribe((event) => {
+      if (event.type === "action_start" && event.step === 1) setTimeout(() => agent.interrupt(), 100);
+    });
+    expect((await agent.run("interrupt")).exit_status).toBe("Submitted");
+    expect(agent.messages[3]?.extra).toMatchObject({ returncode: -1, raw_output: "started\n" });
+    expect(agent.messages[4]).toMatchObject({ role: "user", content: "please try something faster" });
+  });
+
+  it("ends with UserInterruption when stopped, and when the user quits at the interrupt prompt", async () => {
+    const stopped = scriptedAgent({ outputs: [act("sleep 300"), SUBMIT] });
+    stopped.agent.bus.subscribe((event) => {
+      if (event.type === "action_start") setTimeout(() => stopped.agent.stop(), 100);
+    });
+    expect((await stopped.agent.run("stop")).exit_status).toBe("UserInterruption");
+    expect(JSON.parse(readFileSync(stopped.output_path, "utf8")).info.exit_status).toBe("UserInterruption");
+
+    const quitting: Interaction = {
+      confirmActions: async () => null,
+      onInterrupt: async () => {
+        throw new UserInterruption(exitMessage("UserInterruption"));
+      },
+      confirmExit: async () => null,
+    };
+    const quit = scriptedAgent({ outputs: [act("sleep 300"), SUBMIT], interaction: quitting });
+    quit.agent.bus.subscribe((event) => {
+      if (event.type === "action_start") setTimeout(() => quit.agent.interrupt(), 100);
+    });
+    expect((await quit.agent.run("quit")).exit_status).toBe("UserInterruption");
+  });
+});

@@ -1,0 +1,109 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { localEnvironmentSchema } from "../../src/config/schema.js";
+import { LocalEnvironment } from "../../src/environments/local.js";
+import { tempDir } from "../helpers/tmp.js";
+
+function env(overrides: Record<string, unknown> = {}) {
+  return new LocalEnvironment(localEnvironmentSchema.parse({ environment_class: "local", ...overrides }));
+}
+
+/** Whether a process still runs; a killed child that nobody reaped yet (a zombie) does not count. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe("LocalEnvironment", () => {
+  it("returns output and exit code", async () => {
+    const result = await env().execute({ command: "echo hello; exit 3" });
+    expect(result).toMatchObject({ output: "hello\n", returncode: 3, exception_info: "" });
+  });
+
+  it("merges stdout and stderr in the order written", async () => {
+    const result = await env().execute({ command: "echo 1; echo 2 >&2; echo 3; echo 4 >&2" });
+    expect(result.output).toBe("1\n2\n3\n4\n");
+  });
+
+  it("runs in cwd with env added to the process environment", async () => {
+    const dir = tempDir();
+    process.env.SWERUN_TEST_INHERITED = "inherited";
+    const result = await env({ cwd: dir, env: { GREETING: "hi", NUMBER: 5 } }).execute({
+      command: 'pwd; echo "$GREETING $NUMBER $SWERUN_TEST_INHERITED"',
+    });
+    delete process.env.SWERUN_TEST_INHERITED;
+    expect(result.output).toBe(`${dir}\nhi 5 inherited\n`);
+  });
+
+  it("uses the configured interpreter", async () => {
+    const result = await env({ interpreter: ["sh", "-c"] }).execute({ command: 'echo "$0"' });
+    expect(result.output.trim()).toBe("sh");
+  });
+
+  it("kills the whole process group on timeout and keeps the partial output", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "pid");
+    const result = await env({ timeout: 1 }).execute({
+      command: `sleep 300 & echo $! > ${pidFile}; echo started; wait`,
+    });
+    expect(result.returncode).toBe(-1);
+    expect(result.output).toBe("started\n");
+    expect(result.exception_info).toMatch(/timed out after 1 seconds/);
+    const pid = Number(execFileSync("cat", [pidFile]).toString());
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("stops a command when the signal aborts", async () => {
+    const controller = new AbortController();
+    const pending = env().execute({ command: "echo go; sleep 300" }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    const result = await pending;
+    expect(result.returncode).toBe(-1);
+    expect(result.exception_info).toMatch(/interrupted by the user/);
+  });
+
+  it("decodes non-UTF-8 output with replacement characters", async () => {
+    const result = await env().execute({ command: "printf 'a\\xffb\\xc3\\x28c'" });
+    expect(result.output).toBe("a\uFFFDb\uFFFD(c");
+  });
+
+  it("cuts huge output in the middle and records it", async () => {
+    const result = await env({ max_output_bytes: 1000 }).execute({
+      command: "printf 'HEAD'; head -c 100000 /dev/zero | tr '\\0' x; printf 'TAIL'",
+    });
+    expect(result.output.startsWith("HEADxxx")).toBe(true);
+    expect(result.output.endsWith("xxxTAIL")).toBe(true);
+    expect(result.output).toMatch(/<swerun: 99008 bytes of output elided from the middle \(100008 bytes in all\)>/);
+    expect(result.extra?.truncated).toEqual({ total_bytes: 100008, elided_bytes: 99008 });
+  });
+
+  it("reports a missing working directory as data", async () => {
+    const result = await env({ cwd: "/nonexistent/swerun" }).execute({ command: "true" });
+    expect(result.returncode).toBe(-1);
+    expect(result.exception_info).toMatch(/Could not run the command/);
+  });
+
+  it("reports death by signal as a negative exit code", async () => {
+    const result = await env().execute({ command: "kill -TERM $$" });
+    expect(result.returncode).toBe(-15);
+  });
+
+  it("exposes config, platform fields and process variables to templates", () => {
+    const vars = env({ cwd: "/tmp" }).templateVars();
+    expect(vars).toMatchObject({ cwd: "/tmp", system: "Linux", PATH: process.env.PATH });
+    for (const key of ["node", "release", "version", "machine"]) expect(typeof vars[key]).toBe("string");
+  });
+
+  it("writes a file where asked", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.txt"), "content");
+    const result = await env({ cwd: dir }).execute({ command: "cat a.txt" });
+    expect(result.output).toBe("content");
+  });
+});

@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { Agent, type Interaction } from "../../src/agent/agent.js";
+import { type AgentEvent, EventBus } from "../../src/agent/events.js";
+import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
+import { LocalEnvironment } from "../../src/environments/local.js";
+import { DeterministicModel } from "../../src/models/deterministic.js";
+import { tempDir } from "./tmp.js";
+
+export const OBSERVATION = "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>";
+
+/** A scripted output running one command, in mini-swe-agent's shape. */
+export const act = (command: string, cost = 0.5) => ({
+  role: "assistant",
+  content: `Running it.\n\n\`\`\`mswea_bash_command\n${command}\n\`\`\``,
+  extra: { actions: [{ command }], cost },
+});
+
+export const SUBMIT = act("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch");
+
+export interface Scenario {
+  outputs: Array<Record<string, unknown>>;
+  agent?: Record<string, unknown>;
+  environment?: Record<string, unknown>;
+  model?: Record<string, unknown>;
+  interaction?: Interaction;
+}
+
+/** An agent with the scripted model and the real local environment, writing its trajectory to a temp dir. */
+export function scriptedAgent(scenario: Scenario) {
+  const dir = tempDir();
+  const output_path = join(dir, "run.traj.json");
+  const config = agentSchema.parse({
+    system_template: "You are a test agent on {{system}}.",
+    instance_template: "Task: {{task}}",
+    output_path,
+    ...scenario.agent,
+  });
+  const model = new DeterministicModel(
+    modelSchema.parse({
+      model_class: "deterministic",
+      observation_template: OBSERVATION,
+      format_error_template: "Format error: {{error}} Found {{actions|length}} actions.",
+      outputs: scenario.outputs,
+      ...scenario.model,
+    }),
+  );
+  const env = new LocalEnvironment(
+    localEnvironmentSchema.parse({ environment_class: "local", cwd: dir, ...scenario.environment }),
+  );
+  const bus = new EventBus();
+  const events: AgentEvent[] = [];
+  bus.subscribe((event) => events.push(event));
+  const agent = new Agent({ model, env, config, bus, interaction: scenario.interaction });
+  return { agent, events, dir, output_path };
+}

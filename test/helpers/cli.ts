@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { packageRoot } from "../../src/util/package-root.js";
+
+export const CLI = join(packageRoot(), "dist", "src", "cli.js");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the built CLI as a child process (no TTY), with extra environment variables. */
+export function startCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? packageRoot(),
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done, output: () => stdout };
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  return startCli(args, options).done;
+}
+
+/** Resolves once `check` passes, polling every 20 ms (gives up after `timeoutMs`). */
+export async function waitFor(check: () => boolean, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error("waitFor: condition not met in time");
+    if (child && child.exitCode !== null) throw new Error(`waitFor: the process exited (${child.exitCode})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
