@@ -31,7 +31,9 @@ async function floor(steps: number): Promise<number> {
   return (performance.now() - start) / steps;
 }
 
-async function swerun(steps: number): Promise<{ perStep: number; savePerStep: number; bytes: number }> {
+async function swerun(
+  steps: number,
+): Promise<{ perStep: number; actionPerStep: number; savePerStep: number; bytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-"));
   const outputs = Array.from({ length: steps }, () => ({
     role: "assistant",
@@ -53,6 +55,10 @@ async function swerun(steps: number): Promise<{ perStep: number; savePerStep: nu
     config: config.agent,
     bus,
   });
+  let actions = 0;
+  bus.subscribe((event) => {
+    if (event.type === "action_end") actions += event.duration_s * 1000;
+  });
   let saving = 0;
   const save = agent.save.bind(agent);
   agent.save = () => {
@@ -66,21 +72,25 @@ async function swerun(steps: number): Promise<{ perStep: number; savePerStep: nu
   if (result.exit_status !== "Submitted") throw new Error(`bench run ended with ${String(result.exit_status)}`);
   const bytes = statSync(config.agent.output_path).size;
   rmSync(dir, { recursive: true, force: true });
-  return { perStep: total / (steps + 1), savePerStep: saving / (steps + 1), bytes };
+  const n = steps + 1;
+  return { perStep: total / n, actionPerStep: actions / n, savePerStep: saving / n, bytes };
 }
 
 async function main(): Promise<void> {
   await floor(10);
   await swerun(10);
   const rows: string[] = [];
-  rows.push("| steps | bare bash -c (ms/step) | swerun step (ms/step) | overhead (ms/step) | of which saving (ms/step) | trajectory size |");
-  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: |");
+  rows.push(
+    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command runner | loop (model, templates, events) | saving | trajectory |",
+  );
+  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const steps of [50, 250]) {
     const bare = await floor(steps);
     const run = await swerun(steps);
-    rows.push(
-      `| ${steps} | ${bare.toFixed(2)} | ${run.perStep.toFixed(2)} | ${(run.perStep - bare).toFixed(2)} | ${run.savePerStep.toFixed(2)} | ${(run.bytes / 1e6).toFixed(1)} MB |`,
-    );
+    const runner = run.actionPerStep - bare;
+    const loop = run.perStep - run.actionPerStep - run.savePerStep;
+    const cells = [bare, run.perStep, run.perStep - bare, runner, loop, run.savePerStep].map((ms) => ms.toFixed(2));
+    rows.push(`| ${steps} | ${cells.join(" | ")} | ${(run.bytes / 1e6).toFixed(1)} MB |`);
   }
   process.stdout.write(`${rows.join("\n")}\n`);
 }

@@ -1,5 +1,5 @@
 import type { Message } from "./messages.js";
-import { writeFileAtomic } from "./util/atomic-write.js";
+import { writeFileAtomicAsync } from "./util/atomic-write.js";
 import { redact } from "./util/secrets.js";
 
 export const TRAJECTORY_FORMAT = "mini-swe-agent-1.1";
@@ -32,12 +32,17 @@ export interface Trajectory {
 const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
 
 /**
- * Writes a trajectory after every step, atomically. Messages are append-only, so each one is
- * serialized (and redacted) once; a save re-encodes only `info` and the new messages.
+ * Writes a trajectory after every step, atomically (temp file + rename), so the file on disk is always
+ * a complete trajectory. Messages are append-only, so each is serialized (and redacted) once. The write
+ * itself runs in the thread pool while the next step goes on; saves that arrive while one is being
+ * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
  */
 export class TrajectoryWriter {
   readonly path: string;
   readonly #encoded: Buffer[] = [];
+  #next: Buffer[] | undefined;
+  #writing: Promise<void> | undefined;
+  #error: unknown;
 
   constructor(path: string) {
     this.path = path;
@@ -55,6 +60,31 @@ export class TrajectoryWriter {
       tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(JSON.stringify(value, null, 2), "  "))}`;
     }
     tail += "\n}\n";
-    writeFileAtomic(this.path, [head, ...this.#encoded, tail]);
+    this.#next = [Buffer.from(head, "utf8"), ...this.#encoded, Buffer.from(tail, "utf8")];
+    this.#writing ??= this.#drain();
+  }
+
+  /** Resolves once everything saved so far is on disk; rejects if a write failed. */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (this.#error !== undefined) {
+      const error = this.#error;
+      this.#error = undefined;
+      throw error;
+    }
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#next) {
+        const buffers = this.#next;
+        this.#next = undefined;
+        await writeFileAtomicAsync(this.path, buffers);
+      }
+    } catch (error) {
+      this.#error = error;
+    } finally {
+      this.#writing = undefined;
+    }
   }
 }

@@ -94,9 +94,15 @@ export class Agent {
       }
       if (this.messages.at(-1)?.role === "exit") break;
     }
+    await this.flush();
     const extra = this.messages.at(-1)?.extra ?? {};
     this.#emitEnd(extra);
     return extra;
+  }
+
+  /** Waits until the trajectory on disk holds every message so far. */
+  async flush(): Promise<void> {
+    await this.#writer?.flush();
   }
 
   /** Ctrl-C: stop the running step (command or model call) and ask the user what to do next. */
@@ -275,6 +281,8 @@ export class Agent {
         traceback: error instanceof Error ? (error.stack ?? text) : text,
       },
     });
+    this.save();
+    await this.flush();
     this.#emitEnd(this.messages.at(-1)?.extra ?? {});
     throw error;
   }

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import { OutputCollector } from "./output.js";
 import { platformVars } from "./platform.js";
+import { spawnCommand } from "./spawner.js";
 
 export const DEFAULT_LOCAL_INTERPRETER = ["bash", "-c"];
 
@@ -20,24 +20,20 @@ export class LocalEnvironment implements Environment {
     const cwd = options.cwd || this.config.cwd || process.cwd();
     const timeout = options.timeout ?? this.config.timeout;
     const interpreter = this.config.interpreter ?? DEFAULT_LOCAL_INTERPRETER;
+    const collector = new OutputCollector(this.config.max_output_bytes);
     // `exec "$0" "$@" 2>&1` points the command's stderr at its stdout pipe, so both arrive merged in write order.
-    const child = spawn("/bin/sh", ["-c", 'exec "$0" "$@" 2>&1', ...interpreter, action.command], {
+    const child = spawnCommand({
+      file: "/bin/sh",
+      args: ["-c", 'exec "$0" "$@" 2>&1', ...interpreter, action.command],
       cwd,
       env: { ...process.env, ...this.config.env },
-      stdio: ["ignore", "pipe", "ignore"],
-      detached: true,
+      onData: (chunk) => collector.push(chunk),
     });
-    const collector = new OutputCollector(this.config.max_output_bytes);
-    child.stdout.on("data", (chunk: Buffer) => collector.push(chunk));
     let killedBecause = "";
     const killGroup = (reason: string) => {
       if (killedBecause) return;
       killedBecause = reason;
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // the group is already gone
-      }
+      child.kill();
     };
     const timer = setTimeout(
       () => killGroup(`Command timed out after ${timeout} seconds; its process group was killed`),
@@ -46,19 +42,14 @@ export class LocalEnvironment implements Environment {
     const onAbort = () => killGroup("Command interrupted by the user; its process group was killed");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
-      (resolve) => {
-        child.once("error", (error) => resolve({ code: null, signal: null, error }));
-        child.once("close", (code, signal) => resolve({ code, signal }));
-      },
-    );
+    const exit = await child.done;
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
     const { output, truncated } = collector.result();
     const extra: Record<string, unknown> = {};
     if (truncated) extra.truncated = truncated;
     if (killedBecause || exit.error) {
-      const reason = killedBecause || `Could not run the command: ${exit.error?.message}`;
+      const reason = killedBecause || `Could not run the command: ${exit.error}`;
       extra.exception_type = killedBecause.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError";
       return {
         output,

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 let counter = 0;
@@ -31,6 +32,31 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
   }
   closeSync(fd);
   renameSync(temp, path);
+}
+
+/** writeFileAtomic, but the writing happens in libuv's thread pool instead of the main thread. */
+export async function writeFileAtomicAsync(path: string, buffers: Buffer[], durable = false): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  counter += 1;
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
+  const handle = await open(temp, "w", 0o644);
+  try {
+    let pending = buffers;
+    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    while (total > 0) {
+      const { bytesWritten } = await handle.writev(pending);
+      total -= bytesWritten;
+      pending = skipBytes(pending, bytesWritten);
+    }
+    if (durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, path);
 }
 
 function skipBytes(buffers: Buffer[], count: number): Buffer[] {
