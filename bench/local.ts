@@ -69,7 +69,8 @@ async function swerun(
   const start = performance.now();
   const result = await agent.run("bench");
   const total = performance.now() - start;
-  if (result.exit_status !== "Submitted") throw new Error(`bench run ended with ${String(result.exit_status)}`);
+  if (result.exit_status !== "Submitted")
+    throw new Error(`bench run ended with ${String(result.exit_status)}`);
   const bytes = statSync(config.agent.output_path).size;
   rmSync(dir, { recursive: true, force: true });
   const n = steps + 1;
@@ -89,7 +90,9 @@ async function main(): Promise<void> {
     const run = await swerun(steps);
     const runner = run.actionPerStep - bare;
     const loop = run.perStep - run.actionPerStep - run.savePerStep;
-    const cells = [bare, run.perStep, run.perStep - bare, runner, loop, run.savePerStep].map((ms) => ms.toFixed(2));
+    const cells = [bare, run.perStep, run.perStep - bare, runner, loop, run.savePerStep].map((ms) =>
+      ms.toFixed(2),
+    );
     rows.push(`| ${steps} | ${cells.join(" | ")} | ${(run.bytes / 1e6).toFixed(1)} MB |`);
   }
   process.stdout.write(`${rows.join("\n")}\n`);

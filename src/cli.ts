@@ -12,7 +12,8 @@ async function report(error: unknown): Promise<number> {
   }
   const message = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
   process.stderr.write(`swerun: ${redact(message)}\n`);
-  if (process.env.SWERUN_DEBUG && error instanceof Error) process.stderr.write(`${redact(error.stack ?? "")}\n`);
+  if (process.env.SWERUN_DEBUG && error instanceof Error)
+    process.stderr.write(`${redact(error.stack ?? "")}\n`);
   return 1;
 }
 
@@ -23,7 +24,10 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .command("run", "Run the agent on one task and write its trajectory")
     .option("-t, --task <task>", "The task (asked for on a terminal when missing)")
     .option("-m, --model <name>", "Model name, provider/model (e.g. openai/gpt-5)")
-    .option("--model-class <class>", "openai (tool calls), openai_textbased, deterministic, or mini-swe-agent names")
+    .option(
+      "--model-class <class>",
+      "openai (tool calls), openai_textbased, deterministic, or mini-swe-agent names",
+    )
     .option("--environment-class <class>", "local or docker")
     .option("-c, --config <spec>", "Config file, built-in config name, or key.path=value (repeatable)")
     .option("-o, --output <path>", "Trajectory path (default: runs/run-<time>.traj.json)")
@@ -32,8 +36,39 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--exit-immediately", "Finish when the agent submits, without asking")
     .example("swerun run -c demo --yolo")
     .action((flags) =>
-      run(async () => (await import("./commands/run.js")).runCommand({ ...flags, costLimit: numberFlag(flags.costLimit) })),
+      run(async () =>
+        (await import("./commands/run.js")).runCommand({ ...flags, costLimit: numberFlag(flags.costLimit) }),
+      ),
     );
+  cli
+    .command("swebench", "Run SWE-bench instances in parallel and keep preds.json up to date")
+    .option(
+      "--subset <name>",
+      "lite, verified, full, multimodal, multilingual, smith, rebench, demo, owner/name, or a .json/.jsonl/.parquet file",
+      { default: "lite" },
+    )
+    .option("--split <split>", "Dataset split", { default: "test" })
+    .option("--slice <a:b>", "Python slice of the instances, e.g. 0:10")
+    .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
+    .option("--shuffle", "Shuffle (sorted by id, then a fixed seed)")
+    .option("--instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
+    .option("-w, --workers <n>", "Parallel workers", { default: 1 })
+    .option("-o, --output <dir>", "Output folder (default: runs/<time>-<label or model>)")
+    .option("-m, --model <name>", "Model name, provider/model")
+    .option("--model-class <class>", "Model class")
+    .option("--environment-class <class>", "docker (default) or local")
+    .option("-c, --config <spec>", "Config file, built-in name, or key.path=value (repeatable)")
+    .option("--redo-existing", "Run instances again even when they finished before")
+    .option("--label <label>", "A label for this run (in run.json and the default folder name)")
+    .option(
+      "--image-template <template>",
+      "Image name for records without one: {instance_id}, {id_docker_compatible}",
+    )
+    .option("--repo-dir <dir>", "Local environment: a clone of the repository to make worktrees from")
+    .option("-q, --quiet", "Only the final summary")
+    .option("-v, --verbose", "Also print every command (without a terminal)")
+    .example("swerun swebench --subset demo")
+    .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
     .option("--run-id <id>", "Only containers of this run")

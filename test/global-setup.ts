@@ -5,8 +5,12 @@ import { join } from "node:path";
 export default function setup(): void {
   if (process.env.SWERUN_SKIP_BUILD === "1") return;
   const root = join(import.meta.dirname, "..");
-  execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], {
-    cwd: root,
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
 }

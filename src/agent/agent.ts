@@ -4,7 +4,7 @@ import type { Action, ExecOutput, Message } from "../messages.js";
 import { messageCost } from "../messages.js";
 import type { Model } from "../models/model.js";
 import { renderTemplate } from "../templates/render.js";
-import { TrajectoryWriter, type TrajectoryInfo } from "../trajectory.js";
+import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
 import { swerunVersion } from "../util/package-root.js";
 import { type AgentEvent, EventBus } from "./events.js";
 import {
@@ -59,6 +59,7 @@ export class Agent {
   #step = new AbortController();
   #interrupted = false;
   #stopped = false;
+  #stopStatus = "UserInterruption";
 
   constructor(options: AgentOptions) {
     this.model = options.model;
@@ -74,7 +75,13 @@ export class Agent {
   /** Runs until an exit message; returns its `extra` (exit_status, submission, ...). Uncaught errors are recorded, then re-thrown. */
   async run(task: string, extraVars: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.#startedAt = Date.now();
-    this.#vars = { ...this.config, ...this.env.templateVars(), ...this.model.templateVars(), task, ...extraVars };
+    this.#vars = {
+      ...this.config,
+      ...this.env.templateVars(),
+      ...this.model.templateVars(),
+      task,
+      ...extraVars,
+    };
     this.#emit({ type: "run_start", task });
     this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
     this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
@@ -111,8 +118,9 @@ export class Agent {
     this.#step.abort(new Error("interrupted by the user"));
   }
 
-  /** End the run as soon as possible with exit status UserInterruption (second Ctrl-C, SIGTERM, no TTY). */
-  stop(): void {
+  /** End the run as soon as possible with this exit status (second Ctrl-C, SIGTERM, no TTY; batch runs say Interrupted). */
+  stop(exitStatus = "UserInterruption"): void {
+    this.#stopStatus = exitStatus;
     this.#stopped = true;
     this.#step.abort(new Error("stopped by the user"));
   }
@@ -142,7 +150,13 @@ export class Agent {
       const duration_s = (performance.now() - started) / 1000;
       if (message?.extra && message.extra.duration_s === undefined) message.extra.duration_s = duration_s;
       const usage = message?.extra?.usage as Record<string, unknown> | undefined;
-      this.#emit({ type: "model_call_end", call, duration_s, cost: message ? messageCost(message) : 0, usage });
+      this.#emit({
+        type: "model_call_end",
+        call,
+        duration_s,
+        cost: message ? messageCost(message) : 0,
+        usage,
+      });
     };
     let message: Message;
     try {
@@ -199,7 +213,12 @@ export class Agent {
 
   /** Template variables: configs, environment and model variables, the task, and the run's counters. */
   templateVars(): Record<string, unknown> {
-    return { ...this.#vars, n_model_calls: this.nCalls, model_cost: this.cost, elapsed_seconds: this.elapsedSeconds() };
+    return {
+      ...this.#vars,
+      n_model_calls: this.nCalls,
+      model_cost: this.cost,
+      elapsed_seconds: this.elapsedSeconds(),
+    };
   }
 
   render(template: string, name: string, vars: Record<string, unknown> = {}): string {
@@ -218,7 +237,14 @@ export class Agent {
     const { environment, environment_type } = this.env.serialize();
     return {
       model_stats: { instance_cost: this.cost, api_calls: this.nCalls },
-      config: { agent: { ...this.config }, agent_type: "swerun.agent.Agent", model, model_type, environment, environment_type },
+      config: {
+        agent: { ...this.config },
+        agent_type: "swerun.agent.Agent",
+        model,
+        model_type,
+        environment,
+        environment_type,
+      },
       mini_version: swerunVersion(),
       exit_status: String(lastExtra.exit_status ?? ""),
       submission: String(lastExtra.submission ?? ""),
@@ -265,7 +291,7 @@ export class Agent {
       return;
     }
     if (this.#stopped) {
-      this.#add(exitMessage("UserInterruption"));
+      this.#add(exitMessage(this.#stopStatus));
       return;
     }
     if (this.#interrupted) return; // an aborted model call: the next step asks the user
@@ -298,7 +324,7 @@ export class Agent {
   }
 
   #throwIfStopped(): void {
-    if (this.#stopped) throw new UserInterruption(exitMessage("UserInterruption"));
+    if (this.#stopped) throw new UserInterruption(exitMessage(this.#stopStatus));
   }
 
   #add(message: Message): void {

@@ -28,7 +28,14 @@ export type AgentEvent =
   | { type: "format_error"; consecutive: number; content: string; time: number }
   | { type: "limit_reached"; exit_status: string; time: number }
   | { type: "saved"; path: string; time: number }
-  | { type: "run_end"; exit_status: string; submission: string; cost: number; api_calls: number; time: number };
+  | {
+      type: "run_end";
+      exit_status: string;
+      submission: string;
+      cost: number;
+      api_calls: number;
+      time: number;
+    };
 
 export type AgentEventType = AgentEvent["type"];
 

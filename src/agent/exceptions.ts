@@ -28,6 +28,10 @@ export class UserError extends Error {
   }
 }
 
-export function exitMessage(exitStatus: string, submission = "", content = submission || exitStatus): Message {
+export function exitMessage(
+  exitStatus: string,
+  submission = "",
+  content = submission || exitStatus,
+): Message {
   return { role: "exit", content, extra: { exit_status: exitStatus, submission } };
 }

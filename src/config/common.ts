@@ -1,8 +1,14 @@
 import { z } from "zod";
 
 /** Non-negative number; mini-swe-agent configs write integers as `0.` or `3.`, so floats are floored where ints are meant. */
-export const count = z.number().min(0).transform((n) => Math.floor(n));
-export const stringMap = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
+export const count = z
+  .number()
+  .min(0)
+  .transform((n) => Math.floor(n));
+export const stringMap = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean()]).transform(String),
+);
 
 /** Keys shared by every environment class. */
 export const environmentBase = {
@@ -17,4 +23,3 @@ export const environmentBase = {
   /** Output beyond this many bytes is cut out of the middle (the trajectory records it). */
   max_output_bytes: z.number().int().positive().default(1_048_576),
 };
-

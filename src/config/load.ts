@@ -100,7 +100,8 @@ export function readConfigFile(path: string): Record<string, unknown> {
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`);
   }
   if (data === null || data === undefined) return {};
-  if (!isPlainObject(data)) throw new ConfigError(`${path}: expected a mapping with agent/environment/model/run`);
+  if (!isPlainObject(data))
+    throw new ConfigError(`${path}: expected a mapping with agent/environment/model/run`);
   resolveTemplateFiles(data, path, "");
   if (isPlainObject(data.run) && typeof data.run.setup_dir === "string") {
     data.run.setup_dir = resolve(dirname(path), data.run.setup_dir);
@@ -137,7 +138,8 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   const environment = isPlainObject(config.environment) ? config.environment : {};
   config.environment = environment;
   const environmentClass = environment.environment_class ?? "local";
-  const mapped = typeof environmentClass === "string" ? ENVIRONMENT_CLASS_ALIASES[environmentClass] : undefined;
+  const mapped =
+    typeof environmentClass === "string" ? ENVIRONMENT_CLASS_ALIASES[environmentClass] : undefined;
   if (!mapped) {
     const origin = originOf("environment.environment_class", provenance) ?? "config";
     throw new ConfigError(
@@ -178,7 +180,11 @@ function formatIssue(issue: z.core.$ZodIssue, provenance: Map<string, string>): 
  * Loads and validates a config from `-c` specs (files, built-in names, `a.b=value`), then CLI overrides.
  * With no file or built-in name among the specs, the built-in `default` config is the base.
  */
-export function loadConfig(specs: string[], overrides: ConfigOverride[] = [], base = "default"): SwerunConfig {
+export function loadConfig(
+  specs: string[],
+  overrides: ConfigOverride[] = [],
+  base = "default",
+): SwerunConfig {
   const merged: Record<string, unknown> = {};
   const provenance = new Map<string, string>();
   const keyValues = specs.map((spec) => ({ spec, kv: parseKeyValueSpec(spec) }));

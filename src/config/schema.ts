@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { count, environmentBase } from "./common.js";
 import { dockerEnvironmentSchema } from "../environments/docker-config.js";
 import { modelSchema } from "../models/config.js";
+import { count, environmentBase } from "./common.js";
 
 export { MODEL_CLASSES, modelSchema } from "../models/config.js";
 

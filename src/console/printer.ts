@@ -14,7 +14,9 @@ function trimLines(text: string, max: number): string {
   const lines = text.replace(/\n$/, "").split("\n");
   if (lines.length <= max) return lines.join("\n");
   const half = Math.floor(max / 2);
-  return [...lines.slice(0, half), `… ${lines.length - 2 * half} more lines …`, ...lines.slice(-half)].join("\n");
+  return [...lines.slice(0, half), `… ${lines.length - 2 * half} more lines …`, ...lines.slice(-half)].join(
+    "\n",
+  );
 }
 
 function text(message: Message): string {
@@ -47,19 +49,27 @@ export function consolePrinter(options: PrinterOptions = {}): AgentListener {
             const code = Number(extra.returncode);
             const status = code === 0 ? colors.green(`exit ${code}`) : colors.red(`exit ${code}`);
             const raw = String(extra.raw_output ?? "");
-            out(`${status}${extra.exception_info ? colors.yellow(` · ${String(extra.exception_info)}`) : ""}`);
+            out(
+              `${status}${extra.exception_info ? colors.yellow(` · ${String(extra.exception_info)}`) : ""}`,
+            );
             if (raw.trim()) out(trimLines(raw, maxLines));
           } else if (extra.interrupt_type) {
             out(colors.yellow(`! ${trimLines(text(message), 6)}`));
           }
         } else if (message.role === "exit") {
           const status = String(message.extra?.exit_status ?? "");
-          out(colors.bold(status === "Submitted" ? colors.green(`\n■ ${status}`) : colors.red(`\n■ ${status}`)));
+          out(
+            colors.bold(status === "Submitted" ? colors.green(`\n■ ${status}`) : colors.red(`\n■ ${status}`)),
+          );
         }
         break;
       }
       case "model_retry":
-        out(colors.yellow(`model call failed (attempt ${event.attempt}): ${event.error}; retrying in ${event.delay_s.toFixed(1)} s`));
+        out(
+          colors.yellow(
+            `model call failed (attempt ${event.attempt}): ${event.error}; retrying in ${event.delay_s.toFixed(1)} s`,
+          ),
+        );
         break;
       case "limit_reached":
         out(colors.yellow(`limit reached: ${event.exit_status}`));

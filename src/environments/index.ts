@@ -10,7 +10,10 @@ export interface EnvironmentContext {
 }
 
 /** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
-export async function createEnvironment(config: EnvironmentConfig, context: EnvironmentContext): Promise<Environment> {
+export async function createEnvironment(
+  config: EnvironmentConfig,
+  context: EnvironmentContext,
+): Promise<Environment> {
   switch (config.environment_class) {
     case "local": {
       const { LocalEnvironment } = await import("./local.js");

@@ -50,7 +50,9 @@ export class LocalEnvironment implements Environment {
     if (truncated) extra.truncated = truncated;
     if (killedBecause || exit.error) {
       const reason = killedBecause || `Could not run the command: ${exit.error}`;
-      extra.exception_type = killedBecause.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError";
+      extra.exception_type = killedBecause.startsWith("Command timed out")
+        ? "TimeoutError"
+        : "ExecutionError";
       return {
         output,
         returncode: -1,
@@ -67,7 +69,10 @@ export class LocalEnvironment implements Environment {
   }
 
   serialize() {
-    return { environment: { ...this.config }, environment_type: "swerun.environments.local.LocalEnvironment" };
+    return {
+      environment: { ...this.config },
+      environment_type: "swerun.environments.local.LocalEnvironment",
+    };
   }
 
   async close(): Promise<void> {}

@@ -41,13 +41,22 @@ export class DeterministicModel implements Model {
     message.extra = { ...message.extra, timestamp: Date.now() / 1000 };
     if (!Array.isArray(extra.actions)) {
       const finishReason = typeof extra.finish_reason === "string" ? extra.finish_reason : null;
-      const actions = parseTextActions(message, this.config.action_regex, this.config.format_error_template, finishReason);
+      const actions = parseTextActions(
+        message,
+        this.config.action_regex,
+        this.config.format_error_template,
+        finishReason,
+      );
       message.extra = { ...message.extra, actions };
     }
     return message;
   }
 
-  formatObservations(message: Message, outputs: ExecOutput[], templateVars: Record<string, unknown>): Message[] {
+  formatObservations(
+    message: Message,
+    outputs: ExecOutput[],
+    templateVars: Record<string, unknown>,
+  ): Message[] {
     const actions = (message.extra?.actions ?? []) as Action[];
     return formatObservations(actions, outputs, this.config.observation_template, templateVars);
   }

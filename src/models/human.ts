@@ -31,7 +31,11 @@ export class HumanModel implements Model {
     };
   }
 
-  formatObservations(message: Message, outputs: ExecOutput[], templateVars: Record<string, unknown>): Message[] {
+  formatObservations(
+    message: Message,
+    outputs: ExecOutput[],
+    templateVars: Record<string, unknown>,
+  ): Message[] {
     const actions = (message.extra?.actions ?? []) as Action[];
     return formatObservations(actions, outputs, this.config.observation_template, templateVars);
   }

@@ -16,7 +16,11 @@ export interface Model {
   readonly name: string;
   query(messages: Message[], options?: QueryOptions): Promise<Message>;
   /** Turns action outputs into the messages appended to the conversation (user or tool messages). */
-  formatObservations(message: Message, outputs: ExecOutput[], templateVars: Record<string, unknown>): Message[];
+  formatObservations(
+    message: Message,
+    outputs: ExecOutput[],
+    templateVars: Record<string, unknown>,
+  ): Message[];
   /** Variables this model adds to every template (its config). */
   templateVars(): Record<string, unknown>;
   /** The `info.config.model` and `info.config.model_type` of a trajectory; never holds secrets. */

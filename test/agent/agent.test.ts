@@ -9,13 +9,21 @@ const readTrajectory = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
 describe("Agent with the scripted model and the local environment", () => {
   it("runs actions, submits, and writes a mini-swe-agent trajectory", async () => {
-    const { agent, output_path } = scriptedAgent({ outputs: [act("echo hi > hello.txt && cat hello.txt"), SUBMIT] });
+    const { agent, output_path } = scriptedAgent({
+      outputs: [act("echo hi > hello.txt && cat hello.txt"), SUBMIT],
+    });
     const result = await agent.run("write hello");
     expect(result).toEqual({ exit_status: "Submitted", submission: "the-patch\n" });
     const trajectory = readTrajectory(output_path);
     expect(Object.keys(trajectory)).toEqual(["info", "messages", "trajectory_format"]);
     expect(trajectory.trajectory_format).toBe("mini-swe-agent-1.1");
-    expect(Object.keys(trajectory.info)).toEqual(["model_stats", "config", "mini_version", "exit_status", "submission"]);
+    expect(Object.keys(trajectory.info)).toEqual([
+      "model_stats",
+      "config",
+      "mini_version",
+      "exit_status",
+      "submission",
+    ]);
     expect(trajectory.info.model_stats).toEqual({ instance_cost: 1, api_calls: 2 });
     expect(Object.keys(trajectory.info.config)).toEqual([
       "agent",
@@ -36,7 +44,10 @@ describe("Agent with the scripted model and the local environment", () => {
     expect(typeof observation.extra.duration_s).toBe("number");
     expect(typeof observation.extra.timestamp).toBe("number");
     const assistant = trajectory.messages[2];
-    expect(assistant.extra).toMatchObject({ actions: [{ command: "echo hi > hello.txt && cat hello.txt" }], cost: 0.5 });
+    expect(assistant.extra).toMatchObject({
+      actions: [{ command: "echo hi > hello.txt && cat hello.txt" }],
+      cost: 0.5,
+    });
     expect(typeof assistant.extra.duration_s).toBe("number");
     expect(trajectory.messages[6]).toEqual({
       role: "exit",
@@ -46,21 +57,35 @@ describe("Agent with the scripted model and the local environment", () => {
   });
 
   it("stops at the step limit before the next model call", async () => {
-    const { agent, output_path } = scriptedAgent({ outputs: [act("true"), act("true"), act("true")], agent: { step_limit: 2 } });
+    const { agent, output_path } = scriptedAgent({
+      outputs: [act("true"), act("true"), act("true")],
+      agent: { step_limit: 2 },
+    });
     expect((await agent.run("loop")).exit_status).toBe("LimitsExceeded");
     expect(agent.nCalls).toBe(2);
-    expect(readTrajectory(output_path).info).toMatchObject({ exit_status: "LimitsExceeded", model_stats: { api_calls: 2 } });
+    expect(readTrajectory(output_path).info).toMatchObject({
+      exit_status: "LimitsExceeded",
+      model_stats: { api_calls: 2 },
+    });
   });
 
   it("stops at the cost limit", async () => {
-    const { agent, events } = scriptedAgent({ outputs: [act("true", 1), act("true", 1), act("true", 1)], agent: { cost_limit: 2 } });
+    const { agent, events } = scriptedAgent({
+      outputs: [act("true", 1), act("true", 1), act("true", 1)],
+      agent: { cost_limit: 2 },
+    });
     expect((await agent.run("spend")).exit_status).toBe("LimitsExceeded");
     expect(agent.cost).toBe(2);
-    expect(events.some((event) => event.type === "limit_reached" && event.exit_status === "LimitsExceeded")).toBe(true);
+    expect(
+      events.some((event) => event.type === "limit_reached" && event.exit_status === "LimitsExceeded"),
+    ).toBe(true);
   });
 
   it("stops at the wall-time limit with TimeExceeded", async () => {
-    const { agent } = scriptedAgent({ outputs: [act("sleep 1.2"), act("true")], agent: { wall_time_limit_seconds: 1 } });
+    const { agent } = scriptedAgent({
+      outputs: [act("sleep 1.2"), act("true")],
+      agent: { wall_time_limit_seconds: 1 },
+    });
     expect((await agent.run("slow")).exit_status).toBe("TimeExceeded");
     expect(agent.nCalls).toBe(1);
   });
@@ -71,7 +96,11 @@ describe("Agent with the scripted model and the local environment", () => {
     });
     expect((await agent.run("fmt")).exit_status).toBe("Submitted");
     const messages = readTrajectory(output_path).messages;
-    expect(messages[2]).toMatchObject({ role: "assistant", content: "no block here", extra: { cost: 0.25, actions: [] } });
+    expect(messages[2]).toMatchObject({
+      role: "assistant",
+      content: "no block here",
+      extra: { cost: 0.25, actions: [] },
+    });
     expect(messages[3]).toMatchObject({
       role: "user",
       content: "Format error: Expected exactly one action, found 0. Found 0 actions.",
@@ -95,7 +124,10 @@ describe("Agent with the scripted model and the local environment", () => {
     });
     expect((await agent.run("fmt")).exit_status).toBe("RepeatedFormatError");
     expect(agent.nCalls).toBe(5);
-    expect(agent.messages.at(-1)).toMatchObject({ role: "exit", extra: { exit_status: "RepeatedFormatError" } });
+    expect(agent.messages.at(-1)).toMatchObject({
+      role: "exit",
+      extra: { exit_status: "RepeatedFormatError" },
+    });
   });
 
   it("records an uncaught error with its class and stack, saves, and re-raises", async () => {
@@ -119,7 +151,9 @@ describe("Agent with the scripted model and the local environment", () => {
     });
     await agent.run("timeout");
     const messages = readTrajectory(output_path).messages;
-    expect(messages[3].content).toMatch(/^An error occurred while executing the command: Command timed out after 1 seconds; its process group was killed\|-1\|waiting\n$/);
+    expect(messages[3].content).toMatch(
+      /^An error occurred while executing the command: Command timed out after 1 seconds; its process group was killed\|-1\|waiting\n$/,
+    );
     const pid = Number(messages[5].extra.raw_output);
     const stat = (() => {
       try {
@@ -174,7 +208,10 @@ describe("Agent with the scripted model and the local environment", () => {
   it("gives templates the run's counters and the task", async () => {
     const { agent } = scriptedAgent({
       outputs: [act("true"), act("true"), SUBMIT],
-      model: { observation_template: "calls={{n_model_calls}} cost={{model_cost}} t={{elapsed_seconds}} task={{task}}" },
+      model: {
+        observation_template:
+          "calls={{n_model_calls}} cost={{model_cost}} t={{elapsed_seconds}} task={{task}}",
+      },
     });
     await agent.run("count");
     expect(agent.messages[5]?.content).toBe("calls=2 cost=1 t=0 task=count");
@@ -212,8 +249,14 @@ describe("Agent with the scripted model and the local environment", () => {
     };
     const { agent } = scriptedAgent({ outputs: [act("rm -rf something"), SUBMIT], interaction });
     await agent.run("confirm");
-    expect(asked).toEqual([["rm -rf something"], ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch"]]);
-    expect(agent.messages[3]).toMatchObject({ role: "user", content: "The user rejected your command: do not delete things" });
+    expect(asked).toEqual([
+      ["rm -rf something"],
+      ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch"],
+    ]);
+    expect(agent.messages[3]).toMatchObject({
+      role: "user",
+      content: "The user rejected your command: do not delete things",
+    });
   });
 
   it("lets the user send the agent back to work instead of accepting the submission", async () => {
@@ -225,7 +268,16 @@ describe("Agent with the scripted model and the local environment", () => {
     };
     const { agent } = scriptedAgent({ outputs: [SUBMIT, SUBMIT], interaction });
     expect((await agent.run("exit")).exit_status).toBe("Submitted");
-    expect(agent.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "user", "assistant", "user", "exit"]);
+    expect(agent.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "user",
+      "assistant",
+      "user",
+      "exit",
+    ]);
     expect(agent.messages[4]).toMatchObject({ content: "also add a test" });
   });
 
@@ -235,7 +287,10 @@ describe("Agent with the scripted model and the local environment", () => {
       onInterrupt: async () => "please try something faster",
       confirmExit: async () => null,
     };
-    const { agent, events } = scriptedAgent({ outputs: [act("echo started; sleep 300"), SUBMIT], interaction });
+    const { agent, events } = scriptedAgent({
+      outputs: [act("echo started; sleep 300"), SUBMIT],
+      interaction,
+    });
     events.length = 0;
     agent.bus.subscribe((event) => {
       if (event.type === "action_start" && event.step === 1) setTimeout(() => agent.interrupt(), 100);

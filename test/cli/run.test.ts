@@ -14,7 +14,11 @@ function slowConfig(dir: string, steps: number, command: string): string {
     content: `step ${i}`,
     extra: { actions: [{ command }], cost: 0 },
   }));
-  outputs.push({ role: "assistant", content: "done", extra: { actions: [{ command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }], cost: 0 } });
+  outputs.push({
+    role: "assistant",
+    content: "done",
+    extra: { actions: [{ command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }], cost: 0 },
+  });
   const path = join(dir, "slow.yaml");
   writeFileSync(
     path,
@@ -37,8 +41,8 @@ describe("swerun run (CLI, end to end)", () => {
     const trajectory = readJson(out);
     expect(trajectory.info.exit_status).toBe("Submitted");
     expect(trajectory.info.submission).toMatch(/^diff --git a\/calc.js b\/calc.js/);
-    expect(trajectory.info.submission).toMatch(/^-  return a - b;$/m);
-    expect(trajectory.info.submission).toMatch(/^\+  return a \+ b;$/m);
+    expect(trajectory.info.submission).toMatch(/^- {2}return a - b;$/m);
+    expect(trajectory.info.submission).toMatch(/^\+ {2}return a \+ b;$/m);
     expect(trajectory.messages.at(-2).extra.raw_output).toMatch(/^COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n/);
   });
 
@@ -46,10 +50,24 @@ describe("swerun run (CLI, end to end)", () => {
     const dir = tempDir();
     const out = join(dir, "mini.traj.json");
     const config = join(packageRoot(), "test", "fixtures", "mini-swe-agent-textbased.yaml");
-    const result = await runCli(["run", "-c", config, "-c", `environment.cwd=${dir}`, "-t", "say hi", "-o", out]);
+    const result = await runCli([
+      "run",
+      "-c",
+      config,
+      "-c",
+      `environment.cwd=${dir}`,
+      "-t",
+      "say hi",
+      "-o",
+      out,
+    ]);
     expect(result.code).toBe(0);
     const trajectory = readJson(out);
-    expect(trajectory.info).toMatchObject({ exit_status: "Submitted", submission: "hi", model_stats: { instance_cost: 0.02, api_calls: 2 } });
+    expect(trajectory.info).toMatchObject({
+      exit_status: "Submitted",
+      submission: "hi",
+      model_stats: { instance_cost: 0.02, api_calls: 2 },
+    });
     expect(trajectory.messages[1].content).toBe(
       `Please solve this issue: say hi\n\n<system_information>\n${trajectory.messages[1].content.split("\n")[3]}\n</system_information>`,
     );
@@ -58,7 +76,9 @@ describe("swerun run (CLI, end to end)", () => {
 
   it("writes the default trajectory under runs/ of the working directory", async () => {
     const dir = tempDir();
-    const result = await runCli(["run", "-c", join(packageRoot(), "config", "demo.yaml"), "--yolo"], { cwd: dir });
+    const result = await runCli(["run", "-c", join(packageRoot(), "config", "demo.yaml"), "--yolo"], {
+      cwd: dir,
+    });
     expect(result.code).toBe(0);
     const path = /trajectory: (.*)/.exec(result.stdout)?.[1] ?? "";
     expect(path.startsWith(join(dir, "runs", "run-"))).toBe(true);
@@ -83,7 +103,10 @@ describe("swerun run (CLI, end to end)", () => {
   it("records an uncaught error in the trajectory (a script that runs out is a config error: exit 2)", async () => {
     const dir = tempDir();
     const config = join(dir, "short.yaml");
-    writeFileSync(config, JSON.stringify({ model: { model_class: "deterministic", outputs: [] }, environment: { cwd: dir } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ model: { model_class: "deterministic", outputs: [] }, environment: { cwd: dir } }),
+    );
     const out = join(dir, "err.traj.json");
     const result = await runCli(["run", "-c", "demo", "-c", config, "-t", "x", "-o", out]);
     expect(result.code).toBe(2);

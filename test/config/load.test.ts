@@ -61,7 +61,7 @@ describe("loadConfig", () => {
     const a = file(dir, "a.yaml", MINIMAL);
     const b = file(dir, "b.yaml", "agent:\n  step_limit: 5\nenvironment:\n  env: {A: '1'}\n");
     const config = loadConfig(
-      [a, b, "environment.env.B=2", "agent.cost_limit=1.5", "model.model_kwargs={\"temperature\": 0}"],
+      [a, b, "environment.env.B=2", "agent.cost_limit=1.5", 'model.model_kwargs={"temperature": 0}'],
       [{ path: "agent.cost_limit", value: 0.25, origin: "--cost-limit" }],
     );
     expect(config.agent).toMatchObject({ system_template: "sys", step_limit: 5, cost_limit: 0.25 });
@@ -80,7 +80,9 @@ describe("loadConfig", () => {
   it("names the file and key path of an unknown key", () => {
     const dir = tempDir();
     const bad = file(dir, "bad.yaml", "agent:\n  step_limt: 3\n");
-    expect(errorOf(() => loadConfig([file(dir, "ok.yaml", MINIMAL), bad]))).toBe(`${bad}: agent.step_limt: unknown key`);
+    expect(errorOf(() => loadConfig([file(dir, "ok.yaml", MINIMAL), bad]))).toBe(
+      `${bad}: agent.step_limt: unknown key`,
+    );
   });
 
   it("names the file and key path of a wrong type", () => {
@@ -93,9 +95,13 @@ describe("loadConfig", () => {
 
   it("names the flag of a bad CLI value", () => {
     expect(
-      errorOf(() => loadConfig(["demo"], [{ path: "agent.cost_limit", value: "lots", origin: "--cost-limit" }])),
+      errorOf(() =>
+        loadConfig(["demo"], [{ path: "agent.cost_limit", value: "lots", origin: "--cost-limit" }]),
+      ),
     ).toMatch(/^--cost-limit: agent.cost_limit: Invalid input/);
-    expect(errorOf(() => loadConfig(["demo", "agent.mode=sometimes"]))).toMatch(/^-c agent.mode=sometimes: agent.mode: /);
+    expect(errorOf(() => loadConfig(["demo", "agent.mode=sometimes"]))).toMatch(
+      /^-c agent.mode=sometimes: agent.mode: /,
+    );
   });
 
   it("reports malformed YAML with the file, line and column", () => {
@@ -115,19 +121,27 @@ describe("loadConfig", () => {
   it("says which required key no config sets", () => {
     const dir = tempDir();
     const partial = file(dir, "p.yaml", "agent:\n  system_template: x\n");
-    expect(errorOf(() => loadConfig([partial]))).toMatch(/^agent.instance_template: required, but no config sets it/);
+    expect(errorOf(() => loadConfig([partial]))).toMatch(
+      /^agent.instance_template: required, but no config sets it/,
+    );
   });
 
   it("refuses mini-swe-agent keys swerun does not support, saying what to do", () => {
     const dir = tempDir();
     const v1 = file(dir, "v1.yaml", `${MINIMAL}\n  multimodal_regex: 'x'\n`);
-    expect(errorOf(() => loadConfig([v1]))).toBe(`${v1}: model.multimodal_regex is not supported yet: swerun sends text observations only`);
+    expect(errorOf(() => loadConfig([v1]))).toBe(
+      `${v1}: model.multimodal_regex is not supported yet: swerun sends text observations only`,
+    );
     const old = file(dir, "old.yaml", "agent:\n  action_observation_template: x\n");
-    expect(errorOf(() => loadConfig([old]))).toMatch(/agent.action_observation_template is a mini-swe-agent 1.x key; use model.observation_template/);
+    expect(errorOf(() => loadConfig([old]))).toMatch(
+      /agent.action_observation_template is a mini-swe-agent 1.x key; use model.observation_template/,
+    );
     expect(errorOf(() => loadConfig(["demo", "environment.environment_class=singularity"]))).toMatch(
       /environment.environment_class: "singularity" is not supported \(supported: local, docker\)/,
     );
-    expect(errorOf(() => loadConfig(["demo", "model.model_class=portkey"]))).toMatch(/model.model_class: "portkey" is not supported/);
+    expect(errorOf(() => loadConfig(["demo", "model.model_class=portkey"]))).toMatch(
+      /model.model_class: "portkey" is not supported/,
+    );
   });
 
   it("accepts mini-swe-agent's class paths and float-written integers", () => {
@@ -142,7 +156,10 @@ environment:
   env: {PAGER: cat, TQDM_DISABLE: '1'}
 `.replace("  step_limit: 0.\n", ""),
     );
-    const config = loadConfig([mini, file(dir, "floats.yaml", "agent:\n  step_limit: 3.\n  max_consecutive_format_errors: 2.\n")]);
+    const config = loadConfig([
+      mini,
+      file(dir, "floats.yaml", "agent:\n  step_limit: 3.\n  max_consecutive_format_errors: 2.\n"),
+    ]);
     expect(config.model.model_class).toBe("deterministic");
     expect(config.environment.environment_class).toBe("local");
     expect(config.agent.step_limit).toBe(3);
@@ -152,12 +169,20 @@ environment:
   it("requires outputs for the deterministic model", () => {
     const dir = tempDir();
     const noOutputs = file(dir, "n.yaml", MINIMAL.replace("  outputs: []\n", ""));
-    expect(errorOf(() => loadConfig([noOutputs]))).toMatch(/model.outputs: required when model_class is deterministic/);
+    expect(errorOf(() => loadConfig([noOutputs]))).toMatch(
+      /model.outputs: required when model_class is deterministic/,
+    );
   });
 
   it("reports a template file that does not exist", () => {
     const dir = tempDir();
-    const bad = file(dir, "t.yaml", `${MINIMAL}\n`.replace('system_template: "sys"', "system_template: {file: nope.j2}"));
-    expect(errorOf(() => loadConfig([bad]))).toBe(`${bad}: agent.system_template: template file not found: nope.j2`);
+    const bad = file(
+      dir,
+      "t.yaml",
+      `${MINIMAL}\n`.replace('system_template: "sys"', "system_template: {file: nope.j2}"),
+    );
+    expect(errorOf(() => loadConfig([bad]))).toBe(
+      `${bad}: agent.system_template: template file not found: nope.j2`,
+    );
   });
 });

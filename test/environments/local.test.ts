@@ -79,7 +79,9 @@ describe("LocalEnvironment", () => {
     });
     expect(result.output.startsWith("HEADxxx")).toBe(true);
     expect(result.output.endsWith("xxxTAIL")).toBe(true);
-    expect(result.output).toMatch(/<swerun: 99008 bytes of output elided from the middle \(100008 bytes in all\)>/);
+    expect(result.output).toMatch(
+      /<swerun: 99008 bytes of output elided from the middle \(100008 bytes in all\)>/,
+    );
     expect(result.extra?.truncated).toEqual({ total_bytes: 100008, elided_bytes: 99008 });
   });
 

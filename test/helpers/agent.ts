@@ -6,7 +6,8 @@ import { LocalEnvironment } from "../../src/environments/local.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
 import { tempDir } from "./tmp.js";
 
-export const OBSERVATION = "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>";
+export const OBSERVATION =
+  "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>";
 
 /** A scripted output running one command, in mini-swe-agent's shape. */
 export const act = (command: string, cost = 0.5) => ({

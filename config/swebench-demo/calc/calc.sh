@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# add A B: prints the sum of two integers.
+add() {
+  echo $(($1 - $2))
+}

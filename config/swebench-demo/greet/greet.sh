@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# greet NAME: prints a greeting.
+greet() {
+  echo "Helo, $1!"
+}

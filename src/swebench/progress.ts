@@ -1,0 +1,129 @@
+import pc from "picocolors";
+import type { AgentEvent } from "../agent/events.js";
+import type { InstanceResult } from "./instance.js";
+
+/** What the batch tells its display. */
+export interface BatchDisplay {
+  start(total: number, skipped: number): void;
+  instanceStart(worker: number, instanceId: string): void;
+  event(worker: number, event: AgentEvent): void;
+  instanceEnd(worker: number, result: InstanceResult, seconds: number): void;
+  message(line: string): void;
+  stop(): void;
+}
+
+const formatSeconds = (s: number) => {
+  const m = Math.floor(s / 60);
+  return m > 0 ? `${m}m${String(Math.floor(s % 60)).padStart(2, "0")}s` : `${s.toFixed(0)}s`;
+};
+
+/** Without a terminal: one plain line per finished instance (and per action with `verbose`). */
+export function plainDisplay(
+  write: (line: string) => void,
+  options: { quiet?: boolean; verbose?: boolean } = {},
+): BatchDisplay {
+  let total = 0;
+  let done = 0;
+  let cost = 0;
+  return {
+    start: (n, skipped) => {
+      total = n;
+      if (!options.quiet)
+        write(`${n} instances to run${skipped ? `, ${skipped} already finished (skipped)` : ""}`);
+    },
+    instanceStart: () => {},
+    event: (worker, event) => {
+      if (options.verbose && event.type === "action_start")
+        write(`  w${worker} $ ${event.action.command.split("\n")[0]}`);
+    },
+    instanceEnd: (_worker, result, seconds) => {
+      done += 1;
+      cost += result.cost;
+      if (!options.quiet) {
+        write(
+          `[${done}/${total}] ${result.instance_id}: ${result.exit_status} ($${result.cost.toFixed(2)}, ${result.api_calls} calls, ${formatSeconds(seconds)}; total $${cost.toFixed(2)})`,
+        );
+      }
+    },
+    message: (line) => write(line),
+    stop: () => {},
+  };
+}
+
+interface WorkerLine {
+  instance: string;
+  step: number;
+  command: string;
+  started: number;
+}
+
+/** On a terminal: an overall bar, a line per worker, and exit statuses with recent instances, redrawn in place. */
+export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): BatchDisplay {
+  let total = 0;
+  let done = 0;
+  let cost = 0;
+  const started = Date.now();
+  const lines = new Map<number, WorkerLine>();
+  const statuses = new Map<string, number>();
+  const recent: string[] = [];
+  let drawn = 0;
+  const draw = () => {
+    const width = Math.max(40, (stream.columns ?? 100) - 1);
+    const elapsed = (Date.now() - started) / 1000;
+    const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
+    const barWidth = 24;
+    const filled = total > 0 ? Math.round((done / total) * barWidth) : 0;
+    const out = [
+      `${pc.green("█".repeat(filled))}${pc.dim("░".repeat(barWidth - filled))} ${done}/${total}  cost $${cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
+    ];
+    for (let w = 1; w <= workers; w++) {
+      const line = lines.get(w);
+      out.push(
+        line
+          ? `  w${w} ${line.instance}  step ${line.step}  ${pc.cyan(line.command)}  ${formatSeconds((Date.now() - line.started) / 1000)}`
+          : pc.dim(`  w${w} idle`),
+      );
+    }
+    out.push(
+      `  ${[...statuses].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("no instance finished yet")}`,
+    );
+    if (recent.length) out.push(pc.dim(`  recent: ${recent.join(", ")}`));
+    const text = out.map((line) => line.slice(0, width + 20)).join("\n");
+    stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${text}\n`);
+    drawn = out.length;
+  };
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  return {
+    start: (n) => {
+      total = n;
+      draw();
+    },
+    instanceStart: (worker, instance) =>
+      lines.set(worker, { instance, step: 0, command: "", started: Date.now() }),
+    event: (worker, event) => {
+      const line = lines.get(worker);
+      if (!line) return;
+      if (event.type === "model_call_start") line.step = event.call;
+      if (event.type === "action_start")
+        line.command = event.action.command.split("\n")[0]?.slice(0, 60) ?? "";
+    },
+    instanceEnd: (worker, result) => {
+      done += 1;
+      cost += result.cost;
+      lines.delete(worker);
+      statuses.set(result.exit_status, (statuses.get(result.exit_status) ?? 0) + 1);
+      recent.unshift(`${result.instance_id} (${result.exit_status})`);
+      recent.length = Math.min(recent.length, 3);
+    },
+    message: (line) => {
+      stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${line}\n`);
+      drawn = 0;
+      draw();
+    },
+    stop: () => {
+      clearInterval(timer);
+      draw();
+    },
+  };
+}
