@@ -70,6 +70,35 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli
+    .command("swebench-single", "Run one SWE-bench instance, interactively by default")
+    .option("--subset <name>", "Dataset, as for swebench", { default: "lite" })
+    .option("--split <split>", "Dataset split", { default: "test" })
+    .option("-i, --instance <id>", "Instance id, or index into the sorted ids")
+    .option("-o, --output <dir>", "Output folder (default: runs/single/<id>)")
+    .option("-m, --model <name>", "Model name, provider/model")
+    .option("--model-class <class>", "Model class")
+    .option("--environment-class <class>", "docker (default) or local")
+    .option("-c, --config <spec>", "Config file, built-in name, or key.path=value (repeatable)")
+    .option(
+      "--repo-dir <dir>",
+      "Local environment: a clone of the repository; swerun makes a worktree at base_commit",
+    )
+    .option("--keep", "Keep the local worktree afterwards")
+    .option("--image-template <template>", "Image name for records without one")
+    .option("-y, --yolo", "Run every command without asking")
+    .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .action((flags) =>
+      run(async () => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags)),
+    );
+  cli
+    .command("preds [...paths]", "Rebuild, merge and validate preds.json from run folders or trajectories")
+    .option("-o, --output <file>", "Write predictions here (.json object, or .jsonl)")
+    .option("--dataset <name>", "Check that every instance id belongs to this dataset (as --subset)")
+    .option("--split <split>", "Split of --dataset", { default: "test" })
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/preds.js")).predsCommand(paths, flags)),
+    );
+  cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
     .option("--run-id <id>", "Only containers of this run")
     .option("--dry-run", "List them without removing")

@@ -1,0 +1,126 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import pc from "picocolors";
+import { UserError } from "../agent/exceptions.js";
+import { loadInstances } from "../swebench/dataset.js";
+import { type Prediction, patchProblem } from "../swebench/predictions.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { datasetSource } from "./swebench.js";
+
+export interface PredsFlags {
+  output?: string;
+  dataset?: string;
+  split?: string;
+}
+
+interface Found {
+  prediction: Prediction;
+  exitStatus: string;
+  /** When the run that wrote it ended: the last message's timestamp, else the file's mtime. */
+  time: number;
+  path: string;
+}
+
+function trajectoryFiles(path: string): string[] {
+  if (!existsSync(path)) throw new UserError(`${path}: no such file or folder`);
+  if (statSync(path).isFile()) return [path];
+  const files: string[] = [];
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(".traj.json")) files.push(join(entry.parentPath, entry.name));
+  }
+  return files;
+}
+
+function readTrajectory(path: string): Found {
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UserError(`${path}: not valid JSON: ${(error as Error).message}`);
+  }
+  const info = (data.info ?? {}) as Record<string, unknown>;
+  const config = (info.config ?? {}) as { model?: { model_name?: string; model_class?: string } };
+  const id =
+    typeof data.instance_id === "string"
+      ? data.instance_id
+      : path.replace(/^.*\//, "").replace(/\.traj\.json$/, "");
+  const messages = Array.isArray(data.messages)
+    ? (data.messages as Array<{ extra?: { timestamp?: number } }>)
+    : [];
+  const stamps = messages
+    .map((message) => message.extra?.timestamp)
+    .filter((t): t is number => typeof t === "number");
+  return {
+    prediction: {
+      model_name_or_path: config.model?.model_name || config.model?.model_class || "unknown",
+      instance_id: id,
+      model_patch: typeof info.submission === "string" ? info.submission : "",
+    },
+    exitStatus: typeof info.exit_status === "string" ? info.exit_status : "",
+    time: stamps.length ? Math.max(...stamps) : statSync(path).mtimeMs / 1000,
+    path,
+  };
+}
+
+/**
+ * `swerun preds <run folders or trajectories...>`: predictions rebuilt from trajectories (the newest per
+ * instance wins, so shards and reruns merge), patches checked as unified diffs, counts printed.
+ */
+export async function predsCommand(paths: string[], flags: PredsFlags): Promise<number> {
+  if (paths.length === 0) throw new UserError("give one or more run folders or .traj.json files");
+  const newest = new Map<string, Found>();
+  for (const path of paths) {
+    for (const file of trajectoryFiles(resolve(path))) {
+      const found = readTrajectory(file);
+      const previous = newest.get(found.prediction.instance_id);
+      if (!previous || found.time >= previous.time) newest.set(found.prediction.instance_id, found);
+    }
+  }
+  const entries = [...newest.values()].sort((a, b) =>
+    a.prediction.instance_id < b.prediction.instance_id ? -1 : 1,
+  );
+  const invalid = entries
+    .map((entry) => ({ entry, problem: patchProblem(entry.prediction.model_patch) }))
+    .filter((item) => item.problem);
+  for (const { entry, problem } of invalid) {
+    process.stderr.write(
+      `${pc.yellow("invalid patch")} ${entry.prediction.instance_id} (${entry.path}): ${problem}\n`,
+    );
+  }
+  if (flags.dataset) {
+    const ids = new Set(
+      (await loadInstances({ subset: datasetSource(flags.dataset), split: flags.split })).map(
+        (i) => i.instance_id,
+      ),
+    );
+    const unknown = entries
+      .filter((entry) => !ids.has(entry.prediction.instance_id))
+      .map((e) => e.prediction.instance_id);
+    if (unknown.length) {
+      throw new UserError(
+        `${unknown.length} instance ids are not in ${flags.dataset}: ${unknown.slice(0, 10).join(", ")}`,
+      );
+    }
+  }
+  const byStatus = new Map<string, number>();
+  for (const entry of entries)
+    byStatus.set(entry.exitStatus || "(none)", (byStatus.get(entry.exitStatus || "(none)") ?? 0) + 1);
+  const submitted = entries.filter((entry) => entry.exitStatus === "Submitted").length;
+  const empty = entries.filter((entry) => !entry.prediction.model_patch.trim()).length;
+  process.stdout.write(
+    `${entries.length} instances: ${submitted} submitted, ${empty} with an empty patch, ${invalid.length} with an invalid patch\n`,
+  );
+  process.stdout.write(
+    `by exit status: ${[...byStatus].map(([status, n]) => `${status} ${n}`).join(", ")}\n`,
+  );
+  if (flags.output) {
+    const output = resolve(flags.output);
+    const predictions = entries.map((entry) => entry.prediction);
+    const text = output.endsWith(".jsonl")
+      ? predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : "")
+      : `${JSON.stringify(Object.fromEntries(predictions.map((p) => [p.instance_id, p])), null, 2)}\n`;
+    writeFileAtomic(output, [text]);
+    process.stdout.write(`wrote ${output}\n`);
+  }
+  return invalid.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * Jinja2's attribute and item lookup (`x.name` tries the attribute, then the item; `x[key]` the item,
+ * then the attribute). A failed lookup yields an undefined value whose message names the object type,
+ * e.g. `'dict object' has no attribute 'nope'` or `list object has no element 5`.
+ */
+
+import { dictMethod, listMethod, strMethod } from "./py-methods.js";
+import { isNumeric, numValue } from "./py-number.js";
+import { codePoints, hasSurrogates, strRepr } from "./py-string.js";
+import { isDict, isStr, objectTypeRepr, pyRepr } from "./python-values.js";
+import { checkDefined, JinjaUndefined } from "./undefined.js";
+
+function missing(obj: unknown, name: unknown): JinjaUndefined {
+  return new JinjaUndefined(() =>
+    typeof name === "string"
+      ? `${strRepr(objectTypeRepr(obj))} has no attribute ${strRepr(name)}`
+      : `${objectTypeRepr(obj)} has no element ${pyRepr(name)}`,
+  );
+}
+
+function present(value: unknown, obj: unknown, name: unknown): unknown {
+  return value === undefined ? missing(obj, name) : value;
+}
+
+/** Attributes of objects that are neither dicts nor builtin values (e.g. `loop`). */
+function objectAttr(obj: object, name: string): unknown {
+  if (!(name in obj) || name in Object.prototype || name.startsWith("_")) return undefined;
+  const v = (obj as Record<string, unknown>)[name];
+  return typeof v === "function" ? v.bind(obj) : v;
+}
+
+/** `obj.name`. */
+export function pyGetattr(obj: unknown, name: string): unknown {
+  checkDefined(obj);
+  if (obj === null || obj === undefined) return missing(null, name);
+  if (isStr(obj)) return present(strMethod(obj.toString(), name), obj, name);
+  if (Array.isArray(obj)) return present(listMethod(obj, name), obj, name);
+  if (isDict(obj))
+    return present(dictMethod(obj, name) ?? (Object.hasOwn(obj, name) ? obj[name] : undefined), obj, name);
+  if (typeof obj === "object") return present(objectAttr(obj, name), obj, name);
+  return missing(obj, name);
+}
+
+function sequenceIndex(length: number, key: unknown): number | undefined {
+  if (typeof key === "boolean" || (typeof key === "number" && Number.isInteger(key))) {
+    const i = numValue(key);
+    const j = i < 0 ? i + length : i;
+    return j >= 0 && j < length ? j : undefined;
+  }
+  return undefined;
+}
+
+/** `obj[key]`. */
+export function pyGetitem(obj: unknown, key: unknown): unknown {
+  checkDefined(obj);
+  checkDefined(key);
+  if (isStr(obj)) {
+    const s = obj.toString();
+    const cps = hasSurrogates(s) ? codePoints(s) : s;
+    const i = sequenceIndex(cps.length, key);
+    if (i !== undefined) return cps[i];
+  } else if (Array.isArray(obj)) {
+    const i = sequenceIndex(obj.length, key);
+    if (i !== undefined) return obj[i];
+  } else if (isDict(obj)) {
+    if (isStr(key) || isNumeric(key)) {
+      const k = isStr(key) ? key.toString() : String(numValue(key));
+      if (Object.hasOwn(obj, k) && obj[k] !== undefined) return obj[k];
+    }
+  }
+  if (typeof key === "string" && obj !== null && obj !== undefined) return pyGetattr(obj, key);
+  return missing(obj, key);
+}

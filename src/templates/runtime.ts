@@ -1,0 +1,213 @@
+/**
+ * The runtime object handed to compiled templates. It starts from nunjucks' runtime (frames, macros,
+ * keyword arguments) and replaces the value-level functions with Python/Jinja2 semantics; it is a
+ * private copy, so nunjucks' own module stays untouched. Also the render Context (variables + globals).
+ */
+
+import { LoopContext } from "./loop.js";
+import { nj, type RuntimeFrame } from "./nunjucks-internals.js";
+import { pyGetattr, pyGetitem } from "./py-access.js";
+import { typeError, valueError } from "./py-errors.js";
+import { percentFormat } from "./py-format.js";
+import { isIntNumber, isNumeric, numValue, PyFloat } from "./py-number.js";
+import {
+  iterate,
+  pyAdd,
+  pyCompare,
+  pyConcat,
+  pyContains,
+  pyDiv,
+  pyFloorDiv,
+  pyMul,
+  pyNeg,
+  pyNumMod,
+  pyPos,
+  pyPow,
+  pySlice,
+  pySub,
+  truthy,
+} from "./py-ops.js";
+import { strRepr } from "./py-string.js";
+import { isStr, makeTuple, pyStr, typeName } from "./python-values.js";
+import { checkDefined, JinjaUndefined } from "./undefined.js";
+
+type Block = (...args: unknown[]) => void;
+
+/** What compiled code calls `context`: the template variables, Jinja2's globals, and blocks. */
+export class RenderContext {
+  private readonly vars: Record<string, unknown>;
+  private readonly blocks = new Map<string, Block[]>();
+  private readonly exported: string[] = [];
+
+  constructor(
+    vars: Record<string, unknown>,
+    blocks: Record<string, Block>,
+    private readonly globals: ReadonlyMap<string, unknown>,
+  ) {
+    this.vars = Object.assign(Object.create(null) as Record<string, unknown>, vars);
+    for (const [name, block] of Object.entries(blocks)) this.addBlock(name, block);
+  }
+
+  lookup(name: string): unknown {
+    const v = this.vars[name];
+    return v !== undefined ? v : this.globals.get(name);
+  }
+  setVariable(name: string, value: unknown): void {
+    this.vars[name] = value;
+  }
+  getVariables(): Record<string, unknown> {
+    return this.vars;
+  }
+  addExport(name: string): void {
+    this.exported.push(name);
+  }
+  getExported(): Record<string, unknown> {
+    return Object.fromEntries(this.exported.map((n) => [n, this.vars[n]]));
+  }
+  addBlock(name: string, block: Block): this {
+    this.blocks.set(name, [...(this.blocks.get(name) ?? []), block]);
+    return this;
+  }
+  getBlock(name: string): Block {
+    const block = this.blocks.get(name)?.[0];
+    if (!block) throw new Error(`unknown block "${name}"`);
+    return block;
+  }
+  getSuper(): never {
+    throw new Error("super() is not supported in a standalone template");
+  }
+}
+
+function range(...args: unknown[]): number[] {
+  const ints = args.map((a) => {
+    checkDefined(a);
+    if (!isNumeric(a) || !isIntNumber(numValue(a)) || a instanceof PyFloat) {
+      throw typeError(`'${typeName(a)}' object cannot be interpreted as an integer`);
+    }
+    return numValue(a);
+  });
+  const [start, stop, step] =
+    ints.length === 1 ? [0, ints[0] ?? 0, 1] : [ints[0] ?? 0, ints[1] ?? 0, ints[2] ?? 1];
+  if (step === 0) throw valueError("range() arg 3 must not be zero");
+  const out: number[] = [];
+  for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
+  return out;
+}
+
+/** Jinja2's `cycler(*items)`. */
+class Cycler {
+  readonly #items: unknown[];
+  #pos = 0;
+  constructor(items: unknown[]) {
+    if (items.length === 0) throw typeError("at least one item has to be provided");
+    this.#items = items;
+  }
+  get current(): unknown {
+    return this.#items[this.#pos];
+  }
+  next(): unknown {
+    const v = this.current;
+    this.#pos = (this.#pos + 1) % this.#items.length;
+    return v;
+  }
+  reset(): void {
+    this.#pos = 0;
+  }
+}
+
+/** Jinja2's globals available to every template (`range`, `dict`, `cycler`, `joiner`). */
+export function makeGlobals(): ReadonlyMap<string, unknown> {
+  return new Map<string, unknown>([
+    ["range", range],
+    ["cycler", (...items: unknown[]) => new Cycler(items)],
+    [
+      "dict",
+      (...args: unknown[]) => {
+        const last = args[args.length - 1];
+        const kwargs =
+          typeof last === "object" && last !== null && Object.hasOwn(last, "__keywords") ? last : {};
+        return Object.fromEntries(Object.entries(kwargs).filter(([k]) => k !== "__keywords"));
+      },
+    ],
+    [
+      "joiner",
+      (sep: unknown = ", ") => {
+        let used = false;
+        return () => {
+          const out = used ? pyStr(sep) : "";
+          used = true;
+          return out;
+        };
+      },
+    ],
+  ]);
+}
+
+function undefinedName(name: string): JinjaUndefined {
+  return new JinjaUndefined(() => `${strRepr(name)} is undefined`);
+}
+
+function cmpChain(operands: unknown[], ops: string[]): boolean {
+  for (let i = 0; i < ops.length; i++) {
+    if (!pyCompare(ops[i] as string, operands[i], operands[i + 1])) return false;
+  }
+  return true;
+}
+
+const base = nj.runtime;
+
+/** The runtime object passed to compiled templates. */
+export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
+  ...base,
+  /** `{{ value }}`: Python's `str()`; undefined values raise. */
+  suppressValue(value: unknown): string {
+    return typeof value === "string" ? value : pyStr(checkDefined(value));
+  },
+  contextOrFrameLookup(context: RenderContext, frame: RuntimeFrame, name: string): unknown {
+    const v = frame.lookup(name);
+    if (v !== undefined) return v;
+    const c = context.lookup(name);
+    return c !== undefined ? c : undefinedName(name);
+  },
+  memberLookup: pyGetitem,
+  callWrap(fn: unknown, _name: string, context: unknown, args: unknown[]): unknown {
+    checkDefined(fn);
+    if (typeof fn !== "function") throw typeError(`'${typeName(fn)}' object is not callable`);
+    const result: unknown = fn.apply(context, args);
+    return result instanceof String ? result.toString() : result;
+  },
+  /** Errors keep their own type so that render.ts can report them. */
+  handleError(error: unknown): unknown {
+    return error;
+  },
+  py_truthy: truthy,
+  py_or: (a: unknown, b: () => unknown): unknown => (truthy(a) ? a : b()),
+  py_and: (a: unknown, b: () => unknown): unknown => (truthy(a) ? b() : a),
+  py_cmp_chain: cmpChain,
+  py_contains: pyContains,
+  py_add: pyAdd,
+  py_sub: pySub,
+  py_mul: pyMul,
+  py_div: pyDiv,
+  py_floordiv: pyFloorDiv,
+  py_mod: (a: unknown, b: unknown): unknown => (isStr(a) ? percentFormat(a.toString(), b) : pyNumMod(a, b)),
+  py_pow: pyPow,
+  py_neg: pyNeg,
+  py_pos: pyPos,
+  py_concat: pyConcat,
+  py_getattr: pyGetattr,
+  py_getitem: pyGetitem,
+  py_slice: pySlice,
+  py_float: (v: number): PyFloat => new PyFloat(v),
+  py_tuple: makeTuple,
+  py_key: (k: unknown): string => pyStr(checkDefined(k)),
+  py_iterate: iterate,
+  py_unpack(value: unknown, n: number): unknown[] {
+    const items = iterate(value);
+    if (items.length > n) throw valueError(`too many values to unpack (expected ${n})`);
+    if (items.length < n)
+      throw valueError(`not enough values to unpack (expected ${n}, got ${items.length})`);
+    return items;
+  },
+  py_loop: (items: unknown[]): LoopContext => new LoopContext(items),
+});

@@ -1,0 +1,93 @@
+/** Jinja2's builtin tests (`x is defined`, `x is divisibleby(3)`, `x is string`, ...). */
+
+import { bindArgs, REQUIRED } from "./args.js";
+import { isFloat, isIntNumber, isNumeric, PyFloat } from "./py-number.js";
+import { pyCompare, pyContains, pyNumMod } from "./py-ops.js";
+import { isDict, isStr, pyStr } from "./python-values.js";
+import { checkDefined, isUndefined } from "./undefined.js";
+
+export type TestFn = (value: unknown, ...args: unknown[]) => boolean;
+
+function isInteger(x: unknown): boolean {
+  return typeof x === "number" && isIntNumber(x);
+}
+
+function isLower(s: string): boolean {
+  return /\p{Ll}/u.test(s) && !/\p{Lu}|\p{Lt}/u.test(s);
+}
+
+function isUpper(s: string): boolean {
+  return /\p{Lu}|\p{Lt}/u.test(s) && !/\p{Ll}/u.test(s);
+}
+
+function compareTest(op: string): TestFn {
+  return (value, ...args) => {
+    const [other] = bindArgs(op, args, [["other", REQUIRED]]);
+    return pyCompare(op, value, other);
+  };
+}
+
+/** Tests that inspect only the type of their argument and accept undefined values, as in Jinja2. */
+const TOLERANT: ReadonlyArray<[string, TestFn]> = [
+  ["defined", (v) => !isUndefined(v)],
+  ["undefined", (v) => isUndefined(v)],
+  ["none", (v) => v === null],
+  ["boolean", (v) => typeof v === "boolean"],
+  ["true", (v) => v === true],
+  ["false", (v) => v === false],
+  ["integer", (v) => isInteger(v)],
+  ["float", (v) => isFloat(v)],
+  ["number", (v) => isNumeric(v)],
+  ["string", (v) => isStr(v)],
+  ["mapping", (v) => isDict(v)],
+  ["sequence", (v) => isStr(v) || Array.isArray(v) || isDict(v)],
+  ["callable", (v) => typeof v === "function"],
+  ["escaped", () => false],
+  [
+    "sameas",
+    (v, ...args) => {
+      const [other] = bindArgs("sameas", args, [["other", REQUIRED]]);
+      if (v instanceof PyFloat && other instanceof PyFloat) return v.value === other.value;
+      return v === other;
+    },
+  ],
+];
+
+const STRICT: ReadonlyArray<[string, TestFn]> = [
+  ["odd", (v) => Number(pyNumMod(v, 2)) === 1],
+  ["even", (v) => Number(pyNumMod(v, 2)) === 0],
+  [
+    "divisibleby",
+    (v, ...args) => {
+      const [num] = bindArgs("divisibleby", args, [["num", REQUIRED]]);
+      return Number(pyNumMod(v, num)) === 0;
+    },
+  ],
+  ["iterable", (v) => isStr(checkDefined(v)) || Array.isArray(v) || isDict(v)],
+  ["lower", (v) => isLower(pyStr(checkDefined(v)))],
+  ["upper", (v) => isUpper(pyStr(checkDefined(v)))],
+  [
+    "in",
+    (v, ...args) => {
+      const [seq] = bindArgs("in", args, [["seq", REQUIRED]]);
+      return pyContains(seq, v);
+    },
+  ],
+  ["eq", compareTest("==")],
+  ["equalto", compareTest("==")],
+  ["==", compareTest("==")],
+  ["ne", compareTest("!=")],
+  ["!=", compareTest("!=")],
+  ["lt", compareTest("<")],
+  ["lessthan", compareTest("<")],
+  ["<", compareTest("<")],
+  ["le", compareTest("<=")],
+  ["<=", compareTest("<=")],
+  ["gt", compareTest(">")],
+  ["greaterthan", compareTest(">")],
+  [">", compareTest(">")],
+  ["ge", compareTest(">=")],
+  [">=", compareTest(">=")],
+];
+
+export const TESTS: ReadonlyMap<string, TestFn> = new Map([...TOLERANT, ...STRICT]);
