@@ -44,7 +44,11 @@ export function runOverrides(flags: RunFlags): ConfigOverride[] {
     { path: "agent.cost_limit", value: flags.costLimit, origin: "--cost-limit" },
     { path: "agent.output_path", value: flags.output, origin: "--output" },
     { path: "agent.mode", value: flags.yolo ? "yolo" : undefined, origin: "--yolo" },
-    { path: "agent.confirm_exit", value: flags.exitImmediately ? false : undefined, origin: "--exit-immediately" },
+    {
+      path: "agent.confirm_exit",
+      value: flags.exitImmediately ? false : undefined,
+      origin: "--exit-immediately",
+    },
   ];
 }
 
@@ -69,7 +73,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");
-  config.agent.output_path = resolve(config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`));
+  config.agent.output_path = resolve(
+    config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
+  );
   const workdir = prepareWorkdir(config);
   const runId = newRunId();
   const bus = new EventBus();
