@@ -99,8 +99,41 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       run(async () => (await import("./commands/preds.js")).predsCommand(paths, flags)),
     );
   cli
+    .command("replay <trajectory>", "Run a trajectory's commands again and report where the results diverge")
+    .option(
+      "-c, --config <spec>",
+      "Config file, built-in name or key.path=value (repeatable): environment over the recorded one; model and agent for --continue",
+    )
+    .option("--environment-class <class>", "local or docker (default: the recorded one)")
+    .option("--cwd <dir>", "Working directory: the local checkout, or a path in the container")
+    .option("--image <image>", "Docker image (default: the recorded one)")
+    .option("--until <step>", "Stop replaying after this step")
+    .option("--continue", "After the replayed steps, the model from -m/-c carries on")
+    .option("-m, --model <name>", "Model for --continue, provider/model (e.g. openai/gpt-5)")
+    .option("--model-class <class>", "Model class for --continue")
+    .option(
+      "-l, --cost-limit <dollars>",
+      "Cost limit for --continue, counting the recorded cost of the replayed steps",
+    )
+    .option("-y, --yolo", "With --continue: run every command without asking")
+    .option("--exit-immediately", "With --continue: finish when the agent submits, without asking")
+    .option("-o, --output <path>", "The replay's trajectory (default: runs/<name>.replay-<time>.traj.json)")
+    .option("--report <path>", "Also write the divergence report as JSON")
+    .example(
+      "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
+    )
+    .action((trajectory, flags) =>
+      run(async () =>
+        (await import("./commands/replay.js")).runReplay(trajectory, {
+          ...flags,
+          costLimit: numberFlag(flags.costLimit),
+        }),
+      ),
+    );
+  cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
     .option("--run-id <id>", "Only containers of this run")
+    .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")
     .option("--dry-run", "List them without removing")
     .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
   cli

@@ -11,6 +11,7 @@ import type { SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
+import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
 import { createModel } from "../models/index.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
@@ -64,6 +65,11 @@ function prepareWorkdir(config: SwerunConfig): string | undefined {
   return workdir;
 }
 
+/** Ctrl-C before the agent exists: remove a container that is still being started (the start then fails). */
+export function abortStartup(): void {
+  void import("../environments/docker-registry.js").then((registry) => registry.removeAllLiveContainers());
+}
+
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -80,15 +86,21 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const runId = newRunId();
   const bus = new EventBus();
   bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
-  const env = await createEnvironment(config.environment, {
-    runId,
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-  });
   let agent: Agent | undefined;
   const signals = onInterruptSignals({
-    interrupt: () => (tty ? agent?.interrupt() : agent?.stop()),
-    stop: () => agent?.stop(),
+    interrupt: () => (agent ? (tty ? agent.interrupt() : agent.stop()) : abortStartup()),
+    stop: () => (agent ? agent.stop() : abortStartup()),
   });
+  let env: Environment;
+  try {
+    env = await createEnvironment(config.environment, {
+      runId,
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    signals.dispose();
+    throw error;
+  }
   try {
     if (config.run.env_startup_command) {
       const output = await env.execute({ command: config.run.env_startup_command });

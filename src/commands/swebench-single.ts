@@ -5,12 +5,14 @@ import { EventBus } from "../agent/events.js";
 import { UserError } from "../agent/exceptions.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
+import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
 import { createModel } from "../models/index.js";
 import type { Checkout } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { newRunId } from "../util/ids.js";
+import { abortStartup } from "./run.js";
 import { onInterruptSignals } from "./signals.js";
 import {
   datasetDirOf,
@@ -67,13 +69,14 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   const checkout: Checkout | undefined = await prepare(config, instance);
   const bus = new EventBus();
   bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
-  const env = await createEnvironment(config.environment, { runId: newRunId(), instanceId: id });
   let agent: Agent | undefined;
   const signals = onInterruptSignals({
-    interrupt: () => (tty ? agent?.interrupt() : agent?.stop()),
-    stop: () => agent?.stop(),
+    interrupt: () => (agent ? (tty ? agent.interrupt() : agent.stop()) : abortStartup()),
+    stop: () => (agent ? agent.stop() : abortStartup()),
   });
+  let env: Environment | undefined;
   try {
+    env = await createEnvironment(config.environment, { runId: newRunId(), instanceId: id });
     const model = await createModel(config.model, { emit: (event) => bus.emit(event) });
     const interaction = tty
       ? new TerminalInteraction(config.agent.mode, config.agent.whitelist_actions, undefined, signals.reset)
@@ -93,7 +96,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     return 0;
   } finally {
     signals.dispose();
-    await env.close();
+    await env?.close();
     if (checkout && !flags.keep) checkout.remove();
   }
 }

@@ -1,0 +1,100 @@
+import os from "node:os";
+import type Docker from "dockerode";
+import { CONTAINER_LABELS } from "../environments/docker.js";
+import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+
+export interface CleanupOptions {
+  /** Also remove kept containers and those of runs still going (or started on another machine). */
+  all?: boolean;
+  /** Only the containers of this run (kept ones included). */
+  runId?: string;
+  /** List what would be removed, remove nothing. */
+  dryRun?: boolean;
+  /** Where lines go (stdout by default). */
+  print?: (line: string) => void;
+}
+
+function age(createdSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(Date.now() / 1000 - createdSeconds));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
+  return `${Math.floor(seconds / 86_400)}d${Math.floor((seconds % 86_400) / 3600)}h`;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Why a container is left alone without --all, or undefined when it belongs to a run that is over. */
+function reasonToKeep(container: Docker.ContainerInfo, options: CleanupOptions): string | undefined {
+  if (options.all || options.runId) return undefined;
+  const labels = container.Labels;
+  if (labels[CONTAINER_LABELS.keep] === "true") return "kept on purpose (keep_container: true)";
+  const host = labels[CONTAINER_LABELS.host];
+  const pid = Number(labels[CONTAINER_LABELS.pid]);
+  if (host && host !== os.hostname()) return `started on another machine (${host})`;
+  if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) return `its run is still going (pid ${pid})`;
+  return undefined;
+}
+
+/**
+ * `swerun cleanup`: removes the containers (found by label) that runs left behind when they crashed or were
+ * killed, listing each one. Kept containers and those of live runs stay unless `all` is set. Returns the exit code.
+ */
+export async function runCleanup(options: CleanupOptions = {}): Promise<number> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const docker = await connectDocker();
+  try {
+    const label = options.runId ? `${CONTAINER_LABELS.runId}=${options.runId}` : CONTAINER_LABELS.runId;
+    const containers = await docker.listContainers({ all: true, filters: { label: [label] } });
+    let removed = 0;
+    let skipped = 0;
+    let failed = 0;
+    for (const container of containers.sort((a, b) => a.Created - b.Created)) {
+      const name = (container.Names[0] ?? container.Id).replace(/^\//, "");
+      const labels = container.Labels;
+      const description = `${name}  id ${container.Id.slice(0, 12)}  run ${labels[CONTAINER_LABELS.runId] || "-"}  instance ${labels[CONTAINER_LABELS.instanceId] || "-"}  age ${age(container.Created)}  (${container.State})`;
+      const keep = reasonToKeep(container, options);
+      if (keep) {
+        skipped++;
+        print(`skipped ${description}: ${keep}`);
+        continue;
+      }
+      if (options.dryRun) {
+        removed++;
+        print(`would remove ${description}`);
+        continue;
+      }
+      try {
+        await docker.getContainer(container.Id).remove({ force: true });
+        removed++;
+        print(`removed ${description}`);
+      } catch (error) {
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status === 404 || status === 409) {
+          removed++;
+          print(`removed ${description} (it was already going away)`);
+        } else {
+          failed++;
+          print(`could not remove ${description}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+    const verb = options.dryRun ? "would remove" : "removed";
+    const hint = skipped && !options.all ? ` (${skipped} skipped; --all removes them too)` : "";
+    print(
+      containers.length === 0
+        ? `No swerun containers${options.runId ? ` of run ${options.runId}` : ""} found.`
+        : `${removed} ${verb}, ${failed} failed${hint}.`,
+    );
+    return failed ? 1 : 0;
+  } finally {
+    closeDockerClient(docker);
+  }
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import type Docker from "dockerode";
+import type { ExecOutput } from "../messages.js";
+import { OutputCollector } from "./output.js";
+
+/** The variable that marks every process of one action, so a timeout can find and kill all of them. */
+export const ACTION_MARKER = "SWERUN_ACTION_ID";
+
+/** `exec "$0" "$@" 2>&1` points the command's stderr at its stdout, so both arrive merged in write order. */
+const MERGE_STDERR = 'exec "$0" "$@" 2>&1';
+
+/**
+ * Kills every process whose environment holds the action's marker: the command, its children, and
+ * background or `setsid` grandchildren that left its process group. Each pass stops them all first, so no
+ * shell reports a killed child into the output, then kills them; passes repeat until one finds nothing,
+ * so processes forked during a pass are caught by the next.
+ */
+const KILL_MARKED = `m="${ACTION_MARKER}=$1"; n=0
+while [ $n -lt 50 ]; do
+  pids=""
+  for d in /proc/[0-9]*; do
+    grep -qaF "$m" "$d/environ" 2>/dev/null && pids="$pids \${d#/proc/}"
+  done
+  [ -z "$pids" ] && exit 0
+  kill -STOP $pids 2>/dev/null; kill -KILL $pids 2>/dev/null
+  n=$((n+1))
+done`;
+
+/** What one action needs from the environment. */
+export interface ExecRequest {
+  /** The interpreter and the command, e.g. ["bash", "-lc", "ls"]. */
+  argv: string[];
+  env: string[];
+  workdir: string;
+  timeoutSeconds: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+/** Splits Docker's multiplexed stream (8-byte frame headers) and feeds stdout and stderr payloads to `onData`. */
+function demultiplex(stream: Readable, onData: (chunk: Buffer) => void): Promise<void> {
+  let pending = Buffer.alloc(0);
+  let remaining = 0;
+  return new Promise((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => {
+      let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      pending = Buffer.alloc(0);
+      while (data.length) {
+        if (remaining > 0) {
+          const take = Math.min(remaining, data.length);
+          onData(data.subarray(0, take));
+          remaining -= take;
+          data = data.subarray(take);
+          continue;
+        }
+        if (data.length < 8) {
+          pending = Buffer.from(data);
+          break;
+        }
+        remaining = data.readUInt32BE(4);
+        data = data.subarray(8);
+      }
+    });
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", reject);
+  });
+}
+
+/** Runs in a second exec: kills every process of the action, whatever process group it is in. */
+async function killMarked(container: Docker.Container, marker: string): Promise<void> {
+  const exec = await container.exec({
+    Cmd: ["/bin/sh", "-c", KILL_MARKED, "swerun-kill", marker],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
+  await demultiplex(stream, () => {});
+}
+
+async function exitCode(exec: Docker.Exec): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const info = await exec.inspect();
+    if (!info.Running && typeof info.ExitCode === "number") return info.ExitCode;
+    if (attempt >= 200) return -1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Runs one action as an exec in the container: stdout and stderr merged in order, the output capped and
+ * decoded like the local environment's. A timeout or an abort kills every process of the action and
+ * returns returncode -1 with the partial output. Errors of the daemon or the container are thrown.
+ */
+export async function runExec(container: Docker.Container, request: ExecRequest): Promise<ExecOutput> {
+  if (request.signal?.aborted) return killedOutput(INTERRUPTED, new OutputCollector(0));
+  const marker = randomBytes(8).toString("hex");
+  const exec = await container.exec({
+    Cmd: ["/bin/sh", "-c", MERGE_STDERR, ...request.argv],
+    Env: [...request.env, `${ACTION_MARKER}=${marker}`],
+    WorkingDir: request.workdir,
+    AttachStdout: true,
+    AttachStderr: true,
+    AttachStdin: false,
+    Tty: false,
+  });
+  const collector = new OutputCollector(request.maxOutputBytes);
+  let stream: Readable | undefined;
+  let ended = false;
+  let onEnded = () => {};
+  const endedOrTimeout = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      onEnded = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  let killedBecause = "";
+  let killing: Promise<void> | undefined;
+  const kill = (reason: string) => {
+    if (killedBecause) return;
+    killedBecause = reason;
+    killing = (async () => {
+      // A kill can race the start of the exec; try again while the output stays open, then stop waiting.
+      for (let attempt = 0; attempt < 3 && !ended; attempt++) {
+        await killMarked(container, marker).catch(() => {});
+        if (!ended) await endedOrTimeout(1_000);
+      }
+      if (!ended) stream?.destroy();
+    })();
+  };
+  const timer = setTimeout(
+    () => kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
+    request.timeoutSeconds * 1000,
+  );
+  const onAbort = () => kill(INTERRUPTED);
+  request.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
+    await demultiplex(stream, (chunk) => collector.push(chunk));
+  } catch (error) {
+    if (!killedBecause) throw error;
+  } finally {
+    ended = true;
+    onEnded();
+    clearTimeout(timer);
+    request.signal?.removeEventListener("abort", onAbort);
+  }
+  await killing;
+  if (killedBecause) return killedOutput(killedBecause, collector);
+  const { output, truncated } = collector.result();
+  return {
+    output,
+    returncode: await exitCode(exec),
+    exception_info: "",
+    extra: truncated ? { truncated } : {},
+  };
+}
+
+const INTERRUPTED = "Command interrupted by the user; all its processes were killed";
+
+function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
+  const { output, truncated } = collector.result();
+  const extra: Record<string, unknown> = {};
+  if (truncated) extra.truncated = truncated;
+  extra.exception_type = reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError";
+  return {
+    output,
+    returncode: -1,
+    exception_info: `An error occurred while executing the command: ${reason}`,
+    extra,
+  };
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type Docker from "dockerode";
+import { UserError } from "../agent/exceptions.js";
+import type { DockerEnvironmentConfig } from "../config/schema.js";
+import type { Action, ExecOutput } from "../messages.js";
+import {
+  closeDockerClient,
+  connectDocker,
+  type DockerEndpoint,
+  DockerUnavailableError,
+  isConnectionError,
+  resolveDockerEndpoint,
+  unreachableMessage,
+} from "./docker-client.js";
+import { runExec } from "./docker-exec.js";
+import { daemonMessage, ensureImage } from "./docker-pull.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
+import { translateRunArgs } from "./docker-run-args.js";
+import type { Environment, ExecuteOptions } from "./environment.js";
+import type { EnvironmentContext } from "./index.js";
+
+/** Every container swerun creates is named `swerun-...`. */
+export const CONTAINER_PREFIX = "swerun-";
+
+/** Labels on swerun's containers; `swerun cleanup` finds leftovers by them. */
+export const CONTAINER_LABELS = {
+  runId: "swerun.run_id",
+  instanceId: "swerun.instance_id",
+  /** The process and machine that created the container, to tell a crashed run from a live one. */
+  pid: "swerun.pid",
+  host: "swerun.host",
+  keep: "swerun.keep",
+} as const;
+
+/** The environment is broken: its container is gone or stopped. */
+export class DockerContainerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DockerContainerError";
+  }
+}
+
+/** `$VAR` and `${VAR}` replaced from the host environment when set (Python's os.path.expandvars, as mini-swe-agent does). */
+function expandVars(value: string, env: NodeJS.ProcessEnv): string {
+  return value.replace(
+    /\$(\w+)|\$\{([^}]+)\}/g,
+    (match, bare: string | undefined, braced: string | undefined) => {
+      const name = bare ?? braced ?? "";
+      return env[name] ?? match;
+    },
+  );
+}
+
+function containerName(context: EnvironmentContext): string {
+  const slug = (context.instanceId || context.runId || "run")
+    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
+    .replace(/^[^a-zA-Z0-9]+/, "")
+    .slice(0, 48);
+  return `${CONTAINER_PREFIX}${slug ? `${slug}-` : ""}${randomBytes(4).toString("hex")}`;
+}
+
+function statusCode(error: unknown): number | undefined {
+  const code = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/** The container-create request: the `sleep` container, run_args translated, container_options merged on top. */
+function createOptions(config: DockerEnvironmentConfig, context: EnvironmentContext, name: string) {
+  const translated = translateRunArgs(config.run_args, { allowPrivileged: config.allow_privileged });
+  const { HostConfig, Labels, ...rest } = config.container_options as {
+    HostConfig?: Record<string, unknown>;
+    Labels?: Record<string, string>;
+  };
+  const labels: Record<string, string> = {
+    [CONTAINER_LABELS.runId]: context.runId,
+    [CONTAINER_LABELS.instanceId]: context.instanceId ?? "",
+    [CONTAINER_LABELS.pid]: String(process.pid),
+    [CONTAINER_LABELS.host]: os.hostname(),
+    [CONTAINER_LABELS.keep]: String(config.keep_container),
+  };
+  const options: Docker.ContainerCreateOptions & { platform?: string } = {
+    name,
+    Image: config.image,
+    Cmd: ["sleep", config.container_timeout],
+    WorkingDir: config.cwd || "/",
+    Env: translated.env,
+    ...(translated.user ? { User: translated.user } : {}),
+    ...(translated.platform ? { platform: translated.platform } : {}),
+    ...rest,
+    Labels: { ...translated.labels, ...Labels, ...labels },
+    HostConfig: { ...translated.hostConfig, ...HostConfig },
+  };
+  return { options, platform: translated.platform };
+}
+
+/**
+ * Runs each action as an exec in one long-lived container per run (its PID 1 is `sleep container_timeout`),
+ * through the Docker Engine API. The container is removed by `close()` unless keep_container is set.
+ */
+export class DockerEnvironment implements Environment {
+  readonly config: DockerEnvironmentConfig;
+  readonly containerName: string;
+  readonly containerId: string;
+  readonly #docker: Docker;
+  readonly #container: Docker.Container;
+  readonly #endpoint: DockerEndpoint;
+  readonly #context: EnvironmentContext;
+  readonly #live: LiveContainer;
+  #platform: Record<string, string> = {};
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    config: DockerEnvironmentConfig,
+    context: EnvironmentContext,
+    docker: Docker,
+    endpoint: DockerEndpoint,
+    container: Docker.Container,
+    name: string,
+    live: LiveContainer,
+  ) {
+    this.config = config;
+    this.#context = context;
+    this.#docker = docker;
+    this.#endpoint = endpoint;
+    this.#container = container;
+    this.containerName = name;
+    this.containerId = container.id;
+    this.#live = live;
+  }
+
+  /** Connects to the daemon, pulls the image when missing, and starts the run's container. */
+  static async create(
+    config: DockerEnvironmentConfig,
+    context: EnvironmentContext,
+  ): Promise<DockerEnvironment> {
+    if (!config.image) {
+      throw new UserError(
+        "environment.image: the docker environment needs an image (e.g. -c environment.image=ubuntu:24.04)",
+      );
+    }
+    const endpoint = resolveDockerEndpoint();
+    const name = containerName(context);
+    let docker: Docker | undefined;
+    let created: Docker.Container | undefined;
+    let cancelled = false;
+    let creating: Promise<unknown> = Promise.resolve();
+    // Registered before anything exists, so an interrupt at any point of the startup still removes the container.
+    const pending: LiveContainer = {
+      name,
+      remove: async () => {
+        cancelled = true;
+        await creating.catch(() => {});
+        if (created) await removeContainer(created).catch(() => {});
+      },
+    };
+    const checkCancelled = () => {
+      if (cancelled) throw new UserError(`Interrupted while starting Docker container ${name}`);
+    };
+    registerContainer(pending);
+    try {
+      const { options, platform } = createOptions(config, context, name);
+      const client = await connectDocker(endpoint);
+      docker = client;
+      checkCancelled();
+      await ensureImage(client, config.image, {
+        timeoutSeconds: config.pull_timeout,
+        platform,
+        onProgress: context.onProgress,
+      });
+      checkCancelled();
+      const starting = client.createContainer(options).then(async (container) => {
+        created = container;
+        await container.start();
+        return container;
+      });
+      creating = starting;
+      const container = await starting;
+      checkCancelled();
+      unregisterContainer(pending);
+      const live: LiveContainer = { name, remove: () => environment.close() };
+      const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
+      registerContainer(live);
+      environment.#platform = await containerPlatform(container);
+      return environment;
+    } catch (error) {
+      unregisterContainer(pending);
+      if (created) await removeContainer(created).catch(() => {});
+      if (docker) closeDockerClient(docker);
+      if (error instanceof UserError) throw error;
+      if (isConnectionError(error)) throw new DockerUnavailableError(unreachableMessage(endpoint, error));
+      throw new UserError(
+        `Could not start a Docker container from image "${config.image}": ${daemonMessage(error)}`,
+      );
+    }
+  }
+
+  async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
+    if (this.#closing)
+      throw new DockerContainerError(`Docker container ${this.containerName} was already removed`);
+    const env: string[] = [];
+    for (const name of this.config.forward_env) {
+      const value = process.env[name];
+      if (value !== undefined) env.push(`${name}=${value}`);
+    }
+    for (const [name, value] of Object.entries(this.config.env))
+      env.push(`${name}=${expandVars(value, process.env)}`);
+    try {
+      return await runExec(this.#container, {
+        argv: [...this.config.interpreter, action.command],
+        env,
+        workdir: options.cwd || this.config.cwd || "/",
+        timeoutSeconds: options.timeout ?? this.config.timeout,
+        maxOutputBytes: this.config.max_output_bytes,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (isConnectionError(error))
+        throw new DockerUnavailableError(unreachableMessage(this.#endpoint, error));
+      const code = statusCode(error);
+      if (code === 404 || code === 409) {
+        throw new DockerContainerError(
+          `Docker container ${this.containerName} is gone or stopped (${daemonMessage(error)}); its container_timeout is ${this.config.container_timeout}`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The container's `platform.uname()` fields (system, node, release, version, machine), then the config. */
+  templateVars(): Record<string, unknown> {
+    return { ...this.#platform, ...this.config };
+  }
+
+  /** The config; forward_env holds names only, so no host value is ever recorded. */
+  serialize() {
+    return {
+      environment: { ...this.config },
+      environment_type: "swerun.environments.docker.DockerEnvironment",
+    };
+  }
+
+  /**
+   * Removes the container (or, with keep_container, says how to enter it). Safe to call twice. Never throws:
+   * a container it cannot remove is reported, with the command that will, so it cannot mask the run's own error.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      unregisterContainer(this.#live);
+      const report = this.#context.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
+      const cleanup = `swerun cleanup --run-id ${this.#context.runId}`;
+      try {
+        if (this.config.keep_container) {
+          report(
+            `Kept Docker container ${this.containerName} (keep_container: true). Enter it with: docker exec -it ${this.containerName} bash` +
+              ` — remove it with: docker rm -f ${this.containerName} (or ${cleanup})`,
+          );
+        } else {
+          await removeContainer(this.#container);
+        }
+      } catch (error) {
+        const reason = isConnectionError(error)
+          ? unreachableMessage(this.#endpoint, error)
+          : daemonMessage(error);
+        report(
+          `Could not remove Docker container ${this.containerName}: ${reason}. Remove it later with: ${cleanup}`,
+        );
+      } finally {
+        closeDockerClient(this.#docker);
+      }
+    })();
+    return this.#closing;
+  }
+}
+
+/** The container's uname fields, named as Python's `platform.uname()` names them; empty when uname is missing. */
+async function containerPlatform(container: Docker.Container): Promise<Record<string, string>> {
+  const output = await runExec(container, {
+    argv: ["/bin/sh", "-c", "uname -s && uname -n && uname -r && uname -v && uname -m"],
+    env: [],
+    workdir: "/",
+    timeoutSeconds: 10,
+    maxOutputBytes: 4096,
+  }).catch(() => undefined);
+  const lines = output?.returncode === 0 ? output.output.split("\n") : [];
+  if (lines.length < 5) return {};
+  const [system = "", node = "", release = "", version = "", machine = ""] = lines;
+  return { system, node, release, version, machine };
+}
+
+/** Force-removes a container; one already gone, or being removed by AutoRemove, counts as removed. */
+async function removeContainer(container: Docker.Container): Promise<void> {
+  try {
+    await container.remove({ force: true });
+  } catch (error) {
+    const code = statusCode(error);
+    if (code === 404) return;
+    if (code === 409) {
+      await container.wait({ condition: "removed" }).catch(() => {});
+      return;
+    }
+    throw error;
+  }
+}

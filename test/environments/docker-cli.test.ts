@@ -1,0 +1,168 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { beforeAll, expect, it } from "vitest";
+import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { tempDir } from "../helpers/tmp.js";
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+const submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff";
+
+/** A complete config (no built-in base) whose scripted model runs `commands` in the container, in order. */
+function dockerRunConfig(
+  dir: string,
+  image: string,
+  commands: string[],
+  environment: Record<string, unknown> = {},
+) {
+  const path = join(dir, "docker-run.json");
+  writeFileSync(
+    path,
+    JSON.stringify({
+      agent: {
+        system_template: "You fix bugs.",
+        instance_template: "{{task}}",
+        step_limit: 20,
+        cost_limit: 0,
+      },
+      environment: {
+        environment_class: "docker",
+        image,
+        cwd: "/testbed",
+        run_args: TEST_RUN_ARGS,
+        ...environment,
+      },
+      model: {
+        model_class: "deterministic",
+        observation_template:
+          "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>",
+        format_error_template: "format error: {{error}}",
+        outputs: commands.map((command, index) => ({
+          role: "assistant",
+          content: `step ${index}`,
+          extra: { actions: [{ command }], cost: 0 },
+        })),
+      },
+      run: { task: "./test.sh fails: fix calc.sh" },
+    }),
+  );
+  return path;
+}
+
+await describeDocker("swerun run with environment_class docker (CLI, end to end)", () => {
+  let docker: Docker;
+  let images: { base: string; swebench: string };
+
+  /** Containers created by the CLI process with this pid (swerun labels each with its creator's pid). */
+  const containersOf = (pid: number | undefined) =>
+    docker.listContainers({ all: true, filters: { label: [`swerun.pid=${pid}`] } });
+
+  beforeAll(async () => {
+    ({ docker, images } = await dockerFixture());
+  });
+
+  it("fixes the bug of the SWE-bench-shaped image with the scripted model and submits git diff", async () => {
+    const dir = tempDir();
+    const out = join(dir, "calc.traj.json");
+    const config = dockerRunConfig(dir, images.base, [
+      "./test.sh",
+      "sed -i 's/sub) echo $(( $2 + $3 ))/sub) echo $(( $2 - $3 ))/' calc.sh && ./test.sh",
+      submit,
+    ]);
+    const run = startCli([
+      "run",
+      "-c",
+      config,
+      "--environment-class",
+      "docker",
+      "-c",
+      `environment.image=${images.swebench}`,
+      "--yolo",
+      "-o",
+      out,
+    ]);
+    const result = await run.done;
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/exit status: Submitted/);
+    const trajectory = readJson(out);
+    expect(trajectory.info.exit_status).toBe("Submitted");
+    expect(trajectory.info.config.environment_type).toBe("swerun.environments.docker.DockerEnvironment");
+    expect(trajectory.info.config.environment.image).toBe(images.swebench);
+    const observations = trajectory.messages
+      .filter((message: { role: string }) => message.role === "user")
+      .slice(1);
+    expect(observations[0].content).toMatch(
+      /<returncode>1<\/returncode>[\s\S]*FAIL sub 5 3: expected 2, got 8/,
+    );
+    expect(observations[1].content).toMatch(/<returncode>0<\/returncode>[\s\S]*ok {3}sub 5 3 = 2/);
+    expect(trajectory.info.submission.split("\n")).toEqual([
+      "diff --git a/calc.sh b/calc.sh",
+      expect.any(String),
+      "--- a/calc.sh",
+      "+++ b/calc.sh",
+      "@@ -2,7 +2,7 @@",
+      " # calc.sh OP A B: prints the result of A OP B for OP in add, sub, mul.",
+      ' case "$1" in',
+      "   add) echo $(( $2 + $3 )) ;;",
+      "-  sub) echo $(( $2 + $3 )) ;;",
+      "+  sub) echo $(( $2 - $3 )) ;;",
+      "   mul) echo $(( $2 * $3 )) ;;",
+      '   *) echo "unknown operation: $1" >&2; exit 2 ;;',
+      " esac",
+      "",
+    ]);
+    expect(await containersOf(run.child.pid)).toEqual([]);
+  });
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`removes the container when the CLI gets ${signal} mid-command`, async () => {
+      const dir = tempDir();
+      const out = join(dir, "signal.traj.json");
+      const config = dockerRunConfig(dir, images.base, ["sleep 30", submit], { cwd: "/", timeout: 60 });
+      const run = startCli(["run", "-c", config, "--yolo", "-o", out]);
+      await waitFor(() => run.output().includes("$ sleep 30"), 20_000, run.child);
+      expect(await containersOf(run.child.pid)).toHaveLength(1);
+      run.child.kill(signal);
+      const result = await run.done;
+      expect(result.stderr).toBe("");
+      expect(await containersOf(run.child.pid)).toEqual([]);
+      expect(readJson(out).messages.at(-2).extra).toMatchObject({ returncode: -1 });
+    });
+  }
+
+  it("removes the container when the run ends in an error", async () => {
+    const dir = tempDir();
+    const out = join(dir, "error.traj.json");
+    const config = dockerRunConfig(dir, images.base, ["echo one step and then the script runs out"], {
+      cwd: "/",
+    });
+    const run = startCli(["run", "-c", config, "--yolo", "-o", out]);
+    const result = await run.done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/deterministic model: the script has 1 outputs/);
+    expect(readJson(out).info.exit_status).toBe("ScriptExhausted");
+    expect(await containersOf(run.child.pid)).toEqual([]);
+  });
+
+  it("leaves the container of a killed run for swerun cleanup, which removes and lists it", async () => {
+    const dir = tempDir();
+    const config = dockerRunConfig(dir, images.base, ["sleep 30", submit], { cwd: "/", timeout: 60 });
+    const run = startCli(["run", "-c", config, "--yolo", "-o", join(dir, "killed.traj.json")]);
+    await waitFor(() => run.output().includes("$ sleep 30"), 20_000, run.child);
+    run.child.kill("SIGKILL");
+    await run.done;
+    const [leftover] = await containersOf(run.child.pid);
+    expect(leftover).toBeDefined();
+    const runId = leftover?.Labels["swerun.run_id"] ?? "";
+    const cleanup = await runCli(["cleanup", "--run-id", runId]);
+    expect(cleanup.code).toBe(0);
+    expect(cleanup.stdout).toMatch(
+      new RegExp(
+        `^removed ${leftover?.Names[0]?.slice(1)}  id ${leftover?.Id.slice(0, 12)}  run ${runId}  instance -  age \\d+s  \\(running\\)\\n1 removed, 0 failed\\.\\n$`,
+      ),
+    );
+    expect(await containersOf(run.child.pid)).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+import { openSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { describe, it } from "vitest";
+import { CONTAINER_LABELS } from "../../src/environments/docker.js";
+import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker-client.js";
+import { ensureTestImages, type TestImages } from "./docker-images.js";
+
+/** With SWERUN_REQUIRE_DOCKER=1 (CI), a missing daemon fails the Docker tests instead of skipping them. */
+export const REQUIRE_DOCKER = process.env.SWERUN_REQUIRE_DOCKER === "1";
+
+let probe: Promise<{ docker?: Docker; reason: string }> | undefined;
+
+/** One client per test process, if a daemon answers; else why not. */
+function probeDocker(): Promise<{ docker?: Docker; reason: string }> {
+  probe ??= (async () => {
+    try {
+      return { docker: await connectDocker(resolveDockerEndpoint(), 5_000), reason: "" };
+    } catch (error) {
+      return { reason: error instanceof Error ? error.message : String(error) };
+    }
+  })();
+  return probe;
+}
+
+/** Prints the skip reason once per vitest run, not once per test file (workers share the parent's pid). */
+function announceSkip(reason: string): void {
+  try {
+    openSync(join(tmpdir(), `swerun-docker-skip-${process.ppid}`), "wx");
+  } catch {
+    return;
+  }
+  process.stderr.write(
+    `Docker tests skipped: no Docker daemon answers (${reason}). Set SWERUN_REQUIRE_DOCKER=1 to make this a failure.\n`,
+  );
+}
+
+/**
+ * `describe` for tests that need a Docker daemon: skipped with one line saying why when none answers,
+ * failed instead when SWERUN_REQUIRE_DOCKER=1. Use with top-level await.
+ */
+export async function describeDocker(name: string, body: () => void): Promise<void> {
+  const { docker, reason } = await probeDocker();
+  if (docker) {
+    describe(name, body);
+  } else if (REQUIRE_DOCKER) {
+    describe(name, () => {
+      it("needs a Docker daemon (SWERUN_REQUIRE_DOCKER=1)", () => {
+        throw new Error(`SWERUN_REQUIRE_DOCKER=1 but no Docker daemon answers: ${reason}`);
+      });
+    });
+  } else {
+    announceSkip(reason);
+    describe.skip(name, body);
+  }
+}
+
+/** The shared client and the offline test images (built on first use, then cached by content hash). */
+export async function dockerFixture(): Promise<{ docker: Docker; images: TestImages }> {
+  const { docker, reason } = await probeDocker();
+  if (!docker) throw new Error(`no Docker daemon: ${reason}`);
+  return { docker, images: await ensureTestImages(docker) };
+}
+
+/** The containers carrying swerun's run label (all states), optionally of one run. */
+export async function swerunContainers(docker: Docker, runId?: string): Promise<Docker.ContainerInfo[]> {
+  const label = runId ? `${CONTAINER_LABELS.runId}=${runId}` : CONTAINER_LABELS.runId;
+  return docker.listContainers({ all: true, filters: { label: [label] } });
+}
+
+/** Test containers: no network, removed by the daemon when their `sleep` ends. */
+export const TEST_RUN_ARGS = ["--rm", "--network", "none"];
