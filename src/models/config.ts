@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { UserError } from "../agent/exceptions.js";
+import { lookupSetting } from "./keys.js";
+
+/** Model classes swerun implements, with mini-swe-agent's names as aliases. */
+export const MODEL_CLASSES = {
+  openai: "openai",
+  openai_textbased: "openai_textbased",
+  litellm: "openai",
+  litellm_textbased: "openai_textbased",
+  openrouter: "openai",
+  openrouter_textbased: "openai_textbased",
+  deterministic: "deterministic",
+} as const;
+
+/**
+ * A default read from a setting (the environment, `.env`, or the global config file), as mini-swe-agent
+ * reads `MSWEA_*` variables for its defaults; an invalid value names the variable and where it was set.
+ */
+function settingDefault<T>(
+  names: string[],
+  parse: (raw: string) => T | undefined,
+  expected: string,
+  fallback: T,
+) {
+  return (): T => {
+    const setting = lookupSetting(names);
+    if (!setting) return fallback;
+    const value = parse(setting.value);
+    if (value === undefined) {
+      throw new UserError(
+        `${setting.name} (from ${setting.source}): expected ${expected}, got "${setting.value}"`,
+      );
+    }
+    return value;
+  };
+}
+
+const COST_TRACKING = ["default", "ignore_errors"] as const;
+const costTrackingDefault = settingDefault(
+  ["SWERUN_COST_TRACKING", "MSWEA_COST_TRACKING"],
+  (raw) => COST_TRACKING.find((mode) => mode === raw),
+  COST_TRACKING.join(" or "),
+  "default" as (typeof COST_TRACKING)[number],
+);
+const retryAttemptsDefault = settingDefault(
+  ["SWERUN_MODEL_RETRY_ATTEMPTS", "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"],
+  (raw) => (/^\s*\d+\s*$/.test(raw) && Number(raw) >= 1 ? Number(raw) : undefined),
+  "a whole number >= 1",
+  10,
+);
+const registryDefault = settingDefault(
+  ["LITELLM_MODEL_REGISTRY_PATH"],
+  (raw) => raw,
+  "a path",
+  null as string | null,
+);
+
+export const modelSchema = z.strictObject({
+  /** Model name, `provider/model` as in litellm (e.g. anthropic/claude-sonnet-4-5); a bare name is an OpenAI model. */
+  model_name: z.string().default(""),
+  /** openai (tool calls, default), openai_textbased (regex-parsed text actions), deterministic (scripted). */
+  model_class: z.enum(Object.keys(MODEL_CLASSES) as [keyof typeof MODEL_CLASSES]).default("openai"),
+  /**
+   * Passed through to the request (temperature, max_tokens, top_p, reasoning_effort, ...). Not sent:
+   * api_base/base_url and api_key (the endpoint), extra_headers (HTTP headers), extra_body (merged into the
+   * request), timeout (litellm's name for request_timeout), and litellm-only drop_params/num_retries.
+   */
+  model_kwargs: z.record(z.string(), z.unknown()).default({}),
+  /** Renders each action's output for the model; `output` holds output, returncode, exception_info. */
+  observation_template: z.string(),
+  /** Renders the feedback after a malformed response; `error`, `actions`, `has_tool_calls`, `finish_reason`. */
+  format_error_template: z.string(),
+  /** Text-based models: the regex whose first group is a command; exactly one match is required. */
+  action_regex: z.string().default("```mswea_bash_command\\s*\\n(.*?)\\n```"),
+  /** default: an unknown price is an error; ignore_errors: cost 0 and go on. Default from SWERUN_COST_TRACKING. */
+  cost_tracking: z.enum(COST_TRACKING).default(costTrackingDefault),
+  /** A LiteLLM-format price file that takes precedence over the built-in prices. Default from LITELLM_MODEL_REGISTRY_PATH. */
+  litellm_model_registry: z.string().nullable().default(registryDefault),
+  /** Anthropic prompt caching: mark the last message for caching (default_end) or not (null); unset = on for Claude models. */
+  set_cache_control: z.enum(["default_end"]).nullable().optional(),
+  /** Seconds one model request may take before it is abandoned and retried. */
+  request_timeout: z.number().positive().default(600),
+  /** Attempts per model call, the first included. Default from SWERUN_MODEL_RETRY_ATTEMPTS, else 10. */
+  retry_attempts: z.number().int().min(1).default(retryAttemptsDefault),
+  /** Shortest and longest wait between attempts in seconds; a server's Retry-After is honoured (up to 600 s). */
+  retry_min_wait: z.number().min(0).default(4),
+  retry_max_wait: z.number().min(0).default(60),
+  /** Deterministic model: the assistant messages returned in order. */
+  outputs: z.array(z.record(z.string(), z.unknown())).optional(),
+  /** Deterministic model: cost of a scripted message that does not give `extra.cost`. */
+  cost_per_call: z.number().min(0).default(0),
+});

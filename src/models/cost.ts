@@ -1,0 +1,190 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { UserError } from "../agent/exceptions.js";
+
+/** Token counts of one call. `prompt_tokens` includes the cache-read and cache-write tokens. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+/** One model's entry in LiteLLM's `model_prices_and_context_window.json` (the keys swerun reads). */
+export interface LitellmPrice {
+  input_cost_per_token?: number;
+  output_cost_per_token?: number;
+  cache_read_input_token_cost?: number;
+  cache_creation_input_token_cost?: number;
+}
+
+export type PriceRegistry = Record<string, LitellmPrice>;
+
+/** No price is known for the model, or the response has no usage to price. */
+export class UnknownPriceError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnknownPriceError";
+  }
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function object(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * Reads the token counts of a response's `usage` in the shapes providers use: OpenAI
+ * (`prompt_tokens_details.cached_tokens`), OpenRouter (`cache_write_tokens`), Anthropic/LiteLLM
+ * (`cache_read_input_tokens`, `cache_creation_input_tokens`), DeepSeek (`prompt_cache_hit_tokens`).
+ * When the cache counts exceed the prompt count, the provider reported uncached input only and they are added.
+ */
+export function normalizeUsage(raw: unknown): TokenUsage | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const usage = object(raw);
+  const details = object(usage.prompt_tokens_details);
+  let prompt = count(usage.prompt_tokens) ?? count(usage.input_tokens);
+  const completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
+  if (prompt === undefined && completion === undefined) return undefined;
+  const cacheRead =
+    count(details.cached_tokens) ??
+    count(usage.cache_read_input_tokens) ??
+    count(usage.prompt_cache_hit_tokens) ??
+    0;
+  const cacheWrite = count(details.cache_write_tokens) ?? count(usage.cache_creation_input_tokens) ?? 0;
+  prompt ??= 0;
+  if (cacheRead + cacheWrite > prompt) prompt += cacheRead + cacheWrite;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion ?? 0,
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+  };
+}
+
+/** Reads a LiteLLM-format price file; `null` means no registry. A path that does not exist is an error. */
+export function loadPriceRegistry(path: string | null): PriceRegistry {
+  if (!path) return {};
+  const file = resolve(path);
+  if (!existsSync(file)) {
+    throw new UserError(`model.litellm_model_registry: no such file: ${file}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UserError(`model.litellm_model_registry: ${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new UserError(`model.litellm_model_registry: ${file}: expected an object of model names to prices`);
+  }
+  return data as PriceRegistry;
+}
+
+/** Cost of `usage` at LiteLLM-format prices; cache tokens without their own price cost the input price. */
+export function registryCost(price: LitellmPrice, usage: TokenUsage): number {
+  const input = count(price.input_cost_per_token) ?? 0;
+  const output = count(price.output_cost_per_token) ?? 0;
+  const cacheRead = count(price.cache_read_input_token_cost) ?? input;
+  const cacheWrite = count(price.cache_creation_input_token_cost) ?? input;
+  const uncached = Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens);
+  return (
+    uncached * input +
+    usage.cache_read_tokens * cacheRead +
+    usage.cache_write_tokens * cacheWrite +
+    usage.completion_tokens * output
+  );
+}
+
+type CalcPrice = typeof import("@pydantic/genai-prices").calcPrice;
+let calcPriceModule: Promise<CalcPrice> | undefined;
+
+/** The maintained price table, loaded on first use (it is large). */
+function loadCalcPrice(): Promise<CalcPrice> {
+  calcPriceModule ??= import("@pydantic/genai-prices").then((module) => module.calcPrice);
+  return calcPriceModule;
+}
+
+/** How one model's calls are priced. */
+export interface PricingOptions {
+  /** The name the user gave (`openai/gpt-4o`). */
+  modelName: string;
+  /** The provider prefix and the name sent to the endpoint (`openai`, `gpt-4o`). */
+  provider: string;
+  apiModel: string;
+  /** The provider's id in @pydantic/genai-prices; none for local servers. */
+  priceProvider: string | undefined;
+  registry: PriceRegistry;
+  /** For the error message. */
+  registryPath: string | null;
+  costTracking: "default" | "ignore_errors";
+}
+
+/** Where a call's cost came from. */
+export type CostSource = "provider" | "registry" | "genai-prices" | "ignored";
+
+/**
+ * The dollar cost of one response: the provider's own `usage.cost` (OpenRouter) wins, then the user's
+ * registry, then @pydantic/genai-prices. Without a price it throws UnknownPriceError, or with
+ * `cost_tracking: ignore_errors` returns 0.
+ */
+export async function responseCost(
+  response: { usage?: unknown },
+  options: PricingOptions,
+): Promise<{ cost: number; source: CostSource }> {
+  const reported = count(object(response.usage).cost);
+  if (reported !== undefined) return { cost: reported, source: "provider" };
+  const usage = normalizeUsage(response.usage);
+  const candidates = [
+    ...new Set([options.modelName, `${options.provider}/${options.apiModel}`, options.apiModel]),
+  ];
+  const key = candidates.find((name) => Object.hasOwn(options.registry, name));
+  const entry = key === undefined ? undefined : options.registry[key];
+  let problem: string;
+  if (!usage) {
+    problem = `the response for model "${options.modelName}" reports no token usage, so its cost is unknown`;
+  } else if (entry) {
+    return { cost: registryCost(entry, usage), source: "registry" };
+  } else {
+    const price = options.priceProvider
+      ? await genaiPrice(usage, options.apiModel, options.priceProvider)
+      : null;
+    if (price !== null) return { cost: price, source: "genai-prices" };
+    const looked = [
+      options.registryPath ? `the registry ${options.registryPath}` : "no registry",
+      options.priceProvider ? `@pydantic/genai-prices (provider ${options.priceProvider})` : "",
+    ].filter(Boolean);
+    problem = `no price known for model "${options.modelName}" (looked in ${looked.join(" and ")})`;
+  }
+  if (options.costTracking === "ignore_errors") return { cost: 0, source: "ignored" };
+  const example = JSON.stringify({
+    [options.modelName]: { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 },
+  });
+  throw new UnknownPriceError(
+    `${problem}. Register a price in a LiteLLM-format JSON file (model.litellm_model_registry or ` +
+      `LITELLM_MODEL_REGISTRY_PATH), e.g. ${example}, or set model.cost_tracking: ignore_errors ` +
+      "(or SWERUN_COST_TRACKING=ignore_errors) to record a cost of 0",
+  );
+}
+
+async function genaiPrice(usage: TokenUsage, model: string, providerId: string): Promise<number | null> {
+  const calcPrice = await loadCalcPrice();
+  try {
+    const result = calcPrice(
+      {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        cache_read_tokens: usage.cache_read_tokens,
+        cache_write_tokens: usage.cache_write_tokens,
+      },
+      model,
+      { providerId },
+    );
+    return result ? result.total_price : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,197 @@
+import { APIConnectionError, APIError } from "openai";
+import { UserError } from "../agent/exceptions.js";
+import { redact } from "../util/secrets.js";
+
+/** How often and how long a failed model request is retried. */
+export interface RetryPolicy {
+  /** Attempts in total, the first included. */
+  attempts: number;
+  /** Shortest and longest wait between attempts, in seconds (exponential backoff with jitter in between). */
+  minWaitS: number;
+  maxWaitS: number;
+}
+
+/** A request that failed and is worth another attempt; `retryAfterS` is the wait the server asked for. */
+export class TransientModelError extends Error {
+  readonly retryAfterS: number | undefined;
+  constructor(message: string, retryAfterS?: number) {
+    super(message);
+    this.name = "TransientModelError";
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+/** A model request that must not be retried (auth, permission, not found, bad request, context window). */
+export class ModelRequestError extends UserError {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+  }
+}
+export class ModelAuthenticationError extends ModelRequestError {}
+export class ModelPermissionError extends ModelRequestError {}
+export class ModelNotFoundError extends ModelRequestError {}
+export class ModelBadRequestError extends ModelRequestError {}
+export class ContextWindowExceededError extends ModelRequestError {}
+/** Every attempt failed with a transient error. */
+export class ModelRetriesExhaustedError extends ModelRequestError {}
+
+/** What the error messages of one endpoint may mention (never the key itself). */
+export interface ErrorContext {
+  model: string;
+  baseURL: string;
+  /** The variable that holds the key, for "set X" advice. */
+  keyVar: string;
+  /** Where the key in use came from ("environment", a file path), if there is one. */
+  keySource: string | undefined;
+}
+
+/** Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); undefined if absent. */
+export function retryAfterSeconds(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/** Exponential backoff (min·2^(attempt−1)) with equal jitter, clamped to [min, max]. `attempt` counts from 1. */
+export function backoffSeconds(
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
+  const exponential = policy.minWaitS * 2 ** (attempt - 1);
+  const jittered = exponential / 2 + (random() * exponential) / 2;
+  return Math.min(policy.maxWaitS, Math.max(policy.minWaitS, jittered));
+}
+
+/** A server's Retry-After is honoured, up to ten minutes, even beyond `maxWaitS`. */
+const MAX_RETRY_AFTER_S = 600;
+
+function oneLine(text: string, limit = 400): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
+}
+
+function serverMessage(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const message = typeof body?.message === "string" ? body.message : error.message;
+  return oneLine(redact(message.replace(/^\d{3}\s+/, ""))) || "(no message)";
+}
+
+const CONTEXT_WINDOW =
+  /context[_ ]length|context[_ ]window|maximum context|prompt is too long|too many tokens/i;
+
+/**
+ * Turns a failed request into a TransientModelError (retry it) or a ModelRequestError (stop the run).
+ * Anything else (the user's abort, a bug) is returned unchanged.
+ */
+export function classifyError(error: unknown, context: ErrorContext): unknown {
+  if (error instanceof TransientModelError || error instanceof ModelRequestError) return error;
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return new TransientModelError(
+      `cannot reach ${context.baseURL}: ${oneLine(redact(error.message + cause))}`,
+    );
+  }
+  if (!(error instanceof APIError) || error.status === undefined) return error;
+  const status = error.status;
+  const message = serverMessage(error);
+  const where = `${context.baseURL} (model "${context.model}")`;
+  if (status === 429 && error.code === "insufficient_quota") {
+    return new ModelRequestError(`quota exhausted (HTTP 429) at ${where}: ${message}`, status);
+  }
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    return new TransientModelError(`HTTP ${status}: ${message}`, retryAfterSeconds(error.headers));
+  }
+  if (status === 401) {
+    const source = context.keySource
+      ? ` (the key in use came from ${context.keySource})`
+      : " (no key was found)";
+    return new ModelAuthenticationError(
+      `authentication failed (HTTP 401) at ${where}: ${message}. Set ${context.keyVar} in the environment, ` +
+        `in .env, or with \`swerun config set ${context.keyVar} <key>\`${source}`,
+      status,
+    );
+  }
+  if (status === 403)
+    return new ModelPermissionError(`permission denied (HTTP 403) at ${where}: ${message}`, status);
+  if (status === 404) {
+    return new ModelNotFoundError(
+      `not found (HTTP 404) at ${where}: ${message}. Check the model name and model_kwargs.api_base`,
+      status,
+    );
+  }
+  if (CONTEXT_WINDOW.test(message) || CONTEXT_WINDOW.test(String(error.code))) {
+    return new ContextWindowExceededError(
+      `the conversation no longer fits the context window of "${context.model}" (HTTP ${status}): ${message}`,
+      status,
+    );
+  }
+  if (status === 400 || status === 422) {
+    return new ModelBadRequestError(
+      `bad request (HTTP ${status}) at ${where}: ${message}. Check model.model_kwargs`,
+      status,
+    );
+  }
+  return new ModelRequestError(`request refused (HTTP ${status}) at ${where}: ${message}`, status);
+}
+
+/** Waits `seconds`, or rejects with the signal's reason when it aborts first. */
+export function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, seconds * 1000);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** What a retry reports before it waits. */
+export interface RetryNotice {
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  error: string;
+  delayS: number;
+}
+
+/**
+ * Runs `request` until it succeeds, throws something other than a TransientModelError, or the attempts
+ * run out (then ModelRetriesExhaustedError). Waits honour Retry-After, else exponential backoff with jitter.
+ */
+export async function withRetry<T>(
+  request: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  hooks: { signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void } = {},
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request(attempt);
+    } catch (error) {
+      if (!(error instanceof TransientModelError) || hooks.signal?.aborted) throw error;
+      if (attempt >= policy.attempts) {
+        throw new ModelRetriesExhaustedError(
+          `the model request failed ${attempt} time${attempt === 1 ? "" : "s"}; last error: ${error.message}`,
+        );
+      }
+      const delayS =
+        error.retryAfterS !== undefined
+          ? Math.min(error.retryAfterS, MAX_RETRY_AFTER_S)
+          : backoffSeconds(attempt, policy);
+      hooks.onRetry?.({ attempt, error: error.message, delayS });
+      await sleep(delayS, hooks.signal);
+    }
+  }
+}
