@@ -6,12 +6,9 @@
  * All three run the same command with bash -lc in containers of the same offline-built test image.
  * Usage: node dist/bench/docker.js [steps per round, default 40]
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
-import type Docker from "dockerode";
 import { Agent } from "../src/agent/agent.js";
 import { EventBus } from "../src/agent/events.js";
 import { loadConfig } from "../src/config/load.js";
@@ -20,66 +17,18 @@ import { closeDockerClient, connectDocker } from "../src/environments/docker-cli
 import { dockerEnvironmentSchema } from "../src/environments/docker-config.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
 import { ensureTestImages } from "../test/helpers/docker-images.js";
+import { apiExec, cliExec, median } from "./docker-floor.js";
+import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "cat /etc/passwd; echo done";
+const ARGV = ["bash", "-lc", COMMAND];
 const ROUNDS = 3;
 const STEPS = Number(process.argv[2] ?? 40);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
-/** `docker exec -w / <container> bash -lc <command>`, stdout and stderr read, as mini-swe-agent's subprocess.run does. */
-function cliExec(container: string): Promise<number> {
-  const start = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn("docker", ["exec", "-w", "/", container, "bash", "-lc", COMMAND], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.resume();
-    child.stderr.resume();
-    child.once("error", reject);
-    child.once("close", (code) =>
-      code === 0 ? resolve(performance.now() - start) : reject(new Error(`docker exec exited with ${code}`)),
-    );
-  });
-}
-
-/** The floor: one exec create, start (reading the output), and inspect for the exit code. */
-async function apiExec(container: Docker.Container): Promise<number> {
-  const start = performance.now();
-  const exec = await container.exec({
-    Cmd: ["bash", "-lc", COMMAND],
-    WorkingDir: "/",
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
-  stream.resume();
-  await new Promise((resolve, reject) => {
-    stream.once("end", resolve);
-    stream.once("error", reject);
-  });
-  const info = await exec.inspect();
-  if (info.ExitCode !== 0) throw new Error(`exec exited with ${info.ExitCode}`);
-  return performance.now() - start;
-}
 
 /** Per-step times of a swerun run of `steps` actions: from one model call to the next. */
 async function swerunSteps(image: string, steps: number): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-docker-"));
-  const outputs = Array.from({ length: steps }, () => ({
-    role: "assistant",
-    content: `\`\`\`mswea_bash_command\n${COMMAND}\n\`\`\``,
-    extra: { actions: [{ command: COMMAND }], cost: 0 },
-  }));
-  outputs.push({
-    role: "assistant",
-    content: "done",
-    extra: { actions: [{ command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }], cost: 0 },
-  });
+  const outputs = scriptedOutputs(COMMAND, steps);
   const config = loadConfig(["demo", "agent.step_limit=0"]);
   config.agent.output_path = join(dir, "bench.traj.json");
   config.agent.instance_template = "{{task}}";
@@ -123,13 +72,13 @@ async function main(): Promise<void> {
   const step: number[] = [];
   let cliError = "";
   try {
-    await apiExec(container);
-    await cliExec(container.id).catch((error: Error) => {
+    await apiExec(container, ARGV);
+    await cliExec(container.id, ARGV).catch((error: Error) => {
       cliError = error.message;
     });
     for (let round = 0; round < ROUNDS; round++) {
-      if (!cliError) for (let i = 0; i < STEPS; i++) cli.push(await cliExec(container.id));
-      for (let i = 0; i < STEPS; i++) api.push(await apiExec(container));
+      if (!cliError) for (let i = 0; i < STEPS; i++) cli.push(await cliExec(container.id, ARGV));
+      for (let i = 0; i < STEPS; i++) api.push(await apiExec(container, ARGV));
       step.push(...(await swerunSteps(images.base, STEPS)));
     }
   } finally {

@@ -12,6 +12,7 @@ import { EventBus } from "../src/agent/events.js";
 import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
+import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "yes abcdefghi | head -c 10240";
 
@@ -35,16 +36,7 @@ async function swerun(
   steps: number,
 ): Promise<{ perStep: number; actionPerStep: number; savePerStep: number; bytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-"));
-  const outputs = Array.from({ length: steps }, () => ({
-    role: "assistant",
-    content: `\`\`\`mswea_bash_command\n${COMMAND}\n\`\`\``,
-    extra: { actions: [{ command: COMMAND }], cost: 0 },
-  }));
-  outputs.push({
-    role: "assistant",
-    content: "done",
-    extra: { actions: [{ command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" }], cost: 0 },
-  });
+  const outputs = scriptedOutputs(COMMAND, steps);
   const config = loadConfig(["demo", "agent.step_limit=0", `environment.cwd=${dir}`]);
   config.agent.output_path = join(dir, "bench.traj.json");
   config.model.outputs = outputs;

@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
+// A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
 import { swerunVersion } from "./util/package-root.js";
 

@@ -40,6 +40,8 @@ const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
 export class TrajectoryWriter {
   readonly path: string;
   readonly #encoded: Buffer[] = [];
+  /** `info.config` does not change during a run: its encoding is kept for as long as the object is the same. */
+  #config: { value: unknown; json: string } | undefined;
   #next: Buffer[] | undefined;
   #writing: Promise<void> | undefined;
   #error: unknown;
@@ -54,7 +56,10 @@ export class TrajectoryWriter {
       const json = `${index === 0 ? "" : ",\n"}    ${indent(JSON.stringify(messages[index], null, 2), "    ")}`;
       this.#encoded.push(Buffer.from(redact(json), "utf8"));
     }
-    const head = `{\n  "info": ${redact(indent(JSON.stringify(info, null, 2), "  "))},\n  "messages": [\n`;
+    const fields = Object.entries(info).map(
+      ([key, value]) => `    ${JSON.stringify(key)}: ${this.#encodeInfoField(key, value)}`,
+    );
+    const head = `{\n  "info": {\n${fields.join(",\n")}\n  },\n  "messages": [\n`;
     let tail = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
     for (const [key, value] of Object.entries(extras)) {
       tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(JSON.stringify(value, null, 2), "  "))}`;
@@ -62,6 +67,14 @@ export class TrajectoryWriter {
     tail += "\n}\n";
     this.#next = [Buffer.from(head, "utf8"), ...this.#encoded, Buffer.from(tail, "utf8")];
     this.#writing ??= this.#drain();
+  }
+
+  #encodeInfoField(key: string, value: unknown): string {
+    const cached = this.#config;
+    if (key === "config" && cached && cached.value === value) return cached.json;
+    const json = redact(indent(JSON.stringify(value, null, 2), "    "));
+    if (key === "config") this.#config = { value, json };
+    return json;
   }
 
   /** Resolves once everything saved so far is on disk; rejects if a write failed. */

@@ -60,6 +60,7 @@ export class Agent {
   #interrupted = false;
   #stopped = false;
   #stopStatus = "UserInterruption";
+  #config: TrajectoryInfo["config"] | undefined;
 
   constructor(options: AgentOptions) {
     this.model = options.model;
@@ -233,22 +234,28 @@ export class Agent {
   serialize(): TrajectoryInfo {
     const last = this.messages.at(-1);
     const lastExtra = last?.role === "exit" ? (last.extra ?? {}) : {};
-    const { model, model_type } = this.model.serialize();
-    const { environment, environment_type } = this.env.serialize();
+    this.#config ??= this.#serializeConfig();
     return {
       model_stats: { instance_cost: this.cost, api_calls: this.nCalls },
-      config: {
-        agent: { ...this.config },
-        agent_type: "swerun.agent.Agent",
-        model,
-        model_type,
-        environment,
-        environment_type,
-      },
+      config: this.#config,
       mini_version: swerunVersion(),
       exit_status: String(lastExtra.exit_status ?? ""),
       submission: String(lastExtra.submission ?? ""),
       ...this.info,
+    };
+  }
+
+  /** The configs do not change during a run, so they are serialized once (and the writer encodes them once). */
+  #serializeConfig(): TrajectoryInfo["config"] {
+    const { model, model_type } = this.model.serialize();
+    const { environment, environment_type } = this.env.serialize();
+    return {
+      agent: { ...this.config },
+      agent_type: "swerun.agent.Agent",
+      model,
+      model_type,
+      environment,
+      environment_type,
     };
   }
 

@@ -16,7 +16,7 @@ import { createEnvironment } from "../environments/index.js";
 import { createModel } from "../models/index.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { onInterruptSignals } from "./signals.js";
+import { agentSignals } from "./signals.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {
@@ -65,11 +65,6 @@ function prepareWorkdir(config: SwerunConfig): string | undefined {
   return workdir;
 }
 
-/** Ctrl-C before the agent exists: remove a container that is still being started (the start then fails). */
-export function abortStartup(): void {
-  void import("../environments/docker-registry.js").then((registry) => registry.removeAllLiveContainers());
-}
-
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -87,10 +82,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const bus = new EventBus();
   bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
   let agent: Agent | undefined;
-  const signals = onInterruptSignals({
-    interrupt: () => (agent ? (tty ? agent.interrupt() : agent.stop()) : abortStartup()),
-    stop: () => (agent ? agent.stop() : abortStartup()),
-  });
+  const signals = agentSignals(() => agent, tty);
   let env: Environment;
   try {
     env = await createEnvironment(config.environment, {

@@ -9,18 +9,11 @@ import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
 import { createModel } from "../models/index.js";
 import type { Checkout } from "../swebench/checkout.js";
-import { type Instance, loadInstances } from "../swebench/dataset.js";
+import type { Instance } from "../swebench/dataset.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { newRunId } from "../util/ids.js";
-import { abortStartup } from "./run.js";
-import { onInterruptSignals } from "./signals.js";
-import {
-  datasetDirOf,
-  datasetSource,
-  instancePreparer,
-  type SwebenchFlags,
-  swebenchConfig,
-} from "./swebench.js";
+import { agentSignals } from "./signals.js";
+import { datasetDirOf, instancePreparer, loadSwebench, type SwebenchFlags } from "./swebench.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;
@@ -46,14 +39,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
 
 /** `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json. */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
-  const subset = flags.subset ?? "lite";
-  const say = (line: string) => process.stderr.write(`${line}\n`);
-  const config = await swebenchConfig({ ...flags, subset }, say);
-  const instances = await loadInstances({
-    subset: datasetSource(subset),
-    split: flags.split,
-    onProgress: say,
-  });
+  const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
   const tty = Boolean(process.stdin.isTTY);
@@ -70,10 +56,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   const bus = new EventBus();
   bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
   let agent: Agent | undefined;
-  const signals = onInterruptSignals({
-    interrupt: () => (agent ? (tty ? agent.interrupt() : agent.stop()) : abortStartup()),
-    stop: () => (agent ? agent.stop() : abortStartup()),
-  });
+  const signals = agentSignals(() => agent, tty);
   let env: Environment | undefined;
   try {
     env = await createEnvironment(config.environment, { runId: newRunId(), instanceId: id });

@@ -119,8 +119,8 @@ export function datasetDirOf(subset: string): string | undefined {
     : undefined;
 }
 
-/** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
-export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
+/** The config and the selected instances of a SWE-bench command; progress lines go to stderr. */
+export async function loadSwebench(flags: SwebenchFlags) {
   const subset = flags.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const config = await swebenchConfig({ ...flags, subset }, say);
@@ -133,6 +133,12 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     instanceIds: flags.instanceIds,
     onProgress: flags.quiet ? undefined : say,
   });
+  return { subset, say, config, instances };
+}
+
+/** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
+export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
+  const { subset, say, config, instances } = await loadSwebench(flags);
   const workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);

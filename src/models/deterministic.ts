@@ -1,8 +1,8 @@
 import { UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import type { ExecOutput, Message } from "../messages.js";
 import type { Model } from "./model.js";
-import { formatObservations, parseTextActions } from "./text-actions.js";
+import { configVars, observationsFor, parseTextActions } from "./text-actions.js";
 
 /** Raised when a scripted model is asked for more messages than it holds. */
 export class ScriptExhausted extends UserError {}
@@ -57,13 +57,11 @@ export class DeterministicModel implements Model {
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    const actions = (message.extra?.actions ?? []) as Action[];
-    return formatObservations(actions, outputs, this.config.observation_template, templateVars);
+    return observationsFor(message, outputs, this.config.observation_template, templateVars);
   }
 
   templateVars(): Record<string, unknown> {
-    const { outputs: _outputs, ...rest } = this.config;
-    return rest;
+    return configVars(this.config);
   }
 
   serialize() {

@@ -1,9 +1,9 @@
 import { exitMessage, UserInterruption } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
 import { ask, PromptInterrupted } from "../console/prompt.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import type { ExecOutput, Message } from "../messages.js";
 import type { Model } from "./model.js";
-import { formatObservations } from "./text-actions.js";
+import { configVars, observationsFor } from "./text-actions.js";
 
 /** Human mode: the user types each command at the terminal instead of a model choosing it. */
 export class HumanModel implements Model {
@@ -36,17 +36,17 @@ export class HumanModel implements Model {
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    const actions = (message.extra?.actions ?? []) as Action[];
-    return formatObservations(actions, outputs, this.config.observation_template, templateVars);
+    return observationsFor(message, outputs, this.config.observation_template, templateVars);
   }
 
   templateVars(): Record<string, unknown> {
-    const { outputs: _outputs, ...rest } = this.config;
-    return rest;
+    return configVars(this.config);
   }
 
   serialize() {
-    const { outputs: _outputs, ...rest } = this.config;
-    return { model: { ...rest, model_name: "human" }, model_type: "swerun.models.human.HumanModel" };
+    return {
+      model: { ...configVars(this.config), model_name: "human" },
+      model_type: "swerun.models.human.HumanModel",
+    };
   }
 }

@@ -94,3 +94,24 @@ export function formatObservations(
       : { role: "user", content, extra };
   });
 }
+
+/** The observation messages for a model message's own actions (what most models' formatObservations do). */
+export function observationsFor(
+  message: Message,
+  outputs: ExecOutput[],
+  observationTemplate: string,
+  templateVars: Record<string, unknown>,
+): Message[] {
+  return formatObservations(
+    (message.extra?.actions ?? []) as Action[],
+    outputs,
+    observationTemplate,
+    templateVars,
+  );
+}
+
+/** A model config as template variables: everything but a scripted model's (long) `outputs`. */
+export function configVars(config: { outputs?: unknown }): Record<string, unknown> {
+  const { outputs: _outputs, ...rest } = config;
+  return rest;
+}

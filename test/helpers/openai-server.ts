@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach, vi } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { modelSchema } from "../../src/models/config.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
@@ -211,4 +212,29 @@ export async function testModel(
     settings,
   });
   return { model, events, dir };
+}
+
+/**
+ * One fresh server per test, with swerun's global settings isolated (and `env` stubbed): the returned
+ * object stands for the current test's server, so test bodies just use `server.push(...)`, `server.url`.
+ */
+export function useOpenAIServer(env: Record<string, string> = {}): OpenAIServer {
+  let current: OpenAIServer | undefined;
+  beforeEach(async () => {
+    vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    current = await OpenAIServer.start();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+    vi.unstubAllEnvs();
+  });
+  return new Proxy({} as OpenAIServer, {
+    get(_target, key) {
+      if (!current) throw new Error("useOpenAIServer: the server exists only inside a test");
+      const value = Reflect.get(current, key, current);
+      return typeof value === "function" ? value.bind(current) : value;
+    },
+  });
 }

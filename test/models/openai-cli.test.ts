@@ -1,17 +1,11 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { completion, OpenAIServer, TEST_KEY, TEST_PRICES, toolCall } from "../helpers/openai-server.js";
+import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";
 
-let server: OpenAIServer;
-beforeEach(async () => {
-  server = await OpenAIServer.start();
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useOpenAIServer();
 
 const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
 /** What one call costs at TEST_PRICES. */

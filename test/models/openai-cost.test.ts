@@ -1,28 +1,11 @@
 import { calcPrice } from "@pydantic/genai-prices";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LimitsExceeded } from "../../src/agent/exceptions.js";
 import type { Message } from "../../src/messages.js";
 import { UnknownPriceError } from "../../src/models/cost.js";
-import {
-  completion,
-  isolatedSettings,
-  OpenAIServer,
-  TEST_KEY,
-  testModel,
-  toolCall,
-} from "../helpers/openai-server.js";
+import { completion, TEST_KEY, testModel, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
 
-let server: OpenAIServer;
-beforeEach(async () => {
-  vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
-  vi.stubEnv("SWERUN_GLOBAL_COST_LIMIT", "");
-  vi.stubEnv("SWERUN_GLOBAL_CALL_LIMIT", "");
-  server = await OpenAIServer.start();
-});
-afterEach(async () => {
-  await server.close();
-  vi.unstubAllEnvs();
-});
+const server = useOpenAIServer({ SWERUN_GLOBAL_COST_LIMIT: "", SWERUN_GLOBAL_CALL_LIMIT: "" });
 
 const conversation: Message[] = [
   { role: "system", content: "sys" },

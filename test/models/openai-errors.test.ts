@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { UserError } from "../../src/agent/exceptions.js";
 import type { Message } from "../../src/messages.js";
@@ -17,22 +17,14 @@ import {
 import {
   completion,
   isolatedSettings,
-  OpenAIServer,
   TEST_KEY,
   TEST_TEMPLATES,
   testModel,
   toolCall,
+  useOpenAIServer,
 } from "../helpers/openai-server.js";
 
-let server: OpenAIServer;
-beforeEach(async () => {
-  vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
-  server = await OpenAIServer.start();
-});
-afterEach(async () => {
-  await server.close();
-  vi.unstubAllEnvs();
-});
+const server = useOpenAIServer();
 
 const conversation: Message[] = [{ role: "user", content: "Do the task." }];
 const ok = () => ({ body: completion({ toolCalls: [toolCall("call_1", { command: "ls" })] }) });

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FormatError } from "../../src/agent/exceptions.js";
 import { type Message, messageCost } from "../../src/messages.js";
-import { completion, isolatedSettings, OpenAIServer, testModel } from "../helpers/openai-server.js";
+import { completion, testModel, useOpenAIServer } from "../helpers/openai-server.js";
 
-let server: OpenAIServer;
-beforeEach(async () => {
-  vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
-  server = await OpenAIServer.start();
-});
-afterEach(async () => {
-  await server.close();
-  vi.unstubAllEnvs();
-});
+const server = useOpenAIServer();
 
 const conversation: Message[] = [{ role: "user", content: "Do the task." }];
 const action = (command: string) => `\`\`\`mswea_bash_command\n${command}\n\`\`\``;

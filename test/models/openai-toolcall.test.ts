@@ -1,25 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FormatError } from "../../src/agent/exceptions.js";
 import { type Message, messageCost } from "../../src/messages.js";
 import { BASH_TOOL } from "../../src/models/toolcall-actions.js";
-import {
-  completion,
-  isolatedSettings,
-  OpenAIServer,
-  TEST_KEY,
-  testModel,
-  toolCall,
-} from "../helpers/openai-server.js";
+import { completion, TEST_KEY, testModel, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
 
-let server: OpenAIServer;
-beforeEach(async () => {
-  vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
-  server = await OpenAIServer.start();
-});
-afterEach(async () => {
-  await server.close();
-  vi.unstubAllEnvs();
-});
+const server = useOpenAIServer();
 
 const conversation = (): Message[] => [
   { role: "system", content: "You are a test.", extra: { timestamp: 1 } },

@@ -1,0 +1,144 @@
+/**
+ * Batch throughput in Docker: 20 instances x 20 scripted steps at 1, 2 and 4 workers (containers started
+ * and removed included). Reports wall time, instances per minute, peak memory of the process, and the
+ * median step time over a bare Engine API exec measured in the same run.
+ * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20]
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { instancePreparer } from "../src/commands/swebench.js";
+import { loadConfig } from "../src/config/load.js";
+import { closeDockerClient, connectDocker } from "../src/environments/docker-client.js";
+import { runBatch } from "../src/swebench/batch.js";
+import type { Instance } from "../src/swebench/dataset.js";
+import { readDatasetFile } from "../src/swebench/dataset.js";
+import { ensureFixtureImage } from "../src/swebench/fixture-image.js";
+import type { BatchDisplay } from "../src/swebench/progress.js";
+import { packageRoot } from "../src/util/package-root.js";
+import { apiExec, median } from "./docker-floor.js";
+
+const INSTANCES = Number(process.argv[2] ?? 20);
+const STEPS = Number(process.argv[3] ?? 20);
+const COMMAND = "echo step && ls";
+const IMAGE = "swerun-demo/calc:latest";
+
+function dataset(dir: string): string {
+  cpSync(join(packageRoot(), "config", "swebench-demo", "calc"), join(dir, "calc"), { recursive: true });
+  const say = (command: string) => ({
+    role: "assistant",
+    content: command,
+    extra: { actions: [{ command }], cost: 0 },
+  });
+  const instances = Array.from({ length: INSTANCES }, (_, i) => ({
+    instance_id: `bench__calc-${i + 1}`,
+    problem_statement: "bench",
+    fixture: "calc",
+    image_name: IMAGE,
+    swerun_scripted_outputs: [
+      ...Array.from({ length: STEPS - 1 }, () => say(COMMAND)),
+      say("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"),
+    ],
+  }));
+  const path = join(dir, "dataset.json");
+  writeFileSync(path, JSON.stringify(instances));
+  return path;
+}
+
+/** Step times (between model calls of one instance), collected through the display hooks. */
+function collector(steps: number[]): BatchDisplay {
+  const last = new Map<number, number>();
+  return {
+    start: () => {},
+    instanceStart: (worker) => last.delete(worker),
+    event: (worker, event) => {
+      if (event.type !== "model_call_start") return;
+      const now = performance.now();
+      const previous = last.get(worker);
+      if (previous !== undefined) steps.push(now - previous);
+      last.set(worker, now);
+    },
+    instanceEnd: () => {},
+    message: () => {},
+    stop: () => {},
+  };
+}
+
+async function floor(): Promise<number> {
+  const docker = await connectDocker();
+  const container = await docker.createContainer({
+    name: `swerun-bench-floor-${process.pid}`,
+    Image: IMAGE,
+    Cmd: ["sleep", "1h"],
+    Labels: { "swerun.run_id": "bench" },
+    HostConfig: { NetworkMode: "none" },
+  });
+  await container.start();
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 60; i++) times.push(await apiExec(container, ["bash", "-c", COMMAND]));
+  } finally {
+    await container.remove({ force: true }).catch(() => {});
+    closeDockerClient(docker);
+  }
+  return median(times.slice(10));
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "swerun-bench-batch-"));
+  const path = dataset(dir);
+  const instances = (await readDatasetFile(path)) as Instance[];
+  await ensureFixtureImage(IMAGE, instances[0] as Instance, dir);
+  const execFloor = await floor();
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  const rows = [
+    `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`); bare API exec floor ${execFloor.toFixed(1)} ms`,
+    "",
+    "| workers | wall time (s) | instances/min | peak RSS (MiB) | median step (ms) | step overhead over floor (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  try {
+    for (const workers of [1, 2, 4]) {
+      const config = loadConfig([
+        "swebench",
+        "swebench-demo",
+        "agent.step_limit=0",
+        'environment.run_args=["--rm","--network","none"]',
+      ]);
+      const steps: number[] = [];
+      peak = process.memoryUsage().rss;
+      const start = performance.now();
+      const summary = await runBatch({
+        instances,
+        config,
+        outputDir: join(dir, `out-${workers}`),
+        workers,
+        redoExisting: true,
+        runId: `bench-${workers}`,
+        subset: path,
+        split: "test",
+        display: collector(steps),
+        prepare: instancePreparer({}, dir),
+      });
+      const wall = (performance.now() - start) / 1000;
+      const submitted = summary.statuses.get("Submitted")?.length ?? 0;
+      if (submitted !== INSTANCES)
+        throw new Error(
+          `only ${submitted} of ${INSTANCES} submitted: ${[...summary.statuses.keys()].join(", ")}`,
+        );
+      const step = median(steps);
+      rows.push(
+        `| ${workers} | ${wall.toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step - execFloor).toFixed(1)} |`,
+      );
+    }
+  } finally {
+    clearInterval(sampler);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${rows.join("\n")}\n`);
+}
+
+await main();
