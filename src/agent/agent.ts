@@ -75,21 +75,34 @@ export class Agent {
 
   /** Runs until an exit message; returns its `extra` (exit_status, submission, ...). Uncaught errors are recorded, then re-thrown. */
   async run(task: string, extraVars: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    this.#startedAt = Date.now();
-    this.#vars = {
-      ...this.config,
-      ...this.env.templateVars(),
-      ...this.model.templateVars(),
-      task,
-      ...extraVars,
-    };
+    this.#prepare({ task, ...extraVars });
     this.#emit({ type: "run_start", task });
     this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
     this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
     return this.continue();
   }
 
-  /** Runs the loop from the current messages (used by `run` and by replay's --continue). */
+  /**
+   * Takes over a conversation recorded elsewhere (replay, --continue): its messages and usage so far, and the
+   * template variables, without announcing them as new events. Then `continue()` runs the loop from there.
+   */
+  restore(
+    messages: Message[],
+    usage: { nCalls: number; cost: number },
+    extraVars: Record<string, unknown> = {},
+  ): void {
+    this.#prepare(extraVars);
+    this.messages.push(...messages);
+    this.nCalls = usage.nCalls;
+    this.cost = usage.cost;
+  }
+
+  #prepare(extraVars: Record<string, unknown>): void {
+    this.#startedAt = Date.now();
+    this.#vars = { ...this.config, ...this.env.templateVars(), ...this.model.templateVars(), ...extraVars };
+  }
+
+  /** Runs the loop from the current messages (after `run` starts it, or after `restore`). */
   async continue(): Promise<Record<string, unknown>> {
     for (;;) {
       try {

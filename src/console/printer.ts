@@ -8,6 +8,8 @@ export interface PrinterOptions {
   color?: boolean;
   /** Lines of command output shown per observation (head and tail); the trajectory keeps all of it. */
   maxOutputLines?: number;
+  /** Number of the first step shown (a run that takes over after N recorded steps starts at N + 1). */
+  firstStep?: number;
 }
 
 function trimLines(text: string, max: number): string {
@@ -29,7 +31,7 @@ export function consolePrinter(options: PrinterOptions = {}): AgentListener {
   const colors = pc.createColors(options.color ?? false);
   const maxLines = options.maxOutputLines ?? 20;
   const out = (line: string) => write(`${redact(line)}\n`);
-  let step = 0;
+  let step = (options.firstStep ?? 1) - 1;
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":

@@ -1,0 +1,357 @@
+import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import fse from "fs-extra";
+import pc from "picocolors";
+import { Agent, type Interaction } from "../agent/agent.js";
+import { EventBus } from "../agent/events.js";
+import { UserError } from "../agent/exceptions.js";
+import { type ConfigOverride, loadConfig } from "../config/load.js";
+import { isPlainObject } from "../config/merge.js";
+import { type EnvironmentConfig, modelSchema, type SwerunConfig } from "../config/schema.js";
+import { TerminalInteraction } from "../console/interaction.js";
+import { consolePrinter } from "../console/printer.js";
+import type { Environment } from "../environments/environment.js";
+import { createEnvironment } from "../environments/index.js";
+import { createModel } from "../models/index.js";
+import type { Model } from "../models/model.js";
+import { isEnvironmentSpec, replayEnvironment } from "../replay/config.js";
+import {
+  compareStep,
+  compareSubmissions,
+  replayedObservations,
+  type StepComparison,
+} from "../replay/divergence.js";
+import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
+import { type RecordedRun, recordedRun } from "../replay/recorded.js";
+import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
+import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
+import { newRunId, timestampSlug } from "../util/ids.js";
+import { redact } from "../util/secrets.js";
+import { asList } from "./run.js";
+import { onInterruptSignals } from "./signals.js";
+
+/** `swerun replay` flags, as cac hands them over. */
+export interface ReplayFlags {
+  /** Config files, built-in names or key=value (repeatable): environment keys over the recorded ones; model and agent for --continue. */
+  config?: string | string[];
+  model?: string;
+  modelClass?: string;
+  environmentClass?: string;
+  /** Working directory of the replay (a local checkout, or a path in the container). */
+  cwd?: string;
+  image?: string;
+  output?: string;
+  /** Where the divergence report is written as JSON. */
+  report?: string;
+  /** Stop after this step. */
+  until?: number | string;
+  /** After the replayed steps, the model from -m/-c carries on. */
+  continue?: boolean;
+  costLimit?: number;
+  yolo?: boolean;
+  exitImmediately?: boolean;
+}
+
+const DEFAULT_ACTION_REGEX = modelSchema.shape.action_regex.parse(undefined);
+
+function parseUntil(value: number | string | undefined, steps: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > steps) {
+    throw new UserError(
+      `--until ${String(value)}: expected a step number from 0 to ${steps} (the trajectory has ${steps} steps)`,
+    );
+  }
+  return n;
+}
+
+/** The template that rendered the recorded observations (mini-swe-agent 1.x kept it in the agent section). */
+function recordedObservationTemplate(trajectory: LoadedTrajectory): string | undefined {
+  const config = isPlainObject(trajectory.info.config) ? trajectory.info.config : {};
+  const model = isPlainObject(config.model) ? config.model : {};
+  const agent = isPlainObject(config.agent) ? config.agent : {};
+  const candidates = [
+    model.observation_template,
+    model.action_observation_template,
+    agent.action_observation_template,
+  ];
+  return candidates.find((value): value is string => typeof value === "string");
+}
+
+function recordedModelConfig(trajectory: LoadedTrajectory): Record<string, unknown> {
+  const config = isPlainObject(trajectory.info.config) ? trajectory.info.config : {};
+  return isPlainObject(config.model) ? config.model : {};
+}
+
+/** The local checkout: --cwd, else a fresh copy of run.setup_dir, else the recorded cwd if it still exists. */
+function prepareLocalCwd(
+  environment: EnvironmentConfig,
+  config: SwerunConfig,
+  flags: ReplayFlags,
+  recordedCwd: string,
+): void {
+  if (flags.cwd) environment.cwd = resolve(flags.cwd);
+  else if (config.run.setup_dir) {
+    const source = resolve(config.run.setup_dir);
+    if (!existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
+    environment.cwd = mkdtempSync(join(tmpdir(), "swerun-replay-"));
+    fse.copySync(source, environment.cwd);
+  }
+  const cwd = environment.cwd;
+  const hint = "give the checkout to replay in with --cwd DIR";
+  if (!cwd) throw new UserError(`the trajectory records no working directory: ${hint}`);
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    const recorded = cwd === recordedCwd ? " (the recorded run's directory, now gone)" : "";
+    throw new UserError(`environment.cwd: no such directory: ${cwd}${recorded}: ${hint}`);
+  }
+}
+
+function defaultOutput(path: string): string {
+  const stem = basename(path).replace(/(\.traj)?\.json$/, "");
+  return resolve("runs", `${stem}.replay-${timestampSlug()}.traj.json`);
+}
+
+/** The model that carries on after the replay (built before anything runs, so a bad model fails fast). */
+async function continuationModel(config: SwerunConfig, bus: EventBus): Promise<Model> {
+  if (config.agent.mode === "human") return new (await import("../models/human.js")).HumanModel(config.model);
+  return createModel(config.model, { emit: (event) => bus.emit(event) });
+}
+
+interface Setup {
+  trajectory: LoadedTrajectory;
+  recorded: RecordedRun;
+  config: SwerunConfig;
+  environment: EnvironmentConfig;
+  recordedCwd: string;
+  until: number;
+  output: string;
+}
+
+function setup(path: string, flags: ReplayFlags): Setup {
+  const trajectory = loadTrajectory(path);
+  const specs = asList(flags.config);
+  // A model that takes over keeps the recorded run's action style: tool calls, or text blocks.
+  const toolCalls = trajectory.messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+  const config = loadConfig(
+    specs.filter((spec) => !isEnvironmentSpec(spec)),
+    [
+      { path: "model.model_name", value: flags.model, origin: "--model" },
+      { path: "model.model_class", value: flags.modelClass, origin: "--model-class" },
+      { path: "agent.cost_limit", value: flags.costLimit, origin: "--cost-limit" },
+      { path: "agent.mode", value: flags.yolo ? "yolo" : undefined, origin: "--yolo" },
+      {
+        path: "agent.confirm_exit",
+        value: flags.exitImmediately ? false : undefined,
+        origin: "--exit-immediately",
+      },
+    ],
+    toolCalls ? "default" : "textbased",
+  );
+  const regex = config.model.action_regex;
+  const recorded = recordedRun(trajectory, regex, regex === DEFAULT_ACTION_REGEX ? undefined : regex);
+  const until = parseUntil(flags.until, recorded.steps.length) ?? recorded.steps.length;
+  const envFlags: ConfigOverride[] = [
+    { path: "environment.environment_class", value: flags.environmentClass, origin: "--environment-class" },
+    { path: "environment.cwd", value: flags.cwd, origin: "--cwd" },
+    { path: "environment.image", value: flags.image, origin: "--image" },
+  ];
+  const output = flags.output ? resolve(flags.output) : defaultOutput(path);
+  if (output === resolve(path))
+    throw new UserError(`-o ${flags.output}: that is the trajectory being replayed`);
+  const { environment, notes, recordedCwd } = replayEnvironment(trajectory, specs, envFlags);
+  for (const note of notes) process.stderr.write(`note: ${note}\n`);
+  if (environment.environment_class === "local") prepareLocalCwd(environment, config, flags, recordedCwd);
+  else if (until < recorded.steps.length && !flags.continue) environment.keep_container = true;
+  return { trajectory, recorded, config, environment, recordedCwd, until, output };
+}
+
+async function startEnvironment(s: Setup): Promise<Environment> {
+  const instanceId =
+    typeof s.trajectory.extras.instance_id === "string" ? s.trajectory.extras.instance_id : undefined;
+  const env = await createEnvironment(s.environment, {
+    runId: newRunId(),
+    ...(instanceId ? { instanceId } : {}),
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+  const startup = s.config.run.env_startup_command;
+  if (startup) {
+    const output = await env.execute({ command: startup });
+    if (output.returncode !== 0) {
+      await env.close();
+      throw new UserError(
+        `run.env_startup_command failed with exit code ${output.returncode}: ${output.output.trim().slice(-500)}`,
+      );
+    }
+  }
+  return env;
+}
+
+/** What the run needs to hand the replayed conversation over to a model (`--continue`). */
+interface Handover {
+  model: Model;
+  bus: EventBus;
+  env: Environment;
+  config: SwerunConfig;
+  output: string;
+  info: Record<string, unknown>;
+  extras: Record<string, unknown>;
+  interaction: Interaction | undefined;
+  color: boolean;
+}
+
+/**
+ * A new agent for the model that carries on: the replayed messages (with the new observations) but not
+ * the replay's stop message, and the usage so far, so step and cost limits count from the recorded run's.
+ */
+function continuedAgent(replayed: Agent, h: Handover): Agent {
+  const agent = new Agent({
+    model: h.model,
+    env: h.env,
+    config: { ...h.config.agent, ...(h.interaction ? {} : { mode: "yolo" as const }), output_path: h.output },
+    bus: h.bus,
+    info: h.info,
+    extras: h.extras,
+    ...(h.interaction ? { interaction: h.interaction } : {}),
+  });
+  h.bus.subscribe(consolePrinter({ color: h.color, firstStep: replayed.nCalls + 1 }));
+  agent.restore(replayed.messages.slice(0, -1), { nCalls: replayed.nCalls, cost: replayed.cost });
+  return agent;
+}
+
+/**
+ * `swerun replay`: runs the commands of a recorded trajectory again, compares every step's exit code and
+ * output and the final submission with the recorded ones, and optionally lets a model carry on.
+ * Returns 0 when the submission matches, 1 when it differs (or, when it is not compared, when a step diverged).
+ */
+export async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
+  const s = setup(path, flags);
+  const { trajectory, recorded, config, environment, until, output } = s;
+  const tty = Boolean(process.stdin.isTTY);
+  const color = Boolean(process.stdout.isTTY);
+  const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
+  const bus = new EventBus();
+  const nextModel = flags.continue ? await continuationModel(config, bus) : undefined;
+  const env = await startEnvironment(s);
+  const docker = environment.environment_class === "docker";
+  const cwd = environment.cwd || (docker ? "/" : "");
+  const where = docker ? `docker (${environment.image}, cwd ${cwd})` : `local (cwd ${cwd})`;
+  const steps = recorded.steps.length;
+  out(
+    `Replaying ${until} of ${steps} steps of ${trajectory.path} (${trajectory.kind}, ${recorded.style} actions) in ${where}`,
+  );
+  const table = new ReplayTable(color);
+  const comparisons: StepComparison[] = [];
+  const replayInfo = {
+    trajectory: resolve(trajectory.path),
+    trajectory_format: trajectory.kind,
+    until: flags.until === undefined ? null : until,
+    continue: Boolean(flags.continue),
+    recorded_steps: steps,
+    replayed_steps: 0,
+    divergent_steps: [] as number[],
+  };
+  const info = { replay: replayInfo };
+  let agent: Agent | undefined;
+  let continuing = false;
+  const model = new ReplayModel({
+    run: recorded,
+    until,
+    handover: Boolean(flags.continue),
+    observationTemplate: recordedObservationTemplate(trajectory) ?? config.model.observation_template,
+    recordedModel: recordedModelConfig(trajectory),
+    templateVars: env.templateVars(),
+    addMessages: (messages) => agent?.addMessages(...messages),
+    onStep: ({ step, outputs, messages }) => {
+      const cwds = { recorded: s.recordedCwd, replayed: cwd };
+      const comparison = compareStep(step, replayedObservations(outputs, messages), cwds);
+      comparisons.push(comparison);
+      replayInfo.replayed_steps = comparison.step;
+      if (comparison.status === "DIFFERENT") replayInfo.divergent_steps.push(comparison.step);
+      for (const row of table.rows(comparison)) out(row);
+    },
+  });
+  // Ctrl-C stops a replay; once a model has taken over, it interrupts as in `swerun run`.
+  const signals = onInterruptSignals({
+    interrupt: () => (continuing && tty ? agent?.interrupt() : agent?.stop()),
+    stop: () => agent?.stop(),
+  });
+  let result: Record<string, unknown>;
+  try {
+    const limitsOff = {
+      step_limit: 0,
+      cost_limit: 0,
+      wall_time_limit_seconds: 0,
+      max_consecutive_format_errors: 0,
+    };
+    const replayConfig = { ...config.agent, ...limitsOff, mode: "yolo" as const, output_path: output };
+    agent = new Agent({ model, env, config: replayConfig, info, extras: trajectory.extras });
+    agent.restore(structuredClone(recorded.prefix), { nCalls: 0, cost: 0 });
+    out(table.header());
+    result = await agent.continue();
+    if (agent.nCalls !== model.replayedSteps) {
+      // the call that ended the replay asked no model
+      agent.nCalls = model.replayedSteps;
+      agent.save();
+      await agent.flush();
+    }
+    if (nextModel && result.exit_status === REPLAY_STOPPED) {
+      out(pc.bold(`\n${nextModel.name} takes over after step ${model.replayedSteps}`));
+      const interaction = tty
+        ? new TerminalInteraction(config.agent.mode, config.agent.whitelist_actions, undefined, signals.reset)
+        : undefined;
+      const handover = {
+        model: nextModel,
+        bus,
+        env,
+        config,
+        output,
+        info,
+        extras: trajectory.extras,
+        interaction,
+        color,
+      };
+      agent = continuedAgent(agent, handover);
+      continuing = true;
+      result = await agent.continue();
+    } else if (nextModel) {
+      out(`nothing to continue: the replay ended with ${String(result.exit_status)}`);
+    }
+  } catch (error) {
+    if (agent) process.stderr.write(redact(`trajectory (with the error recorded): ${output}\n`));
+    throw error;
+  } finally {
+    signals.dispose();
+    await env.close();
+  }
+  const stoppedEarly = result.exit_status === REPLAY_STOPPED && model.replayedSteps < steps;
+  const report: ReplayReport = {
+    trajectory: replayInfo.trajectory,
+    trajectory_format: trajectory.kind,
+    output,
+    recorded_steps: steps,
+    replayed_steps: model.replayedSteps,
+    until: replayInfo.until,
+    continued: continuing,
+    ...tally(comparisons),
+    steps: comparisons,
+    exit_status: { recorded: recorded.exitStatus, replayed: String(result.exit_status ?? "") },
+    submission: stoppedEarly
+      ? { status: "not_compared", reason: `the replay stopped after step ${model.replayedSteps}` }
+      : compareSubmissions(recorded.submission, String(result.submission ?? "")),
+  };
+  for (const line of table.summary(report)) out(line);
+  out(`${pc.bold("trajectory:")} ${output}`);
+  if (flags.report) {
+    writeReport(resolve(flags.report), report);
+    out(`${pc.bold("report:")} ${resolve(flags.report)}`);
+  }
+  if (!docker) {
+    const inspect = stoppedEarly
+      ? ` (stopped after step ${model.replayedSteps}; inspect it with: cd ${cwd})`
+      : "";
+    out(`${pc.bold("workdir:")} ${cwd}${inspect}`);
+  }
+  if (report.submission.status === "not_compared") return report.divergent_steps.length > 0 ? 1 : 0;
+  return report.submission.status === "same" ? 0 : 1;
+}
