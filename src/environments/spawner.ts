@@ -16,13 +16,14 @@ process.on("message", (message) => {
   if (message.type === "run") {
     let child;
     try {
-      child = spawn(message.file, message.args, { cwd: message.cwd, env: message.env, stdio: ["ignore", "pipe", "ignore"], detached: true });
+      child = spawn(message.file, message.args, { cwd: message.cwd, env: message.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     } catch (error) {
       send({ type: "exit", id: message.id, error: String(error && error.message || error) });
       return;
     }
     running.set(message.id, child);
     child.stdout.on("data", (chunk) => send({ type: "data", id: message.id, chunk }));
+    child.stderr.on("data", (chunk) => send({ type: "data", id: message.id, chunk }));
     child.on("error", (error) => { running.delete(message.id); send({ type: "exit", id: message.id, error: error.message }); });
     child.on("close", (code, signal) => { running.delete(message.id); send({ type: "exit", id: message.id, code, signal }); });
   } else if (message.type === "kill") {

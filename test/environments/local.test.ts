@@ -41,6 +41,22 @@ describe("LocalEnvironment", () => {
     expect(result.output).toBe(`${dir}\nhi 5 inherited\n`);
   });
 
+  it("captures the shell's own message about a command that does not parse", async () => {
+    const result = await env().execute({ command: "echo never; if" });
+    expect(result.returncode).toBe(2);
+    expect(result.output).toMatch(/^bash: -c: line \d+: syntax error/);
+  });
+
+  it("keeps the shell's line numbers in its messages", async () => {
+    const result = await env().execute({ command: "true\nno-such-command-swerun" });
+    expect(result.output).toBe("bash: line 2: no-such-command-swerun: command not found\n");
+  });
+
+  it("merges in order under an interpreter that is not a POSIX shell too", async () => {
+    const result = await env({ interpreter: ["env", "bash", "-c"] }).execute({ command: "echo 1; echo 2 >&2; echo 3" });
+    expect(result.output).toBe("1\n2\n3\n");
+  });
+
   it("uses the configured interpreter", async () => {
     const result = await env({ interpreter: ["sh", "-c"] }).execute({ command: 'echo "$0"' });
     expect(result.output.trim()).toBe("sh");
