@@ -6,8 +6,9 @@ import type { Model } from "../models/model.js";
 import { renderTemplate } from "../templates/render.js";
 import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
 import { swerunVersion } from "../util/package-root.js";
-import { type AgentEvent, EventBus } from "./events.js";
+import { EventBus, type EventInput } from "./events.js";
 import {
+  errorExitMessage,
   exitMessage,
   FormatError,
   InterruptAgentFlow,
@@ -16,17 +17,8 @@ import {
   TimeExceeded,
   UserInterruption,
 } from "./exceptions.js";
+import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
-
-/** How a person takes part in a run (confirm and human modes, Ctrl-C). Absent: yolo, nobody asked. */
-export interface Interaction {
-  /** Before a model's actions run: null runs them, a string rejects them with that reason. */
-  confirmActions(actions: Action[]): Promise<string | null>;
-  /** After Ctrl-C stopped a step: a message for the model ("" for none). Throws UserInterruption to end the run. */
-  onInterrupt(): Promise<string>;
-  /** The agent wants to finish: null lets it, a string goes back to the model and the run goes on. */
-  confirmExit(exit: Message): Promise<string | null>;
-}
 
 export interface AgentOptions {
   model: Model;
@@ -109,10 +101,10 @@ export class Agent {
         await this.step();
         this.#formatErrors = 0;
       } catch (error) {
+        // Records what happened; an uncaught error is saved, flushed and re-thrown from here.
         await this.#recover(error);
-      } finally {
-        this.save();
       }
+      this.save();
       if (this.messages.at(-1)?.role === "exit") break;
     }
     await this.flush();
@@ -315,18 +307,7 @@ export class Agent {
       return;
     }
     if (this.#interrupted) return; // an aborted model call: the next step asks the user
-    const name = error instanceof Error ? error.constructor.name : "Error";
-    const text = error instanceof Error ? error.message : String(error);
-    this.#add({
-      role: "exit",
-      content: text,
-      extra: {
-        exit_status: name,
-        submission: "",
-        exception_str: text,
-        traceback: error instanceof Error ? (error.stack ?? text) : text,
-      },
-    });
+    this.#add(errorExitMessage(error));
     this.save();
     await this.flush();
     this.#emitEnd(this.messages.at(-1)?.extra ?? {});
@@ -367,21 +348,7 @@ export class Agent {
     });
   }
 
-  #emit(event: DistributiveOmit<AgentEvent, "time">): void {
-    this.bus.emit({ ...event, time: Date.now() / 1000 } as AgentEvent);
+  #emit(event: EventInput): void {
+    this.bus.emitNow(event);
   }
-}
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** Rejected actions still need an answer per tool call (OpenAI requires one); text actions get one user message. */
-function rejectionMessages(actions: Action[], content: string): Message[] {
-  const withIds = actions.filter((action) => action.tool_call_id);
-  if (withIds.length === 0) return [{ role: "user", content, extra: { interrupt_type: "UserRejection" } }];
-  return withIds.map((action) => ({
-    role: "tool",
-    tool_call_id: action.tool_call_id,
-    content,
-    extra: { interrupt_type: "UserRejection" },
-  }));
 }

@@ -39,6 +39,11 @@ export type AgentEvent =
 
 export type AgentEventType = AgentEvent["type"];
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event without its time: `EventBus.emitNow` stamps it. */
+export type EventInput = DistributiveOmit<AgentEvent, "time">;
+
 /**
  * A subscriber to agent events. It must not throw: a subscriber that throws is reported once on stderr
  * and then ignored, so a display bug never ends a run.
@@ -56,6 +61,11 @@ export class EventBus {
       const index = this.#listeners.indexOf(listener);
       if (index >= 0) this.#listeners.splice(index, 1);
     };
+  }
+
+  /** Emits `event` stamped with the current time (seconds since the epoch, as in trajectories). */
+  emitNow(event: EventInput): void {
+    this.emit({ ...event, time: Date.now() / 1000 } as AgentEvent);
   }
 
   emit(event: AgentEvent): void {

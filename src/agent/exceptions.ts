@@ -35,3 +35,19 @@ export function exitMessage(
 ): Message {
   return { role: "exit", content, extra: { exit_status: exitStatus, submission } };
 }
+
+/** The exit message recording an uncaught error: its class name as exit status, its message and stack. */
+export function errorExitMessage(error: unknown): Message {
+  const name = error instanceof Error ? error.constructor.name : "Error";
+  const text = error instanceof Error ? error.message : String(error);
+  return {
+    role: "exit",
+    content: text,
+    extra: {
+      exit_status: name,
+      submission: "",
+      exception_str: text,
+      traceback: error instanceof Error ? (error.stack ?? text) : text,
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { EventBus } from "../agent/events.js";
+import { errorExitMessage } from "../agent/exceptions.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
@@ -129,17 +130,7 @@ function errorName(error: unknown): string {
 
 async function writeFailure(path: string, config: SwerunConfig, id: string, error: unknown): Promise<void> {
   rmSync(path, { force: true });
-  const text = error instanceof Error ? error.message : String(error);
-  const exit = {
-    role: "exit" as const,
-    content: text,
-    extra: {
-      exit_status: errorName(error),
-      submission: "",
-      exception_str: text,
-      traceback: error instanceof Error ? (error.stack ?? text) : text,
-    },
-  };
+  const exit = errorExitMessage(error);
   const { outputs: _outputs, ...model } = withoutSecrets(config.model);
   const writer = new TrajectoryWriter(path);
   writer.save(
@@ -154,7 +145,7 @@ async function writeFailure(path: string, config: SwerunConfig, id: string, erro
         environment_type: `swerun.environments.${config.environment.environment_class}`,
       },
       mini_version: swerunVersion(),
-      exit_status: exit.extra.exit_status,
+      exit_status: String(exit.extra?.exit_status ?? ""),
       submission: "",
     },
     [exit],

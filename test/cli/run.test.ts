@@ -121,7 +121,7 @@ describe("swerun run (CLI, end to end)", () => {
     const out = join(dir, "killed.traj.json");
     const config = slowConfig(dir, 200, "echo step; sleep 0.05");
     const run = startCli(["run", "-c", "demo", "-c", config, "-t", "long", "-o", out]);
-    await waitFor(() => existsSync(out) && readJson(out).messages.length >= 12, 20_000, run.child);
+    await waitFor(() => existsSync(out) && readJson(out).messages.length >= 12, 60_000, run.child);
     run.child.kill("SIGKILL");
     await run.done;
     const trajectory = readJson(out);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Interaction } from "../../src/agent/agent.js";
+import type { Interaction } from "../../src/agent/interaction.js";
 import type { Message } from "../../src/messages.js";
 import { type LoadedTrajectory, loadTrajectory } from "../../src/replay/load.js";
 import { LEGACY_ACTION_REGEX, recordedObservation, recordedRun } from "../../src/replay/recorded.js";

@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Agent, type Interaction } from "../../src/agent/agent.js";
+import { Agent } from "../../src/agent/agent.js";
+import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import type { Message } from "../../src/messages.js";
