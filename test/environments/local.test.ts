@@ -53,7 +53,9 @@ describe("LocalEnvironment", () => {
   });
 
   it("merges in order under an interpreter that is not a POSIX shell too", async () => {
-    const result = await env({ interpreter: ["env", "bash", "-c"] }).execute({ command: "echo 1; echo 2 >&2; echo 3" });
+    const result = await env({ interpreter: ["env", "bash", "-c"] }).execute({
+      command: "echo 1; echo 2 >&2; echo 3",
+    });
     expect(result.output).toBe("1\n2\n3\n");
   });
 
