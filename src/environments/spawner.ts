@@ -11,6 +11,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 const WORKER = `
 const { spawn } = require("node:child_process");
 const running = new Map();
+// Ctrl-C on a terminal signals the whole foreground process group: swerun decides what it means.
+process.on("SIGINT", () => {});
 const send = (message) => { if (process.connected) process.send(message); };
 process.on("message", (message) => {
   if (message.type === "run") {

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { plainDisplay, terminalDisplay } from "../../src/swebench/progress.js";
+
+const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
+  instance_id,
+  exit_status,
+  submission: "",
+  cost,
+  api_calls: 3,
+});
+const now = Date.now() / 1000;
+
+describe("batch progress", () => {
+  it("without a terminal prints one line per finished instance, commands only when verbose", () => {
+    const lines: string[] = [];
+    const display = plainDisplay((line) => lines.push(line), { verbose: true });
+    display.start(2, 1);
+    display.event(1, { type: "action_start", step: 1, action: { command: "ls -la\nmore" }, time: now });
+    display.instanceEnd(1, result("a__b-1", "Submitted"), 65);
+    display.instanceEnd(2, result("a__b-2", "LimitsExceeded"), 3);
+    expect(lines).toEqual([
+      "2 instances to run, 1 already finished (skipped)",
+      "  w1 $ ls -la",
+      "[1/2] a__b-1: Submitted ($0.50, 3 calls, 1m05s; total $0.50)",
+      "[2/2] a__b-2: LimitsExceeded ($0.50, 3 calls, 3s; total $1.00)",
+    ]);
+    const quiet: string[] = [];
+    const silent = plainDisplay((line) => quiet.push(line), { quiet: true });
+    silent.start(1, 0);
+    silent.instanceEnd(1, result("a__b-1", "Submitted"), 1);
+    expect(quiet).toEqual([]);
+  });
+
+  it("on a terminal redraws a bar, a line per worker and the exit statuses in place", () => {
+    let screen = "";
+    const stream = {
+      columns: 120,
+      write: (text: string) => ((screen += text), true),
+    } as unknown as NodeJS.WriteStream;
+    const display = terminalDisplay(stream, 2);
+    display.start(3, 0);
+    display.instanceStart(1, "a__b-1");
+    display.event(1, { type: "model_call_start", call: 4, time: now });
+    display.event(1, { type: "action_start", step: 4, action: { command: "pytest -x tests/" }, time: now });
+    display.instanceEnd(2, result("a__b-2", "Submitted", 1.25), 10);
+    display.message("Ctrl-C: no new instances will start");
+    display.stop();
+    const last = screen.slice(screen.lastIndexOf("\x1b[J") + 3);
+    expect(last).toMatch(/1\/3 {2}cost \$1\.25 {2}elapsed \d+s {2}eta/);
+    expect(last).toMatch(/w1 a__b-1 {2}step 4 {2}.*pytest -x tests\//);
+    expect(last).toMatch(/w2 idle/);
+    expect(last).toMatch(/Submitted 1/);
+    expect(last).toMatch(/recent: a__b-2 \(Submitted\)/);
+    expect(screen).toContain("Ctrl-C: no new instances will start\n");
+  });
+});
