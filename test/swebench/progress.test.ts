@@ -33,10 +33,11 @@ describe("batch progress", () => {
 
   it("on a terminal redraws a bar, a line per worker and the exit statuses in place", () => {
     let screen = "";
-    const stream = {
-      columns: 120,
-      write: (text: string) => ((screen += text), true),
-    } as unknown as NodeJS.WriteStream;
+    const write = (text: string) => {
+      screen += text;
+      return true;
+    };
+    const stream = { columns: 120, write } as unknown as NodeJS.WriteStream;
     const display = terminalDisplay(stream, 2);
     display.start(3, 0);
     display.instanceStart(1, "a__b-1");
