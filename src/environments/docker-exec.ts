@@ -106,6 +106,8 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
     Tty: false,
   });
   const collector = new OutputCollector(request.maxOutputBytes);
+  // Aborted while the exec was being created: it never starts.
+  if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
   let stream: Readable | undefined;
   let ended = false;
   let onEnded = () => {};
@@ -137,6 +139,7 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   );
   const onAbort = () => kill(INTERRUPTED);
   request.signal?.addEventListener("abort", onAbort, { once: true });
+  if (request.signal?.aborted) onAbort();
   try {
     stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
     await demultiplex(stream, (chunk) => collector.push(chunk));

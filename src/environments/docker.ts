@@ -4,6 +4,7 @@ import type Docker from "dockerode";
 import { UserError } from "../agent/exceptions.js";
 import type { DockerEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
+import { registerSecret } from "../util/secrets.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -134,6 +135,8 @@ export class DockerEnvironment implements Environment {
     config: DockerEnvironmentConfig,
     context: EnvironmentContext,
   ): Promise<DockerEnvironment> {
+    // Forwarded host values are secrets: whatever a command prints of them is redacted from what swerun writes.
+    for (const name of config.forward_env) registerSecret(process.env[name]);
     if (!config.image) {
       throw new UserError(
         "environment.image: the docker environment needs an image (e.g. -c environment.image=ubuntu:24.04)",

@@ -62,6 +62,30 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     ({ docker, images } = await dockerFixture());
   });
 
+  it("never writes a forwarded host value: a command that prints it is redacted in the trajectory", async () => {
+    const dir = tempDir();
+    const out = join(dir, "secret.traj.json");
+    const secret = "hunter2-forwarded-7d1c";
+    const config = dockerRunConfig(
+      dir,
+      images.base,
+      ['echo "token=$SWERUN_TEST_TOKEN"', "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"],
+      {
+        cwd: "/",
+        forward_env: ["SWERUN_TEST_TOKEN"],
+      },
+    );
+    const result = await runCli(["run", "-c", config, "--yolo", "-o", out], {
+      env: { SWERUN_TEST_TOKEN: secret },
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const text = readFileSync(out, "utf8");
+    expect(text).not.toContain(secret);
+    expect(readJson(out).messages[3].extra.raw_output).toBe("token=[REDACTED]\n");
+    expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
   it("fixes the bug of the SWE-bench-shaped image with the scripted model and submits git diff", async () => {
     const dir = tempDir();
     const out = join(dir, "calc.traj.json");
