@@ -29,7 +29,7 @@ import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { asList } from "./run.js";
+import { asList, runOverrides } from "./run.js";
 import { onInterruptSignals } from "./signals.js";
 
 /** `swerun replay` flags, as cac hands them over. */
@@ -136,17 +136,8 @@ function setup(path: string, flags: ReplayFlags): Setup {
   const toolCalls = trajectory.messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
   const config = loadConfig(
     specs.filter((spec) => !isEnvironmentSpec(spec)),
-    [
-      { path: "model.model_name", value: flags.model, origin: "--model" },
-      { path: "model.model_class", value: flags.modelClass, origin: "--model-class" },
-      { path: "agent.cost_limit", value: flags.costLimit, origin: "--cost-limit" },
-      { path: "agent.mode", value: flags.yolo ? "yolo" : undefined, origin: "--yolo" },
-      {
-        path: "agent.confirm_exit",
-        value: flags.exitImmediately ? false : undefined,
-        origin: "--exit-immediately",
-      },
-    ],
+    // The environment and the output path are the replay's own (below), not the continuing model's.
+    runOverrides({ ...flags, environmentClass: undefined, output: undefined }),
     toolCalls ? "default" : "textbased",
   );
   const regex = config.model.action_regex;

@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import type { AgentEvent } from "../agent/events.js";
 import { UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import type { ExecOutput, Message } from "../messages.js";
 import { redact, registerSecret } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
@@ -17,7 +17,7 @@ import {
   TransientModelError,
   withRetry,
 } from "./retry.js";
-import { formatObservations, parseTextActions } from "./text-actions.js";
+import { observationsFor, parseTextActions } from "./text-actions.js";
 import { BASH_TOOL, parseToolCallActions } from "./toolcall-actions.js";
 
 /** A hosted provider was chosen but no API key was found. */
@@ -250,20 +250,12 @@ export class OpenAIModel implements Model {
     }
   }
 
-  /** Observation messages; tool calls that did not run (the run stopped first) are answered as not executed. */
   formatObservations(
     message: Message,
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    const actions = (message.extra?.actions ?? []) as Action[];
-    const padded = [...outputs];
-    if (!this.#textBased) {
-      while (padded.length < actions.length) {
-        padded.push({ output: "", returncode: -1, exception_info: "action was not executed" });
-      }
-    }
-    return formatObservations(actions, padded, this.config.observation_template, templateVars);
+    return observationsFor(message, outputs, this.config.observation_template, templateVars);
   }
 
   templateVars(): Record<string, unknown> {

@@ -95,19 +95,25 @@ export function formatObservations(
   });
 }
 
-/** The observation messages for a model message's own actions (what most models' formatObservations do). */
+/**
+ * The observation messages for a model message's own actions (what every model's formatObservations does).
+ * Tool calls that did not run (the run stopped part-way) are answered as not executed, since chat APIs
+ * reject a conversation with an unanswered tool call.
+ */
 export function observationsFor(
   message: Message,
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
 ): Message[] {
-  return formatObservations(
-    (message.extra?.actions ?? []) as Action[],
-    outputs,
-    observationTemplate,
-    templateVars,
-  );
+  const actions = (message.extra?.actions ?? []) as Action[];
+  const answered = [...outputs];
+  if (actions.some((action) => action.tool_call_id)) {
+    while (answered.length < actions.length) {
+      answered.push({ output: "", returncode: -1, exception_info: "action was not executed" });
+    }
+  }
+  return formatObservations(actions, answered, observationTemplate, templateVars);
 }
 
 /** A model config as template variables: everything but a scripted model's (long) `outputs`. */

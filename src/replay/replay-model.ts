@@ -1,7 +1,7 @@
 import { exitMessage, FormatError, InterruptAgentFlow, Submitted } from "../agent/exceptions.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import type { ExecOutput, Message } from "../messages.js";
 import type { Model } from "../models/model.js";
-import { formatObservations } from "../models/text-actions.js";
+import { observationsFor } from "../models/text-actions.js";
 import { LEGACY_SUBMIT_MARKER, type RecordedRun, type RecordedStep } from "./recorded.js";
 
 /** The exit status of a replay that stopped before the recorded run ended (`--until`, or a handover to a model). */
@@ -109,15 +109,8 @@ export class ReplayModel implements Model {
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    const actions = (message.extra?.actions ?? []) as Action[];
-    const padded = [...outputs];
-    if (actions.some((action) => action.tool_call_id)) {
-      while (padded.length < actions.length) {
-        padded.push({ output: "", returncode: -1, exception_info: "action was not executed" });
-      }
-    }
     const vars = { ...this.#options.templateVars, ...this.templateVars(), ...templateVars };
-    const messages = formatObservations(actions, padded, this.#options.observationTemplate, vars);
+    const messages = observationsFor(message, outputs, this.#options.observationTemplate, vars);
     this.#lastOutput = outputs.at(-1);
     if (this.#current) this.#options.onStep?.({ step: this.#current, outputs, messages });
     return messages;
