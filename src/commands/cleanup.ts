@@ -2,6 +2,7 @@ import os from "node:os";
 import type Docker from "dockerode";
 import { CONTAINER_LABELS } from "../environments/docker.js";
 import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { processAlive } from "../util/process-alive.js";
 
 export interface CleanupOptions {
   /** Also remove kept containers and those of runs still going (or started on another machine). */
@@ -20,15 +21,6 @@ function age(createdSeconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
   return `${Math.floor(seconds / 86_400)}d${Math.floor((seconds % 86_400) / 3600)}h`;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Why a container is left alone without --all, or undefined when it belongs to a run that is over. */

@@ -2,15 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../agent/exceptions.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { processAlive } from "../util/process-alive.js";
 
 /**
  * Takes `<dir>/.swerun.lock` so that only one swerun process writes an output folder. A lock left by a
@@ -42,7 +34,7 @@ export function lockOutputDir(dir: string): () => void {
         // a lock file being written right now, or garbage: treat as held
       }
       const sameHost = holder.host === hostname();
-      if (sameHost && typeof holder.pid === "number" && !alive(holder.pid)) {
+      if (sameHost && typeof holder.pid === "number" && !processAlive(holder.pid)) {
         rmSync(path, { force: true });
         continue;
       }
