@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 
 /** CLI tests run the built `dist/`; build it once before the suite (tsc is incremental enough to be quick). */
@@ -13,4 +14,6 @@ export default function setup(): void {
       stdio: "inherit",
     },
   );
+  // Rewriting dist/ drops the bin's executable bit that npm set; `npx swerun` needs it.
+  chmodSync(join(root, "dist", "src", "cli.js"), 0o755);
 }

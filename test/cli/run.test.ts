@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { CLI, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
@@ -144,6 +145,11 @@ describe("swerun run (CLI, end to end)", () => {
     const trajectory = readJson(out);
     expect(trajectory.info.exit_status).toBe("UserInterruption");
     expect(trajectory.messages.at(-2).extra).toMatchObject({ returncode: -1 });
+  });
+
+  it("runs as the executable bin npx starts, through its shebang", () => {
+    const version = execFileSync(CLI, ["--version"], { encoding: "utf8" });
+    expect(version).toMatch(/^swerun\/\d+\.\d+\.\d+ /);
   });
 
   it("prints help and rejects unknown commands", async () => {
