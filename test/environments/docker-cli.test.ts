@@ -1,53 +1,27 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, writeDockerRunConfig } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 const submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff";
 
-/** A complete config (no built-in base) whose scripted model runs `commands` in the container, in order. */
+/** A scripted run whose model runs `commands` in the container, in order. */
 function dockerRunConfig(
   dir: string,
   image: string,
   commands: string[],
   environment: Record<string, unknown> = {},
 ) {
-  const path = join(dir, "docker-run.json");
-  writeFileSync(
-    path,
-    JSON.stringify({
-      agent: {
-        system_template: "You fix bugs.",
-        instance_template: "{{task}}",
-        step_limit: 20,
-        cost_limit: 0,
-      },
-      environment: {
-        environment_class: "docker",
-        image,
-        cwd: "/testbed",
-        run_args: TEST_RUN_ARGS,
-        ...environment,
-      },
-      model: {
-        model_class: "deterministic",
-        observation_template:
-          "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>",
-        format_error_template: "format error: {{error}}",
-        outputs: commands.map((command, index) => ({
-          role: "assistant",
-          content: `step ${index}`,
-          extra: { actions: [{ command }], cost: 0 },
-        })),
-      },
-      run: { task: "./test.sh fails: fix calc.sh" },
-    }),
-  );
-  return path;
+  const outputs = commands.map((command, index) => ({
+    role: "assistant",
+    content: `step ${index}`,
+    extra: { actions: [{ command }], cost: 0 },
+  }));
+  return writeDockerRunConfig(join(dir, "docker-run.json"), image, outputs, environment, { step_limit: 20 });
 }
 
 await describeDocker("swerun run with environment_class docker (CLI, end to end)", () => {

@@ -1,4 +1,4 @@
-import { openSync } from "node:fs";
+import { openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -71,3 +71,38 @@ export async function swerunContainers(docker: Docker, runId?: string): Promise<
 
 /** Test containers: no network, removed by the daemon when their `sleep` ends. */
 export const TEST_RUN_ARGS = ["--rm", "--network", "none"];
+
+/**
+ * Writes a complete config (no built-in base) for a scripted run in a Docker test image: the scripted
+ * model returns `outputs` in order; `environment` and `agent` override the defaults. Returns the path.
+ */
+export function writeDockerRunConfig(
+  path: string,
+  image: string,
+  outputs: Array<Record<string, unknown>>,
+  environment: Record<string, unknown> = {},
+  agent: Record<string, unknown> = {},
+): string {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      agent: { system_template: "You fix bugs.", instance_template: "{{task}}", cost_limit: 0, ...agent },
+      environment: {
+        environment_class: "docker",
+        image,
+        cwd: "/testbed",
+        run_args: TEST_RUN_ARGS,
+        ...environment,
+      },
+      model: {
+        model_class: "deterministic",
+        observation_template:
+          "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>",
+        format_error_template: "format error: {{error}}",
+        outputs,
+      },
+      run: { task: "./test.sh fails: fix calc.sh" },
+    }),
+  );
+  return path;
+}

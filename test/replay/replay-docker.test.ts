@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli, startCli } from "../helpers/cli.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, writeDockerRunConfig } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
@@ -37,29 +37,7 @@ function dockerRunConfig(dir: string, image: string, style: "text" | "toolcall")
           },
         },
   );
-  const path = join(dir, `${style}.json`);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      agent: { system_template: "You fix bugs.", instance_template: "{{task}}", cost_limit: 0 },
-      environment: {
-        environment_class: "docker",
-        image,
-        cwd: "/testbed",
-        run_args: TEST_RUN_ARGS,
-        env: { GREETING: "hello" },
-      },
-      model: {
-        model_class: "deterministic",
-        observation_template:
-          "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>",
-        format_error_template: "format error: {{error}}",
-        outputs,
-      },
-      run: { task: "./test.sh fails: fix calc.sh" },
-    }),
-  );
-  return path;
+  return writeDockerRunConfig(join(dir, `${style}.json`), image, outputs, { env: { GREETING: "hello" } });
 }
 
 await describeDocker("swerun replay in Docker (CLI, end to end)", () => {
