@@ -37,7 +37,7 @@ describe("swerun run on a terminal", () => {
     tty.type("\r");
     await tty.until(/The agent wants to finish/);
     tty.type("\r");
-    expect(await tty.done).toBe(0);
+    expect(await tty.done, tty.output().slice(-2000)).toBe(0);
     const trajectory = readJson(out);
     expect(trajectory.info.exit_status).toBe("Submitted");
     const rejection = trajectory.messages.find((m: { content: unknown }) =>
@@ -63,7 +63,7 @@ describe("swerun run on a terminal", () => {
     tty.type("\x03");
     await tty.until(/Interrupted\. Enter continues/);
     tty.type("\x03");
-    expect(await tty.done).toBe(0);
+    expect(await tty.done, tty.output().slice(-2000)).toBe(0);
     const trajectory = readJson(out);
     expect(trajectory.info.exit_status).toBe("UserInterruption");
     const contents = trajectory.messages.map((m: { content: unknown }) => String(m.content));

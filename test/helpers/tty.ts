@@ -7,9 +7,12 @@ import { CLI } from "./cli.js";
  */
 export function startOnTerminal(args: string[], cwd: string) {
   const quoted = [process.execPath, CLI, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
-  const child = spawn("script", ["-qfec", quoted, "/dev/null"], {
+  // `script` runs the command through $SHELL -c; `exec` makes the CLI the terminal's only foreground process
+  // whatever that shell is (dash, /bin/sh when SHELL is unset, would otherwise wait as the parent, take the
+  // Ctrl-C too and exit 130 when the CLI has handled it).
+  const child = spawn("script", ["-qfec", `exec ${quoted}`, "/dev/null"], {
     cwd,
-    env: { ...process.env, TERM: "dumb", NO_COLOR: "1" },
+    env: { ...process.env, SHELL: "/bin/sh", TERM: "dumb", NO_COLOR: "1" },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
