@@ -1,6 +1,6 @@
 /** The floors Docker benchmarks compare against: a bare Engine API exec, and a `docker exec` through the CLI. */
 import { spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import type Docker from "dockerode";
 
 export function median(values: number[]): number {
@@ -43,4 +43,44 @@ export async function apiExec(container: Docker.Container, argv: string[]): Prom
   const info = await exec.inspect();
   if (info.ExitCode !== 0) throw new Error(`exec exited with ${info.ExitCode}`);
   return performance.now() - start;
+}
+
+/**
+ * The floor of a shell session: one exec whose shell reads command lines from stdin and runs each with the
+ * same interpreter, printing a marker after it. Returns a function timing one command's round trip, and a
+ * close function.
+ */
+export async function bareSession(
+  container: Docker.Container,
+  interpreter: string[],
+): Promise<{ run: (command: string) => Promise<number>; close: () => void }> {
+  const exec = await container.exec({
+    Cmd: [
+      "/bin/sh",
+      "-c",
+      'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done',
+      "bare",
+      ...interpreter,
+    ],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+  let seen = "";
+  let wake = () => {};
+  stream.on("data", (chunk: Buffer) => {
+    seen = (seen + chunk.toString("latin1")).slice(-64);
+    wake();
+  });
+  return {
+    async run(command) {
+      const start = performance.now();
+      seen = "";
+      stream.write(`${command}\n`);
+      while (!/@@end \d+\n$/.test(seen)) await new Promise<void>((resolve) => (wake = resolve));
+      return performance.now() - start;
+    },
+    close: () => stream.destroy(),
+  };
 }

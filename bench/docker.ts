@@ -2,7 +2,9 @@
  * Docker step overhead, in one run: the median time per action of
  *   - a bare `docker exec` through the CLI (how mini-swe-agent runs each command),
  *   - a bare Engine API exec: create + start + read + inspect (the floor),
- *   - swerun's full step path: scripted model, Docker environment, observation template, trajectory saved.
+ *   - a bare shell session: one exec whose shell reads the commands from stdin (the floor of swerun's default),
+ *   - swerun's full step path: scripted model, Docker environment, observation template, trajectory saved,
+ *     with exec_mode session (the default) and exec.
  * All three run the same command with bash -lc in containers of the same offline-built test image.
  * Usage: node dist/bench/docker.js [steps per round, default 40]
  */
@@ -17,7 +19,7 @@ import { closeDockerClient, connectDocker } from "../src/environments/docker-cli
 import { dockerEnvironmentSchema } from "../src/environments/docker-config.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
 import { ensureTestImages } from "../test/helpers/docker-images.js";
-import { apiExec, cliExec, median } from "./docker-floor.js";
+import { apiExec, bareSession, cliExec, median } from "./docker-floor.js";
 import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "cat /etc/passwd; echo done";
@@ -26,7 +28,7 @@ const ROUNDS = 3;
 const STEPS = Number(process.argv[2] ?? 40);
 
 /** Per-step times of a swerun run of `steps` actions: from one model call to the next. */
-async function swerunSteps(image: string, steps: number): Promise<number[]> {
+async function swerunSteps(image: string, steps: number, execMode: "session" | "exec"): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-docker-"));
   const outputs = scriptedOutputs(COMMAND, steps);
   const config = loadConfig(["demo", "agent.step_limit=0"]);
@@ -37,6 +39,7 @@ async function swerunSteps(image: string, steps: number): Promise<number[]> {
     environment_class: "docker",
     image,
     run_args: ["--rm", "--network", "none"],
+    exec_mode: execMode,
   });
   const env = await DockerEnvironment.create(environment, { runId: "bench" });
   const bus = new EventBus();
@@ -69,7 +72,9 @@ async function main(): Promise<void> {
   await container.start();
   const cli: number[] = [];
   const api: number[] = [];
+  const shell: number[] = [];
   const step: number[] = [];
+  const execStep: number[] = [];
   let cliError = "";
   try {
     await apiExec(container, ARGV);
@@ -79,7 +84,11 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       if (!cliError) for (let i = 0; i < STEPS; i++) cli.push(await cliExec(container.id, ARGV));
       for (let i = 0; i < STEPS; i++) api.push(await apiExec(container, ARGV));
-      step.push(...(await swerunSteps(images.base, STEPS)));
+      const bare = await bareSession(container, ["bash", "-lc"]);
+      for (let i = 0; i < STEPS; i++) shell.push(await bare.run(COMMAND));
+      bare.close();
+      step.push(...(await swerunSteps(images.base, STEPS, "session")));
+      execStep.push(...(await swerunSteps(images.base, STEPS, "exec")));
     }
   } finally {
     await container.remove({ force: true }).catch(() => {});
@@ -87,6 +96,8 @@ async function main(): Promise<void> {
   }
   const floor = median(api);
   const ours = median(step);
+  const oursExec = median(execStep);
+  const shellFloor = median(shell);
   const rows = [
     `Median time per action, ${ROUNDS} rounds of ${STEPS} actions each (\`bash -lc '${COMMAND}'\`):`,
     "",
@@ -96,10 +107,16 @@ async function main(): Promise<void> {
       ? `| docker exec via the CLI (mini-swe-agent's way) | n/a (${cliError}) | |`
       : `| docker exec via the CLI (mini-swe-agent's way) | ${median(cli).toFixed(1)} | ${(median(cli) / floor).toFixed(2)}x |`,
     `| bare Engine API exec (floor) | ${floor.toFixed(1)} | 1.00x |`,
-    `| swerun step (scripted model, Docker env, trajectory saved) | ${ours.toFixed(1)} | ${(ours / floor).toFixed(2)}x |`,
+    `| swerun step, exec_mode: exec (one exec per action) | ${oursExec.toFixed(1)} | ${(oursExec / floor).toFixed(2)}x |`,
+    `| bare shell session: one exec reading commands from stdin (session floor) | ${shellFloor.toFixed(1)} | ${(shellFloor / floor).toFixed(2)}x |`,
+    `| swerun step, exec_mode: session (default) | ${ours.toFixed(1)} | ${(ours / floor).toFixed(2)}x |`,
     "",
-    `swerun step / API floor: ${(ours / floor).toFixed(2)}x (target: at most 1.3x)`,
-    cliError ? "" : `CLI exec / swerun step: ${(median(cli) / ours).toFixed(2)}x (target: at least 1.5x)`,
+    "A swerun step is the scripted model, the Docker environment, the observation template and the trajectory saved.",
+    `swerun step / API floor: ${(ours / floor).toFixed(2)}x (target: at most 1.3x); exec mode: ${(oursExec / floor).toFixed(2)}x`,
+    `swerun session step - bare session: ${(ours - shellFloor).toFixed(1)} ms of swerun per step`,
+    cliError
+      ? ""
+      : `CLI exec / swerun step: ${(median(cli) / ours).toFixed(2)}x (target: at least 1.5x); exec mode: ${(median(cli) / oursExec).toFixed(2)}x`,
   ];
   process.stdout.write(`${rows.join("\n")}\n`);
 }

@@ -38,10 +38,17 @@ export interface ExecRequest {
   signal?: AbortSignal;
 }
 
-/** Splits Docker's multiplexed stream (8-byte frame headers) and feeds stdout and stderr payloads to `onData`. */
-function demultiplex(stream: Readable, onData: (chunk: Buffer) => void): Promise<void> {
+/**
+ * Splits Docker's multiplexed stream (8-byte frame headers) and feeds the payloads to `onData`, saying
+ * whether each came from stderr. Resolves when the stream ends.
+ */
+export function demultiplex(
+  stream: Readable,
+  onData: (chunk: Buffer, fromStderr: boolean) => void,
+): Promise<void> {
   let pending = Buffer.alloc(0);
   let remaining = 0;
+  let fromStderr = false;
   return new Promise((resolve, reject) => {
     stream.on("data", (chunk: Buffer) => {
       let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
@@ -49,7 +56,7 @@ function demultiplex(stream: Readable, onData: (chunk: Buffer) => void): Promise
       while (data.length) {
         if (remaining > 0) {
           const take = Math.min(remaining, data.length);
-          onData(data.subarray(0, take));
+          onData(data.subarray(0, take), fromStderr);
           remaining -= take;
           data = data.subarray(take);
           continue;
@@ -58,6 +65,7 @@ function demultiplex(stream: Readable, onData: (chunk: Buffer) => void): Promise
           pending = Buffer.from(data);
           break;
         }
+        fromStderr = data[0] === 2;
         remaining = data.readUInt32BE(4);
         data = data.subarray(8);
       }
@@ -69,7 +77,7 @@ function demultiplex(stream: Readable, onData: (chunk: Buffer) => void): Promise
 }
 
 /** Runs in a second exec: kills every process of the action, whatever process group it is in. */
-async function killMarked(container: Docker.Container, marker: string): Promise<void> {
+export async function killMarked(container: Docker.Container, marker: string): Promise<void> {
   const exec = await container.exec({
     Cmd: ["/bin/sh", "-c", KILL_MARKED, "swerun-kill", marker],
     AttachStdout: true,
@@ -85,6 +93,74 @@ async function exitCode(exec: Docker.Exec): Promise<number> {
     if (!info.Running && typeof info.ExitCode === "number") return info.ExitCode;
     if (attempt >= 200) return -1;
     await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Ends one action early when its timeout passes or its signal aborts: kills every process of the action
+ * (by its marker, from a second exec), again while its output stays open, and calls `giveUp` when three
+ * tries a second apart did not end it.
+ */
+export class ActionKiller {
+  /** Why the action was killed; empty while it was not. */
+  reason = "";
+  readonly #container: Docker.Container;
+  readonly #marker: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #giveUp: () => void;
+  readonly #timer: NodeJS.Timeout;
+  readonly #onAbort = () => this.kill(INTERRUPTED);
+  #ended = false;
+  #wake = () => {};
+  #killing: Promise<void> | undefined;
+
+  constructor(
+    container: Docker.Container,
+    marker: string,
+    request: { timeoutSeconds: number; signal?: AbortSignal },
+    giveUp: () => void,
+  ) {
+    this.#container = container;
+    this.#marker = marker;
+    this.#signal = request.signal;
+    this.#giveUp = giveUp;
+    this.#timer = setTimeout(
+      () =>
+        this.kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
+      request.timeoutSeconds * 1000,
+    );
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (this.#signal?.aborted) this.#onAbort();
+  }
+
+  kill(reason: string): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.#killing = (async () => {
+      // A kill can race the start of the action; try again while its output stays open, then stop waiting.
+      for (let attempt = 0; attempt < 3 && !this.#ended; attempt++) {
+        await killMarked(this.#container, this.#marker).catch(() => {});
+        if (!this.#ended) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 1_000);
+            this.#wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      }
+      if (!this.#ended) this.#giveUp();
+    })();
+  }
+
+  /** The action's output has ended: no more kills; resolves when a kill in progress has finished. */
+  async ended(): Promise<void> {
+    this.#ended = true;
+    this.#wake();
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    await this.#killing;
   }
 }
 
@@ -109,50 +185,16 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   // Aborted while the exec was being created: it never starts.
   if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
   let stream: Readable | undefined;
-  let ended = false;
-  let onEnded = () => {};
-  const endedOrTimeout = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      onEnded = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  let killedBecause = "";
-  let killing: Promise<void> | undefined;
-  const kill = (reason: string) => {
-    if (killedBecause) return;
-    killedBecause = reason;
-    killing = (async () => {
-      // A kill can race the start of the exec; try again while the output stays open, then stop waiting.
-      for (let attempt = 0; attempt < 3 && !ended; attempt++) {
-        await killMarked(container, marker).catch(() => {});
-        if (!ended) await endedOrTimeout(1_000);
-      }
-      if (!ended) stream?.destroy();
-    })();
-  };
-  const timer = setTimeout(
-    () => kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
-    request.timeoutSeconds * 1000,
-  );
-  const onAbort = () => kill(INTERRUPTED);
-  request.signal?.addEventListener("abort", onAbort, { once: true });
-  if (request.signal?.aborted) onAbort();
+  const killer = new ActionKiller(container, marker, request, () => stream?.destroy());
   try {
     stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
     await demultiplex(stream, (chunk) => collector.push(chunk));
   } catch (error) {
-    if (!killedBecause) throw error;
+    if (!killer.reason) throw error;
   } finally {
-    ended = true;
-    onEnded();
-    clearTimeout(timer);
-    request.signal?.removeEventListener("abort", onAbort);
+    await killer.ended();
   }
-  await killing;
-  if (killedBecause) return killedOutput(killedBecause, collector);
+  if (killer.reason) return killedOutput(killer.reason, collector);
   const { output, truncated } = collector.result();
   return {
     output,
@@ -162,9 +204,10 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   };
 }
 
-const INTERRUPTED = "Command interrupted by the user; all its processes were killed";
+export const INTERRUPTED = "Command interrupted by the user; all its processes were killed";
 
-function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
+/** The output of an action that was killed: what it printed so far, returncode -1, and why. */
+export function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
   const { output, truncated } = collector.result();
   const extra: Record<string, unknown> = {};
   if (truncated) extra.truncated = truncated;

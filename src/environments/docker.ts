@@ -18,6 +18,7 @@ import { runExec } from "./docker-exec.js";
 import { daemonMessage, ensureImage } from "./docker-pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
 import { translateRunArgs } from "./docker-run-args.js";
+import { DockerSession } from "./docker-session.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import type { EnvironmentContext } from "./index.js";
 
@@ -110,6 +111,8 @@ export class DockerEnvironment implements Environment {
   readonly #live: LiveContainer;
   #platform: Record<string, string> = {};
   #closing: Promise<void> | undefined;
+  #session: { shell: DockerSession; env: string } | undefined;
+  #sessionFailed = false;
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -184,7 +187,8 @@ export class DockerEnvironment implements Environment {
       const live: LiveContainer = { name, remove: () => environment.close() };
       const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
       registerContainer(live);
-      environment.#platform = await containerPlatform(container);
+      const session = await environment.#openSession(environment.#actionEnv()).catch(() => undefined);
+      environment.#platform = session ? session.platform : await containerPlatform(container);
       return environment;
     } catch (error) {
       unregisterContainer(pending);
@@ -201,21 +205,20 @@ export class DockerEnvironment implements Environment {
   async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
     if (this.#closing)
       throw new DockerContainerError(`Docker container ${this.containerName} was already removed`);
-    const env: string[] = [];
-    for (const name of this.config.forward_env) {
-      const value = process.env[name];
-      if (value !== undefined) env.push(`${name}=${value}`);
-    }
-    for (const [name, value] of Object.entries(this.config.env))
-      env.push(`${name}=${expandVars(value, process.env)}`);
+    const env = this.#actionEnv();
+    const request = {
+      workdir: options.cwd || this.config.cwd || "/",
+      timeoutSeconds: options.timeout ?? this.config.timeout,
+      maxOutputBytes: this.config.max_output_bytes,
+      signal: options.signal,
+    };
     try {
+      const session = await this.#openSession(env);
+      if (session) return await session.run({ ...request, command: action.command });
       return await runExec(this.#container, {
+        ...request,
         argv: [...this.config.interpreter, action.command],
         env,
-        workdir: options.cwd || this.config.cwd || "/",
-        timeoutSeconds: options.timeout ?? this.config.timeout,
-        maxOutputBytes: this.config.max_output_bytes,
-        signal: options.signal,
       });
     } catch (error) {
       if (isConnectionError(error))
@@ -227,6 +230,44 @@ export class DockerEnvironment implements Environment {
         );
       }
       throw error;
+    }
+  }
+
+  /** Each action's variables: forwarded host values, then `env` with $VARs expanded from the host. */
+  #actionEnv(): string[] {
+    const env: string[] = [];
+    for (const name of this.config.forward_env) {
+      const value = process.env[name];
+      if (value !== undefined) env.push(`${name}=${value}`);
+    }
+    for (const [name, value] of Object.entries(this.config.env))
+      env.push(`${name}=${expandVars(value, process.env)}`);
+    return env;
+  }
+
+  /**
+   * The shell session that runs actions (exec_mode: session), started on first use and again when a
+   * command ended it or the variables changed; undefined in exec mode or when the image cannot host one
+   * (each action is then its own exec). Daemon errors (container gone, daemon unreachable) are thrown.
+   */
+  async #openSession(env: string[]): Promise<DockerSession | undefined> {
+    if (this.config.exec_mode !== "session" || this.#sessionFailed) return undefined;
+    const key = env.join("\0");
+    if (this.#session?.shell.alive && this.#session.env === key) return this.#session.shell;
+    this.#session?.shell.close();
+    this.#session = undefined;
+    try {
+      const shell = await DockerSession.start(this.#container, { env, interpreter: this.config.interpreter });
+      this.#session = { shell, env: key };
+      return shell;
+    } catch (error) {
+      if (isConnectionError(error) || statusCode(error) !== undefined) throw error;
+      this.#sessionFailed = true;
+      const report = this.#context.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
+      report(
+        `Docker container ${this.containerName}: ${(error as Error).message}; running one exec per action instead`,
+      );
+      return undefined;
     }
   }
 
@@ -250,6 +291,7 @@ export class DockerEnvironment implements Environment {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       unregisterContainer(this.#live);
+      this.#session?.shell.close();
       const report = this.#context.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
       const cleanup = `swerun cleanup --run-id ${this.#context.runId}`;
       try {

@@ -89,8 +89,17 @@ describe("the docker environment config", () => {
       run_args: ["--rm"],
       allow_privileged: false,
       container_options: {},
+      exec_mode: "session",
       keep_container: false,
     });
+  });
+
+  it("takes exec_mode session or exec, and names the choices otherwise", () => {
+    const parse = (exec_mode: string) =>
+      dockerEnvironmentSchema.safeParse({ environment_class: "docker", image: "x", exec_mode });
+    expect(parse("exec").data?.exec_mode).toBe("exec");
+    expect(parse("fork").error?.issues[0]).toMatchObject({ path: ["exec_mode"] });
+    expect(parse("fork").error?.issues[0]?.message).toMatch(/"session".*"exec"/);
   });
 
   it("validates run_args and container_timeout when the config is read", () => {

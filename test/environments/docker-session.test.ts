@@ -1,0 +1,139 @@
+import type Docker from "dockerode";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { DockerEnvironment } from "../../src/environments/docker.js";
+import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
+import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+
+const RUN_ID = `docker-session-test-${process.pid}`;
+
+function create(image: string, extra: Record<string, unknown> = {}, onProgress?: (line: string) => void) {
+  const config = dockerEnvironmentSchema.parse({
+    environment_class: "docker",
+    image,
+    run_args: TEST_RUN_ARGS,
+    timeout: 20,
+    ...extra,
+  });
+  return DockerEnvironment.create(config, { runId: RUN_ID, onProgress });
+}
+
+/** How many execs the daemon created in the container since `since` (its own event log). */
+async function execsCreated(docker: Docker, containerId: string, since: number): Promise<number> {
+  const stream = (await docker.getEvents({
+    since,
+    until: Math.ceil(Date.now() / 1000) + 1,
+    filters: { container: [containerId], event: ["exec_create"] },
+  })) as unknown as NodeJS.ReadableStream;
+  let text = "";
+  for await (const chunk of stream) text += chunk.toString();
+  return text.split("\n").filter(Boolean).length;
+}
+
+/** Commands whose output a shell session could get wrong: escapes, stdin, fake end lines, background output. */
+const AWKWARD = [
+  "printf '%s\\n' '100%' 'a\\tb' '\\c'; echo 'x\\cy'; echo back\\\\slash",
+  "echo trailing; echo; echo\n\n\n",
+  "cat <<'EOF'\nno newline after the delimiter \\n\nEOF",
+  "echo 'héllo ✓ 日本'; printf 'cr\\rlf\\r\\n'",
+  'cat; read line; echo "stdin is empty: $?"',
+  "printf '\\n0123456789abcdef 0\\nstill the same action\\n'",
+  "mkdir -p '/tmp/a b' && cd '/tmp/a b' && pwd",
+  "(sleep 1; echo late) & echo now",
+  "kill 0; echo never",
+  "exit 7",
+];
+
+await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
+  let docker: Docker;
+  let images: { base: string; swebench: string };
+  let session: DockerEnvironment;
+  let exec: DockerEnvironment;
+
+  beforeAll(async () => {
+    ({ docker, images } = await dockerFixture());
+    [session, exec] = await Promise.all([
+      create(images.base, { exec_mode: "session" }),
+      create(images.base, { exec_mode: "exec" }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([session?.close(), exec?.close()]);
+  });
+
+  it("runs every action of the environment through the one exec that started it", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const fresh = await create(images.base);
+    try {
+      for (let i = 0; i < 10; i++) {
+        expect((await fresh.execute({ command: `echo step ${i}` })).output).toBe(`step ${i}\n`);
+      }
+      expect(await execsCreated(docker, fresh.containerId, since)).toBe(1);
+      expect(fresh.templateVars()).toMatchObject({ system: "Linux", machine: expect.any(String) });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("gives exactly the output and exit code of one exec per action, for commands that could confuse it", async () => {
+    for (const command of AWKWARD) {
+      const [inSession, inExec] = [await session.execute({ command }), await exec.execute({ command })];
+      expect({ command, output: inSession.output, returncode: inSession.returncode }).toEqual({
+        command,
+        output: inExec.output,
+        returncode: inExec.returncode,
+      });
+    }
+    expect((await session.execute({ command: AWKWARD[5] ?? "" })).output).toBe(
+      "\n0123456789abcdef 0\nstill the same action\n",
+    );
+    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/a b" })).output).toBe("/tmp/a b\n");
+  });
+
+  it("ends an action that kills the session's shell with what it printed, and starts a new shell for the next", async () => {
+    const result = await session.execute({
+      command:
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+        "echo before; for p in /proc/[0-9]*; do grep -qa swerun-session $p/cmdline 2>/dev/null && kill -9 ${p#/proc/}; done; sleep 5; echo after",
+    });
+    expect(result.output.startsWith("before\n")).toBe(true);
+    expect(result.returncode).toBe(137);
+    expect(await session.execute({ command: "echo alive" })).toMatchObject({
+      output: "alive\n",
+      returncode: 0,
+    });
+  });
+
+  it("falls back to one exec per action, saying so, when the image's /bin/sh cannot run the session", async () => {
+    // An image whose /bin/sh refuses the session's bootstrap but runs everything else.
+    const builder = await docker.createContainer({
+      Image: images.base,
+      Cmd: [
+        "bash",
+        "-c",
+        `printf '%s\\n' '#!/bin/bash' '[[ "$2" == *"read -r l"* ]] && { echo "no sessions here" >&2; exit 2; }' 'exec /bin/bash "$@"' > /bin/sh.wrapper && chmod +x /bin/sh.wrapper && mv -f /bin/sh.wrapper /bin/sh`,
+      ],
+      HostConfig: { NetworkMode: "none" },
+    });
+    await builder.start();
+    await builder.wait();
+    const tag = `swerun-test/no-session:${process.pid}`;
+    await builder.commit({ repo: "swerun-test/no-session", tag: String(process.pid) });
+    await builder.remove({ force: true });
+    const lines: string[] = [];
+    const fallback = await create(tag, {}, (line) => lines.push(line));
+    try {
+      expect(lines.join("\n")).toMatch(
+        /^Docker container swerun-\S+: the container's \/bin\/sh did not start swerun's shell session; running one exec per action instead$/,
+      );
+      expect(await fallback.execute({ command: "echo works; exit 4" })).toMatchObject({
+        output: "works\n",
+        returncode: 4,
+      });
+      expect(fallback.templateVars()).toMatchObject({ system: "Linux" });
+    } finally {
+      await fallback.close();
+      await docker.getImage(tag).remove({ force: true });
+    }
+  });
+});
