@@ -10,25 +10,23 @@ const READY = "swerun-session ready";
 
 /**
  * The shell session's loop, sent as the first line of its stdin (so `ps` in the container shows a short
- * command line). For each request (a line "nonce marker", the escaped cwd, the escaped command) it runs the
- * interpreter with the command in a new session, stdin from /dev/null, stderr merged into stdout, the
- * action's marker in its environment; the output goes through `cat`, which ends when every process holding
- * it has closed it, as a `docker exec` stream does. Then it prints "\n<nonce> <exit code>\n". The nonce is
- * never in the command's environment, so no output can fake the end of an action.
+ * command line). A request is a line "nonce marker", the cwd, then the command's lines and a line holding
+ * only the nonce; all read with shell builtins (no process per request). The interpreter runs with the
+ * command in a new session, stdin from /dev/null, stderr merged into stdout and the action's marker in its
+ * environment; the output goes through `cat`, which ends when every process holding it has closed it, as a
+ * `docker exec` stream does. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the
+ * command's environment, so no output can fake the end of an action.
  */
 const LOOP = [
   "command -v cat >/dev/null 2>&1 || exit 3; exec 3>&1; s=; command -v setsid >/dev/null 2>&1 && s=setsid;",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+  "l=$(printf '\\nx'); l=${l%x};",
   `printf '${READY}\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)";`,
   "while IFS=' ' read -r n m && IFS= read -r d && IFS= read -r c; do",
-  `d=$(printf '%bx' "$d"); d=\${d%x}; c=$(printf '%bx' "$c"); c=\${c%x};`,
+  `while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
   `r=$( { { ( cd "$d" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | cat >&3 4>&-; } 4>&1 );`,
   `printf '\\n%s %s\\n' "$n" "\${r:-255}"; done`,
 ].join(" ");
-
-/** One line that `printf %b` turns back into `text`: backslashes, newlines and NULs escaped. */
-function escapeLine(text: string): string {
-  return text.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll("\0", "\\0000");
-}
 
 /** What one action asks of the session. */
 export interface SessionRequest {
@@ -80,6 +78,8 @@ export class DockerSession {
         for (const wake of this.#readyWaiters.splice(0)) wake(false);
         const pending = this.#pending;
         this.#pending = undefined;
+        // The shell is gone: what was held back as a possible end line is output.
+        pending?.collector.push(pending.unread);
         pending?.finish(undefined);
       });
     stream.on("error", () => {});
@@ -147,9 +147,7 @@ export class DockerSession {
         unread: Buffer.alloc(0),
         finish: resolve,
       };
-      this.#stream.write(
-        `${nonce} ${marker}\n${escapeLine(request.workdir)}\n${escapeLine(request.command)}\n`,
-      );
+      this.#stream.write(`${nonce} ${marker}\n${request.workdir}\n${request.command}\n${nonce}\n`);
     });
     await killer.ended();
     if (killer.reason) return killedOutput(killer.reason, collector);

@@ -213,7 +213,8 @@ export class DockerEnvironment implements Environment {
       signal: options.signal,
     };
     try {
-      const session = await this.#openSession(env);
+      // The session reads the cwd as one line; a cwd holding a newline takes an exec of its own.
+      const session = request.workdir.includes("\n") ? undefined : await this.#openSession(env);
       if (session) return await session.run({ ...request, command: action.command });
       return await runExec(this.#container, {
         ...request,

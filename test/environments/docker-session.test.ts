@@ -41,6 +41,8 @@ const AWKWARD = [
   "(sleep 1; echo late) & echo now",
   "kill 0; echo never",
   "exit 7",
+  "",
+  "echo 'a line that is only a nonce-like word:'\n0123456789abcdef0123456789abcdef\necho done",
 ];
 
 await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
@@ -88,16 +90,22 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
       "\n0123456789abcdef 0\nstill the same action\n",
     );
     expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/a b" })).output).toBe("/tmp/a b\n");
+    await session.execute({ command: "mkdir -p '/tmp/new\nline'" });
+    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/new\nline" })).output).toBe(
+      "/tmp/new\nline\n",
+    );
   });
 
-  it("ends an action that kills the session's shell with what it printed, and starts a new shell for the next", async () => {
+  it("ends an action that kills the session's shell with all it printed, and starts a new shell for the next", async () => {
     const result = await session.execute({
-      command:
+      command: [
+        "echo before",
         // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
-        "echo before; for p in /proc/[0-9]*; do grep -qa swerun-session $p/cmdline 2>/dev/null && kill -9 ${p#/proc/}; done; sleep 5; echo after",
+        "for p in /proc/[0-9]*; do grep -q '^PPid:[[:space:]]*0$' $p/status && grep -qa '^/bin/sh' $p/cmdline && kill -9 ${p#/proc/}; done",
+        "sleep 1; echo after",
+      ].join("\n"),
     });
-    expect(result.output.startsWith("before\n")).toBe(true);
-    expect(result.returncode).toBe(137);
+    expect(result).toMatchObject({ output: "before\nafter\n", returncode: 137 });
     expect(await session.execute({ command: "echo alive" })).toMatchObject({
       output: "alive\n",
       returncode: 0,
