@@ -1,8 +1,8 @@
 /**
  * Batch throughput in Docker: 20 instances x 20 scripted steps at 1, 2 and 4 workers (containers started
  * and removed included). Reports wall time, instances per minute, peak memory of the process, and the
- * median step time over a bare Engine API exec measured in the same run.
- * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20]
+ * median step time against a bare Engine API exec and a bare shell session measured in the same run.
+ * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20] [workers, default 1,2,4]
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,10 +16,11 @@ import { readDatasetFile } from "../src/swebench/dataset.js";
 import { ensureFixtureImage } from "../src/swebench/fixture-image.js";
 import type { BatchDisplay } from "../src/swebench/progress.js";
 import { packageRoot } from "../src/util/package-root.js";
-import { apiExec, median } from "./docker-floor.js";
+import { apiExec, bareSession, median } from "./docker-floor.js";
 
 const INSTANCES = Number(process.argv[2] ?? 20);
 const STEPS = Number(process.argv[3] ?? 20);
+const WORKERS = (process.argv[4] ?? "1,2,4").split(",").map(Number);
 const COMMAND = "echo step && ls";
 const IMAGE = "swerun-demo/calc:latest";
 
@@ -64,7 +65,8 @@ function collector(steps: number[]): BatchDisplay {
   };
 }
 
-async function floor(): Promise<number> {
+/** The floors of one action: a bare Engine API exec, and a round trip through a bare shell session. */
+async function floors(): Promise<{ exec: number; session: number }> {
   const docker = await connectDocker();
   const container = await docker.createContainer({
     name: `swerun-bench-floor-${process.pid}`,
@@ -75,13 +77,17 @@ async function floor(): Promise<number> {
   });
   await container.start();
   const times: number[] = [];
+  const shell: number[] = [];
   try {
     for (let i = 0; i < 60; i++) times.push(await apiExec(container, ["bash", "-c", COMMAND]));
+    const bare = await bareSession(container, ["bash", "-c"]);
+    for (let i = 0; i < 60; i++) shell.push(await bare.run(COMMAND));
+    bare.close();
   } finally {
     await container.remove({ force: true }).catch(() => {});
     closeDockerClient(docker);
   }
-  return median(times.slice(10));
+  return { exec: median(times.slice(10)), session: median(shell.slice(10)) };
 }
 
 async function main(): Promise<void> {
@@ -89,19 +95,19 @@ async function main(): Promise<void> {
   const path = dataset(dir);
   const instances = (await readDatasetFile(path)) as Instance[];
   await ensureFixtureImage(IMAGE, instances[0] as Instance, dir);
-  const execFloor = await floor();
+  const floor = await floors();
   let peak = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 10);
   const rows = [
-    `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`); bare API exec floor ${execFloor.toFixed(1)} ms`,
+    `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`); floors: bare API exec ${floor.exec.toFixed(1)} ms, bare shell session ${floor.session.toFixed(1)} ms`,
     "",
-    "| workers | wall time (s) | instances/min | peak RSS (MiB) | median step (ms) | step overhead over floor (ms) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| workers | wall time (s) | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   try {
-    for (const workers of [1, 2, 4]) {
+    for (const workers of WORKERS) {
       const config = loadConfig([
         "swebench",
         "swebench-demo",
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
         );
       const step = median(steps);
       rows.push(
-        `| ${workers} | ${wall.toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step - execFloor).toFixed(1)} |`,
+        `| ${workers} | ${wall.toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step / floor.exec).toFixed(2)}x | ${(step - floor.session).toFixed(1)} |`,
       );
     }
   } finally {
