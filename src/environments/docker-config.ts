@@ -48,6 +48,20 @@ export const dockerEnvironmentSchema = z
     keep_container: z.boolean().default(false),
   })
   .superRefine((config, context) => {
+    // Each action's variables are exported by a shell (exec_mode session), so they need shell names.
+    for (const [field, names] of [
+      ["env", Object.keys(config.env)],
+      ["forward_env", config.forward_env],
+    ] as const) {
+      for (const [index, name] of names.entries()) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+        context.addIssue({
+          code: "custom",
+          path: field === "env" ? [field, name] : [field, index],
+          message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)`,
+        });
+      }
+    }
     try {
       translateRunArgs(config.run_args, { allowPrivileged: config.allow_privileged });
     } catch (error) {

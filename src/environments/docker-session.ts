@@ -8,29 +8,57 @@ import { OutputCollector } from "./output.js";
 /** The first line of the session's output: this, then the container's uname -s -n -r -v -m, tab-separated. */
 const READY = "swerun-session ready";
 
+/** The command line of the container's PID 1: it reads its program (`loop`) as the first line of stdin. */
+export function sessionCommand(interpreter: string[]): string[] {
+  return ["/bin/sh", "-c", 'IFS= read -r l && eval "$l"', "swerun-session", ...interpreter];
+}
+
 /**
- * The shell session's loop, sent as the first line of its stdin (so `ps` in the container shows a short
- * command line). A request is a line "nonce marker", the cwd, then the command's lines and a line holding
- * only the nonce; all read with shell builtins (no process per request). The interpreter runs with the
- * command in a new session, stdin from /dev/null, stderr merged into stdout and the action's marker in its
- * environment; the output goes through `cat`, which ends when every process holding it has closed it, as a
- * `docker exec` stream does. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the
+ * The session's program, one line. It ends the container after `lifetime` (a `sleep` duration, like the
+ * `sleep` container's; a timer process sends it SIGALRM, the only signal that ends it) and, when stdin closes (swerun ended or died), exits, or with `keep` sleeps out the
+ * lifetime so the container can be entered. A request is a line "nonce marker", the cwd, the lines of a
+ * snippet exporting the action's variables, a line holding only the nonce, the command's lines, and the
+ * nonce again; all read with shell builtins (no process per request). The interpreter runs the command
+ * in a new process session, stdin from /dev/null, stderr merged into stdout, the action's marker in its
+ * environment; the output goes through `cat`, which ends when every process holding it has closed it, as
+ * a `docker exec` stream does. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the
  * command's environment, so no output can fake the end of an action.
  */
-const LOOP = [
-  "command -v cat >/dev/null 2>&1 || exit 3; exec 3>&1; s=; command -v setsid >/dev/null 2>&1 && s=setsid;",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
-  "l=$(printf '\\nx'); l=${l%x};",
-  `printf '${READY}\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)";`,
-  "while IFS=' ' read -r n m && IFS= read -r d && IFS= read -r c; do",
-  `while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
-  `r=$( { { ( cd "$d" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | cat >&3 4>&-; } 4>&1 );`,
-  `printf '\\n%s %s\\n' "$n" "\${r:-255}"; done`,
-].join(" ");
+function loop(lifetime: string, keep: boolean): string {
+  return [
+    "command -v cat >/dev/null 2>&1 || exit 3; exec 3>&1; s=; command -v setsid >/dev/null 2>&1 && s=setsid;",
+    `trap 'exit 0' ALRM; trap : HUP INT QUIT TERM USR1 USR2; (sleep ${lifetime}; kill -ALRM $$) >/dev/null 2>&1 3>&- & `,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+    "l=$(printf '\\nx'); l=${l%x};",
+    `printf '${READY}\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)";`,
+    "while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do",
+    `while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done;`,
+    `IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
+    `r=$( { { ( cd "$d" && eval "$e" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | cat >&3 4>&-; } 4>&1 ); x=$?;`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+    `printf '\\n%s %s\\n' "$n" "\${r:-$x}"; done;`,
+    keep ? `exec sleep ${lifetime}` : "exit 0",
+  ].join(" ");
+}
+
+/** `export NAME='value'` lines for the shell, values single-quoted (a quote becomes '\\''). */
+export function exportSnippet(env: string[]): string {
+  return env
+    .map((entry) => {
+      const at = entry.indexOf("=");
+      return `export ${entry.slice(0, at)}='${entry.slice(at + 1).replaceAll("'", "'\\''")}'`;
+    })
+    .join("\n");
+}
+
+/** The session's shell has ended, and its container with it. */
+export class SessionEndedError extends Error {}
 
 /** What one action asks of the session. */
 export interface SessionRequest {
   command: string;
+  /** NAME=value entries exported for this action only. */
+  env: string[];
   workdir: string;
   timeoutSeconds: number;
   maxOutputBytes: number;
@@ -45,17 +73,16 @@ interface Pending {
 }
 
 /**
- * One long-lived shell in the container, started by a single exec, that runs every action of the
- * environment: a step costs a write and a read on an open connection instead of an exec's round trips
- * through the daemon and the runtime (about 60 ms on the development machine; a session step is a few ms).
- * Timeouts and interrupts kill the action's processes as `runExec` does. If a command kills the session's
- * shell, its action ends with what it printed and the shell's exit code, and `alive` turns false.
+ * The container's PID 1: a shell that runs every action of the environment, attached to swerun by the
+ * container's stdin and stdout. A step costs a write and a read on an open connection instead of an exec's
+ * round trips through the daemon and the container runtime (about 60 ms each on the development machine;
+ * a session step is a few ms), and a container costs no exec at all. Being PID 1, the shell ignores the
+ * signals a command sends it, and the container ends when swerun's connection closes. Timeouts and
+ * interrupts kill the action's processes as `runExec` does.
  */
 export class DockerSession {
   readonly #container: Docker.Container;
-  readonly #exec: Docker.Exec;
   readonly #stream: Duplex;
-  readonly #ended: Promise<void>;
   /** The container's uname fields, named as Python's `platform.uname()` names them; empty without uname. */
   platform: Record<string, string> = {};
   #alive = true;
@@ -65,11 +92,10 @@ export class DockerSession {
   #pending: Pending | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(container: Docker.Container, exec: Docker.Exec, stream: Duplex) {
+  private constructor(container: Docker.Container, stream: Duplex) {
     this.#container = container;
-    this.#exec = exec;
     this.#stream = stream;
-    this.#ended = demultiplex(stream, (chunk, fromStderr) => {
+    void demultiplex(stream, (chunk, fromStderr) => {
       if (!fromStderr) this.#onOutput(chunk);
     })
       .catch(() => {})
@@ -86,42 +112,41 @@ export class DockerSession {
   }
 
   /**
-   * Starts the session's shell with the environment's variables and interpreter (e.g. bash -lc). Resolves
-   * once it answers; rejects when it cannot start (no /bin/sh, the daemon refuses) or does not answer in
-   * `timeoutMs`, so the caller can fall back to one exec per action. Daemon errors keep their status code.
+   * Attaches to a container created with `sessionCommand` as its command and stdin open, before it starts,
+   * so nothing it prints is missed. Daemon errors are thrown with their status code.
    */
-  static async start(
-    container: Docker.Container,
-    options: { env: string[]; interpreter: string[]; timeoutMs?: number },
-  ): Promise<DockerSession> {
-    const exec = await container.exec({
-      Cmd: ["/bin/sh", "-c", 'IFS= read -r l && eval "$l"', "swerun-session", ...options.interpreter],
-      Env: options.env,
-      WorkingDir: "/",
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-    });
-    const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
-    const session = new DockerSession(container, exec, stream);
-    stream.write(`${LOOP}\n`);
-    const ready = await Promise.race([
-      session.#readyPromise(),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), options.timeoutMs ?? 10_000).unref()),
+  static async attach(container: Docker.Container): Promise<DockerSession> {
+    const stream = (await container.attach({
+      stream: true,
+      stdin: true,
+      stdout: true,
+      stderr: true,
+      hijack: true,
+    })) as Duplex;
+    return new DockerSession(container, stream);
+  }
+
+  /**
+   * Once the container runs: sends the session's program and resolves true when the shell answers, false
+   * when it cannot run it or does not answer in `timeoutMs` (the caller then falls back to one exec per
+   * action, in a container of its own).
+   */
+  async begin(options: { lifetime: string; keep: boolean; timeoutMs?: number }): Promise<boolean> {
+    const ready = new Promise<boolean>((resolve) => this.#readyWaiters.push(resolve));
+    this.#stream.write(`${loop(options.lifetime, options.keep)}\n`);
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      ready,
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), options.timeoutMs ?? 10_000);
+      }),
     ]);
-    if (!ready) {
-      session.close();
-      throw new Error("the container's /bin/sh did not start swerun's shell session");
-    }
-    return session;
+    clearTimeout(timer);
+    if (!answered) this.close();
+    return answered;
   }
 
-  #readyPromise(): Promise<boolean> {
-    return new Promise((resolve) => this.#readyWaiters.push(resolve));
-  }
-
-  /** False once the shell has exited or the connection closed; a new session is needed then. */
+  /** False once the shell has exited (the container with it) or the connection closed. */
   get alive(): boolean {
     return this.#alive;
   }
@@ -136,7 +161,7 @@ export class DockerSession {
   async #runNow(request: SessionRequest): Promise<ExecOutput> {
     const collector = new OutputCollector(request.maxOutputBytes);
     if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
-    if (!this.#alive) throw new Error("swerun's shell session in the container has ended");
+    if (!this.#alive) throw new SessionEndedError("the container's shell session has ended");
     const nonce = randomBytes(16).toString("hex");
     const marker = randomBytes(8).toString("hex");
     const killer = new ActionKiller(this.#container, marker, request, () => this.close());
@@ -147,14 +172,17 @@ export class DockerSession {
         unread: Buffer.alloc(0),
         finish: resolve,
       };
-      this.#stream.write(`${nonce} ${marker}\n${request.workdir}\n${request.command}\n${nonce}\n`);
+      const exports = exportSnippet(request.env);
+      this.#stream.write(
+        `${nonce} ${marker}\n${request.workdir}\n${exports ? `${exports}\n` : ""}${nonce}\n${request.command}\n${nonce}\n`,
+      );
     });
     await killer.ended();
     if (killer.reason) return killedOutput(killer.reason, collector);
     const { output, truncated } = collector.result();
     return {
       output,
-      // The shell itself was killed by the command: its own exit code stands for the command's.
+      // The shell ended during the action (the container stopped): its exit code stands for the command's.
       returncode: returncode ?? (await this.#shellExitCode()),
       exception_info: "",
       extra: truncated ? { truncated } : {},
@@ -200,15 +228,15 @@ export class DockerSession {
 
   async #shellExitCode(): Promise<number> {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const info = await this.#exec.inspect().catch(() => undefined);
+      const info = await this.#container.inspect().catch(() => undefined);
       if (!info) return -1;
-      if (!info.Running && typeof info.ExitCode === "number") return info.ExitCode;
+      if (!info.State.Running) return info.State.ExitCode;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return -1;
   }
 
-  /** Ends the shell (its stdin closes) and the connection. Safe to call twice. */
+  /** Closes the connection; the shell's stdin closes and it exits (or, with `keep`, sleeps). Safe to call twice. */
   close(): void {
     this.#alive = false;
     this.#stream.destroy();

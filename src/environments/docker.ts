@@ -18,7 +18,7 @@ import { runExec } from "./docker-exec.js";
 import { daemonMessage, ensureImage } from "./docker-pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
 import { translateRunArgs } from "./docker-run-args.js";
-import { DockerSession } from "./docker-session.js";
+import { DockerSession, SessionEndedError, sessionCommand } from "./docker-session.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import type { EnvironmentContext } from "./index.js";
 
@@ -81,17 +81,27 @@ function createOptions(config: DockerEnvironmentConfig, context: EnvironmentCont
     [CONTAINER_LABELS.host]: os.hostname(),
     [CONTAINER_LABELS.keep]: String(config.keep_container),
   };
+  // A session container's PID 1 is the session's shell on an open stdin, which closes when swerun's
+  // connection does; what it prints is for swerun only, so the daemon keeps no log of it.
+  const session =
+    config.exec_mode === "session"
+      ? { Cmd: sessionCommand(config.interpreter), OpenStdin: true, StdinOnce: true, AttachStdin: true }
+      : { Cmd: ["sleep", config.container_timeout] };
   const options: Docker.ContainerCreateOptions & { platform?: string } = {
     name,
     Image: config.image,
-    Cmd: ["sleep", config.container_timeout],
+    ...session,
     WorkingDir: config.cwd || "/",
     Env: translated.env,
     ...(translated.user ? { User: translated.user } : {}),
     ...(translated.platform ? { platform: translated.platform } : {}),
     ...rest,
     Labels: { ...translated.labels, ...Labels, ...labels },
-    HostConfig: { ...translated.hostConfig, ...HostConfig },
+    HostConfig: {
+      ...(config.exec_mode === "session" ? { LogConfig: { Type: "none", Config: {} } } : {}),
+      ...translated.hostConfig,
+      ...HostConfig,
+    },
   };
   return { options, platform: translated.platform };
 }
@@ -111,8 +121,8 @@ export class DockerEnvironment implements Environment {
   readonly #live: LiveContainer;
   #platform: Record<string, string> = {};
   #closing: Promise<void> | undefined;
-  #session: { shell: DockerSession; env: string } | undefined;
-  #sessionFailed = false;
+  /** The container's PID 1 in exec_mode session; undefined in exec mode. */
+  #session: DockerSession | undefined;
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -149,6 +159,7 @@ export class DockerEnvironment implements Environment {
     const name = containerName(context);
     let docker: Docker | undefined;
     let created: Docker.Container | undefined;
+    let session: DockerSession | undefined;
     let cancelled = false;
     let creating: Promise<unknown> = Promise.resolve();
     // Registered before anything exists, so an interrupt at any point of the startup still removes the container.
@@ -177,21 +188,35 @@ export class DockerEnvironment implements Environment {
       checkCancelled();
       const starting = client.createContainer(options).then(async (container) => {
         created = container;
+        session = config.exec_mode === "session" ? await DockerSession.attach(container) : undefined;
         await container.start();
         return container;
       });
       creating = starting;
       const container = await starting;
       checkCancelled();
+      if (session && !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container }))) {
+        checkCancelled();
+        // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
+        unregisterContainer(pending);
+        await removeContainer(container).catch(() => {});
+        closeDockerClient(client);
+        report(context)(
+          `Docker image ${config.image}: its /bin/sh did not start swerun's shell session; running one exec per action (exec_mode: exec)`,
+        );
+        return await DockerEnvironment.create({ ...config, exec_mode: "exec" }, context);
+      }
+      checkCancelled();
       unregisterContainer(pending);
       const live: LiveContainer = { name, remove: () => environment.close() };
       const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
+      environment.#session = session;
       registerContainer(live);
-      const session = await environment.#openSession(environment.#actionEnv()).catch(() => undefined);
       environment.#platform = session ? session.platform : await containerPlatform(container);
       return environment;
     } catch (error) {
       unregisterContainer(pending);
+      session?.close();
       if (created) await removeContainer(created).catch(() => {});
       if (docker) closeDockerClient(docker);
       if (error instanceof UserError) throw error;
@@ -214,8 +239,9 @@ export class DockerEnvironment implements Environment {
     };
     try {
       // The session reads the cwd as one line; a cwd holding a newline takes an exec of its own.
-      const session = request.workdir.includes("\n") ? undefined : await this.#openSession(env);
-      if (session) return await session.run({ ...request, command: action.command });
+      if (this.#session && !request.workdir.includes("\n")) {
+        return await this.#session.run({ ...request, env, command: action.command });
+      }
       return await runExec(this.#container, {
         ...request,
         argv: [...this.config.interpreter, action.command],
@@ -228,6 +254,11 @@ export class DockerEnvironment implements Environment {
       if (code === 404 || code === 409) {
         throw new DockerContainerError(
           `Docker container ${this.containerName} is gone or stopped (${daemonMessage(error)}); its container_timeout is ${this.config.container_timeout}`,
+        );
+      }
+      if (error instanceof SessionEndedError) {
+        throw new DockerContainerError(
+          `Docker container ${this.containerName} is gone or stopped (its shell session ended); its container_timeout is ${this.config.container_timeout}`,
         );
       }
       throw error;
@@ -244,32 +275,6 @@ export class DockerEnvironment implements Environment {
     for (const [name, value] of Object.entries(this.config.env))
       env.push(`${name}=${expandVars(value, process.env)}`);
     return env;
-  }
-
-  /**
-   * The shell session that runs actions (exec_mode: session), started on first use and again when a
-   * command ended it or the variables changed; undefined in exec mode or when the image cannot host one
-   * (each action is then its own exec). Daemon errors (container gone, daemon unreachable) are thrown.
-   */
-  async #openSession(env: string[]): Promise<DockerSession | undefined> {
-    if (this.config.exec_mode !== "session" || this.#sessionFailed) return undefined;
-    const key = env.join("\0");
-    if (this.#session?.shell.alive && this.#session.env === key) return this.#session.shell;
-    this.#session?.shell.close();
-    this.#session = undefined;
-    try {
-      const shell = await DockerSession.start(this.#container, { env, interpreter: this.config.interpreter });
-      this.#session = { shell, env: key };
-      return shell;
-    } catch (error) {
-      if (isConnectionError(error) || statusCode(error) !== undefined) throw error;
-      this.#sessionFailed = true;
-      const report = this.#context.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
-      report(
-        `Docker container ${this.containerName}: ${(error as Error).message}; running one exec per action instead`,
-      );
-      return undefined;
-    }
   }
 
   /** The container's `platform.uname()` fields (system, node, release, version, machine), then the config. */
@@ -292,12 +297,12 @@ export class DockerEnvironment implements Environment {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       unregisterContainer(this.#live);
-      this.#session?.shell.close();
-      const report = this.#context.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
+      this.#session?.close();
+      const say = report(this.#context);
       const cleanup = `swerun cleanup --run-id ${this.#context.runId}`;
       try {
         if (this.config.keep_container) {
-          report(
+          say(
             `Kept Docker container ${this.containerName} (keep_container: true). Enter it with: docker exec -it ${this.containerName} bash` +
               ` — remove it with: docker rm -f ${this.containerName} (or ${cleanup})`,
           );
@@ -308,7 +313,7 @@ export class DockerEnvironment implements Environment {
         const reason = isConnectionError(error)
           ? unreachableMessage(this.#endpoint, error)
           : daemonMessage(error);
-        report(
+        say(
           `Could not remove Docker container ${this.containerName}: ${reason}. Remove it later with: ${cleanup}`,
         );
       } finally {
@@ -347,4 +352,9 @@ async function removeContainer(container: Docker.Container): Promise<void> {
     }
     throw error;
   }
+}
+
+/** Where the environment's progress lines go: the context's reporter, else stderr. */
+function report(context: EnvironmentContext): (line: string) => void {
+  return context.onProgress ?? ((line) => process.stderr.write(`${line}\n`));
 }

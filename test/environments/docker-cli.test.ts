@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
-import { describeDocker, dockerFixture, writeDockerRunConfig } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../helpers/docker.js";
+import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
@@ -27,6 +28,7 @@ function dockerRunConfig(
 await describeDocker("swerun run with environment_class docker (CLI, end to end)", () => {
   let docker: Docker;
   let images: { base: string; swebench: string };
+  const server = useOpenAIServer();
 
   /** Containers created by the CLI process with this pid (swerun labels each with its creator's pid). */
   const containersOf = (pid: number | undefined) =>
@@ -144,7 +146,47 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     expect(await containersOf(run.child.pid)).toEqual([]);
   });
 
-  it("leaves the container of a killed run for swerun cleanup, which removes and lists it", async () => {
+  it("a run killed between actions leaves no container: the session's stdin closes and it ends", async () => {
+    const dir = tempDir();
+    const registry = join(dir, "prices.json");
+    writeFileSync(registry, JSON.stringify(TEST_PRICES));
+    server.push(
+      { body: completion({ toolCalls: [toolCall("call_0", { command: "echo started" })] }) },
+      { stall: true },
+    );
+    const run = startCli(
+      [
+        "run",
+        "-m",
+        "openai/test-model",
+        "-c",
+        `model.model_kwargs.api_base=${server.url}`,
+        "--environment-class",
+        "docker",
+        "-c",
+        `environment.image=${images.base}`,
+        "-c",
+        `environment.run_args=${JSON.stringify(TEST_RUN_ARGS)}`,
+        "-t",
+        "t",
+        "--yolo",
+        "-o",
+        join(dir, "killed.traj.json"),
+      ],
+      { cwd: dir, env: { OPENAI_API_KEY: TEST_KEY, LITELLM_MODEL_REGISTRY_PATH: registry } },
+    );
+    await waitFor(() => server.requests.length === 2, 20_000, run.child);
+    expect((await containersOf(run.child.pid)).length).toBe(1);
+    run.child.kill("SIGKILL");
+    await run.done;
+    const deadline = Date.now() + 10_000;
+    while ((await containersOf(run.child.pid)).length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await containersOf(run.child.pid)).toEqual([]);
+  });
+
+  it("leaves the container of a run killed during an action for swerun cleanup, which removes and lists it", async () => {
     const dir = tempDir();
     const config = dockerRunConfig(dir, images.base, ["sleep 30", submit], { cwd: "/", timeout: 60 });
     const run = startCli(["run", "-c", config, "--yolo", "-o", join(dir, "killed.traj.json")]);

@@ -94,6 +94,25 @@ describe("the docker environment config", () => {
     });
   });
 
+  it("refuses env and forward_env names a shell cannot export, naming each", () => {
+    const result = dockerEnvironmentSchema.safeParse({
+      environment_class: "docker",
+      image: "x",
+      env: { GOOD_1: "a", "BAD-NAME": "b" },
+      forward_env: ["OK", "2BAD"],
+    });
+    expect(result.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [
+        ["env", "BAD-NAME"],
+        '"BAD-NAME" is not a variable name (letters, digits and _, not starting with a digit)',
+      ],
+      [
+        ["forward_env", 1],
+        '"2BAD" is not a variable name (letters, digits and _, not starting with a digit)',
+      ],
+    ]);
+  });
+
   it("takes exec_mode session or exec, and names the choices otherwise", () => {
     const parse = (exec_mode: string) =>
       dockerEnvironmentSchema.safeParse({ environment_class: "docker", image: "x", exec_mode });

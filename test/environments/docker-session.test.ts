@@ -2,6 +2,7 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DockerEnvironment } from "../../src/environments/docker.js";
 import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
+import { sessionCommand } from "../../src/environments/docker-session.js";
 import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;
@@ -63,14 +64,16 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     await Promise.all([session?.close(), exec?.close()]);
   });
 
-  it("runs every action of the environment through the one exec that started it", async () => {
+  it("runs every action in the container's PID 1 shell, without a single exec", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const fresh = await create(images.base);
     try {
       for (let i = 0; i < 10; i++) {
         expect((await fresh.execute({ command: `echo step ${i}` })).output).toBe(`step ${i}\n`);
       }
-      expect(await execsCreated(docker, fresh.containerId, since)).toBe(1);
+      expect(await execsCreated(docker, fresh.containerId, since)).toBe(0);
+      const pid1 = await fresh.execute({ command: "tr '\\0' ' ' < /proc/1/cmdline" });
+      expect(pid1.output).toBe('/bin/sh -c IFS= read -r l && eval "$l" swerun-session bash -lc ');
       expect(fresh.templateVars()).toMatchObject({ system: "Linux", machine: expect.any(String) });
     } finally {
       await fresh.close();
@@ -96,20 +99,26 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     );
   });
 
-  it("ends an action that kills the session's shell with all it printed, and starts a new shell for the next", async () => {
-    const result = await session.execute({
-      command: [
-        "echo before",
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
-        "for p in /proc/[0-9]*; do grep -q '^PPid:[[:space:]]*0$' $p/status && grep -qa '^/bin/sh' $p/cmdline && kill -9 ${p#/proc/}; done",
-        "sleep 1; echo after",
-      ].join("\n"),
+  it("outlives commands that signal PID 1 or every process, and answers the next action", async () => {
+    // PID 1 takes no signal but SIGALRM, as the `sleep` of an exec container takes none.
+    const command = "kill -9 1; kill -TERM 1; kill -INT 1; echo still here";
+    expect(await session.execute({ command })).toEqual(await exec.execute({ command }));
+    // Every process but PID 1 includes the session's own helpers: the action ends as killed (137), and
+    // the session goes on.
+    expect(await session.execute({ command: "echo before; kill -9 -1; echo after" })).toMatchObject({
+      returncode: 137,
     });
-    expect(result).toMatchObject({ output: "before\nafter\n", returncode: 137 });
     expect(await session.execute({ command: "echo alive" })).toMatchObject({
       output: "alive\n",
       returncode: 0,
     });
+  });
+
+  it("ends with its container after container_timeout", async () => {
+    const short = await create(images.base, { container_timeout: "1" });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await expect(short.execute({ command: "true" })).rejects.toThrow(/is gone or stopped/);
+    await short.close();
   });
 
   it("falls back to one exec per action, saying so, when the image's /bin/sh cannot run the session", async () => {
@@ -131,9 +140,10 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     const lines: string[] = [];
     const fallback = await create(tag, {}, (line) => lines.push(line));
     try {
-      expect(lines.join("\n")).toMatch(
-        /^Docker container swerun-\S+: the container's \/bin\/sh did not start swerun's shell session; running one exec per action instead$/,
-      );
+      expect(lines).toEqual([
+        `Docker image ${tag}: its /bin/sh did not start swerun's shell session; running one exec per action (exec_mode: exec)`,
+      ]);
+      expect(fallback.serialize().environment.exec_mode).toBe("exec");
       expect(await fallback.execute({ command: "echo works; exit 4" })).toMatchObject({
         output: "works\n",
         returncode: 4,

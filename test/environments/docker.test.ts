@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { DockerEnvironment } from "../../src/environments/docker.js";
 import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
+import { sessionCommand } from "../../src/environments/docker-session.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
 
@@ -171,7 +172,9 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
         "swerun.instance_id": "shared-instance",
       });
       expect(info.HostConfig.NetworkMode).toBe("none");
-      expect(info.Config.Cmd).toEqual(["sleep", "2h"]);
+      expect(info.Config.Cmd).toEqual(
+        execMode === "session" ? sessionCommand(["bash", "-lc"]) : ["sleep", "2h"],
+      );
       expect((await env.execute({ command: "ls /sys/class/net" })).output).toBe("lo\n");
     });
 
