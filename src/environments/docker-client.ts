@@ -6,6 +6,7 @@ import https from "node:https";
 import os from "node:os";
 import { join } from "node:path";
 import { Duplex } from "node:stream";
+import { inspect } from "node:util";
 import Docker from "dockerode";
 import { UserError } from "../agent/exceptions.js";
 
@@ -182,26 +183,38 @@ class SshDialAgent extends http.Agent {
   }
 }
 
+/**
+ * docker-modem formats every request's options with util.inspect (for its debug log, even when that is
+ * off), agent included: walking a keep-alive agent's sockets cost milliseconds per request. The agent
+ * shows as one word instead, which also keeps TLS keys out of that log when DEBUG=modem is set.
+ */
+function quiet<T extends http.Agent>(agent: T): T {
+  Object.defineProperty(agent, inspect.custom, { value: () => "[swerun docker agent]" });
+  return agent;
+}
+
 /** A dockerode client for the endpoint, on a keep-alive agent (one connection reused for every request). */
 export function createDockerClient(endpoint: DockerEndpoint = resolveDockerEndpoint()): Docker {
   if (endpoint.kind === "unix") {
-    const agent = new http.Agent({ keepAlive: true });
+    const agent = quiet(new http.Agent({ keepAlive: true }));
     return new Docker({ socketPath: endpoint.socketPath, agent } as Docker.DockerOptions);
   }
   if (endpoint.kind === "ssh") {
-    const agent = new SshDialAgent(endpoint);
+    const agent = quiet(new SshDialAgent(endpoint));
     return new Docker({ host: "docker", port: 80, protocol: "http", agent } as Docker.DockerOptions);
   }
   const tls = endpoint.tls;
-  const agent = tls
-    ? new https.Agent({
-        keepAlive: true,
-        ca: tls.ca,
-        cert: tls.cert,
-        key: tls.key,
-        rejectUnauthorized: tls.verify,
-      })
-    : new http.Agent({ keepAlive: true });
+  const agent = quiet(
+    tls
+      ? new https.Agent({
+          keepAlive: true,
+          ca: tls.ca,
+          cert: tls.cert,
+          key: tls.key,
+          rejectUnauthorized: tls.verify,
+        })
+      : new http.Agent({ keepAlive: true }),
+  );
   return new Docker({
     host: endpoint.hostname,
     port: endpoint.port,

@@ -195,7 +195,10 @@ export class DockerEnvironment implements Environment {
       creating = starting;
       const container = await starting;
       checkCancelled();
-      if (session && !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container }))) {
+      if (
+        session &&
+        !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container }))
+      ) {
         checkCancelled();
         // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
         unregisterContainer(pending);

@@ -2,10 +2,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { DockerEnvironment } from "../../src/environments/docker.js";
-import { resolveDockerEndpoint } from "../../src/environments/docker-client.js";
+import {
+  closeDockerClient,
+  createDockerClient,
+  resolveDockerEndpoint,
+} from "../../src/environments/docker-client.js";
 import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
 import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
 import { rootfsTar } from "../helpers/docker-images.js";
@@ -91,6 +96,23 @@ describe("finding the Docker daemon (DOCKER_HOST, contexts)", () => {
     expect(() => resolveDockerEndpoint({ DOCKER_CONFIG: dir, DOCKER_CONTEXT: "nope" })).toThrow(
       /Docker context "nope" .* does not exist/,
     );
+  });
+
+  it("gives docker-modem's per-request util.inspect a one-word agent: no socket walk, no TLS key", () => {
+    const dir = tempDir();
+    for (const name of ["ca.pem", "cert.pem", "key.pem"])
+      writeFileSync(join(dir, name), `${name}-secret-pem`);
+    for (const env of [
+      { DOCKER_HOST: "unix:///x.sock" },
+      { DOCKER_HOST: "tcp://10.1.2.3:2376", DOCKER_TLS_VERIFY: "1", DOCKER_CERT_PATH: dir },
+      { DOCKER_HOST: "ssh://me@box" },
+    ]) {
+      const client = createDockerClient(resolveDockerEndpoint(env));
+      const modem = client.modem as unknown as { agent: unknown };
+      const shown = inspect({ agent: modem.agent }, { showHidden: true, depth: null });
+      expect(shown).toBe("{ agent: [swerun docker agent] }");
+      closeDockerClient(client);
+    }
   });
 
   it("says in one line that the daemon is unreachable, where it looked and how to fix it", async () => {
