@@ -1,7 +1,8 @@
 /**
  * Batch throughput in Docker: 20 instances x 20 scripted steps at 1, 2 and 4 workers (containers started
  * and removed included). Reports wall time, instances per minute, peak memory of the process, and the
- * median step time against a bare Engine API exec and a bare shell session measured in the same run.
+ * median step time against a bare Engine API exec and a bare shell session measured in the same run, and
+ * the time the same number of bare containers take to be created, started and removed (the containers alone).
  * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20] [workers, default 1,2,4]
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -90,6 +91,33 @@ async function floors(): Promise<{ exec: number; session: number }> {
   return { exec: median(times.slice(10)), session: median(shell.slice(10)) };
 }
 
+/** The containers alone: create, start and remove INSTANCES `sleep` containers, `workers` at a time. */
+async function containersFloor(workers: number): Promise<number> {
+  const docker = await connectDocker();
+  let left = INSTANCES;
+  const start = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        while (left > 0) {
+          left -= 1;
+          const container = await docker.createContainer({
+            Image: IMAGE,
+            Cmd: ["sleep", "1h"],
+            Labels: { "swerun.run_id": "bench" },
+            HostConfig: { AutoRemove: true, NetworkMode: "none" },
+          });
+          await container.start();
+          await container.remove({ force: true });
+        }
+      }),
+    );
+  } finally {
+    closeDockerClient(docker);
+  }
+  return (performance.now() - start) / 1000;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-batch-"));
   const path = dataset(dir);
@@ -103,8 +131,8 @@ async function main(): Promise<void> {
   const rows = [
     `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`); floors: bare API exec ${floor.exec.toFixed(1)} ms, bare shell session ${floor.session.toFixed(1)} ms`,
     "",
-    "| workers | wall time (s) | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| workers | wall time (s) | containers alone (s) | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   try {
     for (const workers of WORKERS) {
@@ -137,7 +165,7 @@ async function main(): Promise<void> {
         );
       const step = median(steps);
       rows.push(
-        `| ${workers} | ${wall.toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step / floor.exec).toFixed(2)}x | ${(step - floor.session).toFixed(1)} |`,
+        `| ${workers} | ${wall.toFixed(1)} | ${(await containersFloor(workers)).toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step / floor.exec).toFixed(2)}x | ${(step - floor.session).toFixed(1)} |`,
       );
     }
   } finally {
