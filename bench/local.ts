@@ -1,7 +1,7 @@
 /**
  * Local step overhead: a bare `bash -c` spawn per action (the floor) against swerun's full step path
  * (scripted model, local environment, observation template, trajectory saved after every step),
- * over 50- and 250-step runs whose actions each print 10 KB.
+ * over 50- and 250-step runs whose actions each print 10 KB; medians of 5 alternating rounds.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -15,6 +15,12 @@ import { DeterministicModel } from "../src/models/deterministic.js";
 import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "yes abcdefghi | head -c 10240";
+const ROUNDS = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
 
 function bareSpawn(command: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -78,14 +84,22 @@ async function main(): Promise<void> {
   );
   rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const steps of [50, 250]) {
-    const bare = await floor(steps);
-    const run = await swerun(steps);
-    const runner = run.actionPerStep - bare;
-    const loop = run.perStep - run.actionPerStep - run.savePerStep;
-    const cells = [bare, run.perStep, run.perStep - bare, runner, loop, run.savePerStep].map((ms) =>
-      ms.toFixed(2),
+    // Floor and swerun alternate, ROUNDS times each, and each column is the median: the machine's noise
+    // (another process, a slow disk flush) lands on both.
+    const bares: number[] = [];
+    const runs: Awaited<ReturnType<typeof swerun>>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      bares.push(await floor(steps));
+      runs.push(await swerun(steps));
+    }
+    const bare = median(bares);
+    const perStep = median(runs.map((run) => run.perStep));
+    const action = median(runs.map((run) => run.actionPerStep));
+    const saving = median(runs.map((run) => run.savePerStep));
+    const cells = [bare, perStep, perStep - bare, action - bare, perStep - action - saving, saving].map(
+      (ms) => ms.toFixed(2),
     );
-    rows.push(`| ${steps} | ${cells.join(" | ")} | ${(run.bytes / 1e6).toFixed(1)} MB |`);
+    rows.push(`| ${steps} | ${cells.join(" | ")} | ${((runs[0]?.bytes ?? 0) / 1e6).toFixed(1)} MB |`);
   }
   process.stdout.write(`${rows.join("\n")}\n`);
 }
