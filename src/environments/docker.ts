@@ -22,6 +22,9 @@ import { DockerSession, SessionEndedError, sessionCommand } from "./docker-sessi
 import type { Environment, ExecuteOptions } from "./environment.js";
 import type { EnvironmentContext } from "./index.js";
 
+/** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
+export const SESSION_MAX_COMMAND = 32_768;
+
 /** Every container swerun creates is named `swerun-...`. */
 export const CONTAINER_PREFIX = "swerun-";
 
@@ -241,8 +244,9 @@ export class DockerEnvironment implements Environment {
       signal: options.signal,
     };
     try {
-      // The session reads the cwd as one line; a cwd holding a newline takes an exec of its own.
-      if (this.#session && !request.workdir.includes("\n")) {
+      // The session reads the cwd as one line and the command line by line with shell builtins, which
+      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own.
+      if (this.#session && !request.workdir.includes("\n") && action.command.length <= SESSION_MAX_COMMAND) {
         return await this.#session.run({ ...request, env, command: action.command });
       }
       return await runExec(this.#container, {

@@ -1,6 +1,6 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DockerEnvironment } from "../../src/environments/docker.js";
+import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../src/environments/docker.js";
 import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
 import { sessionCommand } from "../../src/environments/docker-session.js";
 import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
@@ -97,6 +97,20 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/new\nline" })).output).toBe(
       "/tmp/new\nline\n",
     );
+  });
+
+  it("runs a command longer than SESSION_MAX_COMMAND as an exec of its own, with the same result", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i} `.padEnd(49, "x"));
+    const command = `cat > /tmp/long <<'EOF'\n${lines.join("\n")}\nEOF\nwc -c < /tmp/long`;
+    expect(command.length).toBeGreaterThan(SESSION_MAX_COMMAND);
+    const fresh = await create(images.base);
+    try {
+      expect(await fresh.execute({ command })).toMatchObject({ output: "50000\n", returncode: 0 });
+      expect(await execsCreated(docker, fresh.containerId, since)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("outlives commands that signal PID 1 or every process, and answers the next action", async () => {
