@@ -16,7 +16,7 @@ const MERGE_STDERR = 'exec "$0" "$@" 2>&1';
  * shell reports a killed child into the output, then kills them; passes repeat until one finds nothing,
  * so processes forked during a pass are caught by the next.
  */
-const KILL_MARKED = `m="${ACTION_MARKER}=$1"; n=0
+const KILL_MARKED = `m="$1"; n=0
 while [ $n -lt 50 ]; do
   pids=""
   for d in /proc/[0-9]*; do
@@ -76,10 +76,17 @@ export function demultiplex(
   });
 }
 
-/** Runs in a second exec: kills every process of the action, whatever process group it is in. */
-export async function killMarked(container: Docker.Container, marker: string): Promise<void> {
+/**
+ * Runs in a second exec: kills every process whose environment holds `variable`=`marker` (by default the
+ * action's marker: every process of the action, whatever process group it is in).
+ */
+export async function killMarked(
+  container: Docker.Container,
+  marker: string,
+  variable = ACTION_MARKER,
+): Promise<void> {
   const exec = await container.exec({
-    Cmd: ["/bin/sh", "-c", KILL_MARKED, "swerun-kill", marker],
+    Cmd: ["/bin/sh", "-c", KILL_MARKED, "swerun-kill", `${variable}=${marker}`],
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -99,7 +106,8 @@ async function exitCode(exec: Docker.Exec): Promise<number> {
 /**
  * Ends one action early when its timeout passes or its signal aborts: kills every process of the action
  * (by its marker, from a second exec), again while its output stays open, and calls `giveUp` when three
- * tries a second apart did not end it.
+ * tries a second apart did not end it (a process that cleared its environment, `env -i` or a service
+ * script, still holds the output).
  */
 export class ActionKiller {
   /** Why the action was killed; empty while it was not. */
@@ -107,7 +115,7 @@ export class ActionKiller {
   readonly #container: Docker.Container;
   readonly #marker: string;
   readonly #signal: AbortSignal | undefined;
-  readonly #giveUp: () => void;
+  readonly #giveUp: () => void | Promise<void>;
   readonly #timer: NodeJS.Timeout;
   readonly #onAbort = () => this.kill(INTERRUPTED);
   #ended = false;
@@ -118,7 +126,7 @@ export class ActionKiller {
     container: Docker.Container,
     marker: string,
     request: { timeoutSeconds: number; signal?: AbortSignal },
-    giveUp: () => void,
+    giveUp: () => void | Promise<void>,
   ) {
     this.#container = container;
     this.#marker = marker;
@@ -150,7 +158,7 @@ export class ActionKiller {
           });
         }
       }
-      if (!this.#ended) this.#giveUp();
+      if (!this.#ended) await this.#giveUp();
     })();
   }
 
@@ -185,7 +193,9 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   // Aborted while the exec was being created: it never starts.
   if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
   let stream: Readable | undefined;
-  const killer = new ActionKiller(container, marker, request, () => stream?.destroy());
+  const killer = new ActionKiller(container, marker, request, () => {
+    stream?.destroy();
+  });
   try {
     stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
     await demultiplex(stream, (chunk) => collector.push(chunk));

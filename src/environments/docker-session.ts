@@ -2,8 +2,18 @@ import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import type { ExecOutput } from "../messages.js";
-import { ACTION_MARKER, ActionKiller, demultiplex, INTERRUPTED, killedOutput } from "./docker-exec.js";
+import {
+  ACTION_MARKER,
+  ActionKiller,
+  demultiplex,
+  INTERRUPTED,
+  killedOutput,
+  killMarked,
+} from "./docker-exec.js";
 import { OutputCollector } from "./output.js";
+
+/** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
+const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 
 /** The first line of the session's output: this, then the container's uname -s -n -r -v -m, tab-separated. */
 const READY = "swerun-session ready";
@@ -34,7 +44,7 @@ function loop(lifetime: string, keep: boolean): string {
     "while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do",
     `while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done;`,
     `IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
-    `r=$( { { ( cd "$d" && eval "$e" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | cat >&3 4>&-; } 4>&1 ); x=$?;`,
+    `r=$( { { ( cd "$d" && eval "$e" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | ${OUTPUT_MARKER}=$m cat >&3 4>&-; } 4>&1 ); x=$?;`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
     `printf '\\n%s %s\\n' "$n" "\${r:-$x}"; done;`,
     keep ? `exec sleep ${lifetime}` : "exit 0",
@@ -164,10 +174,17 @@ export class DockerSession {
     if (!this.#alive) throw new SessionEndedError("the container's shell session has ended");
     const nonce = randomBytes(16).toString("hex");
     const marker = randomBytes(8).toString("hex");
-    const killer = new ActionKiller(this.#container, marker, request, () => this.close());
+    const end = Buffer.from(`\n${nonce} `);
+    const killer = new ActionKiller(this.#container, marker, request, async () => {
+      // Something that left the action's marker behind holds the output: end the output's `cat`, so the
+      // loop goes on to the next action; that process keeps running, as it would after an exec.
+      await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      if (this.#pending?.end === end) this.close();
+    });
     const returncode = await new Promise<number | undefined>((resolve) => {
       this.#pending = {
-        end: Buffer.from(`\n${nonce} `),
+        end,
         collector,
         unread: Buffer.alloc(0),
         finish: resolve,

@@ -131,6 +131,23 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
       expect(survivors).toEqual([]);
     });
 
+    it("ends a timed-out action whose output a process without the action's marker holds", async () => {
+      // `env -i` clears the environment, marker included: the kill by marker cannot find that process.
+      const result = await env.execute(
+        { command: "env -i /bin/sleep 305 & echo started; sleep 306" },
+        { timeout: 1 },
+      );
+      expect(result).toMatchObject({ returncode: -1, output: "started\n" });
+      expect(result.exception_info).toMatch(/timed out after 1 seconds/);
+      expect(await env.execute({ command: "echo next" })).toMatchObject({ output: "next\n", returncode: 0 });
+      expect((await liveProcesses(env)).filter((line) => line.includes("sleep 306"))).toEqual([]);
+      await env.execute({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+        command:
+          "for p in /proc/[0-9]*; do grep -q '^/bin/sleep.305' $p/cmdline 2>/dev/null && kill ${p#/proc/}; done",
+      });
+    });
+
     it("kills the command when the step is aborted", async () => {
       const abort = new AbortController();
       const running = env.execute({ command: "echo begun; sleep 304" }, { signal: abort.signal });
