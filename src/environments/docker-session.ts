@@ -25,8 +25,9 @@ export function sessionCommand(interpreter: string[]): string[] {
 
 /**
  * The session's program, one line. It ends the container after `lifetime` (a `sleep` duration, like the
- * `sleep` container's; a timer process sends it SIGALRM, the only signal that ends it) and, when stdin closes (swerun ended or died), exits, or with `keep` sleeps out the
- * lifetime so the container can be entered. A request is a line "nonce marker", the cwd, the lines of a
+ * `sleep` container's; a timer process sends it SIGALRM, the only signal that ends it) and, when stdin
+ * closes (swerun ended or died), exits, or with `keep` sleeps out the lifetime so the container can be
+ * entered. A request is a line "nonce marker", the cwd, the lines of a
  * snippet exporting the action's variables, a line holding only the nonce, the command's lines, and the
  * nonce again; all read with shell builtins (no process per request). The interpreter runs the command
  * in a new process session, stdin from /dev/null, stderr merged into stdout, the action's marker in its

@@ -110,8 +110,10 @@ function createOptions(config: DockerEnvironmentConfig, context: EnvironmentCont
 }
 
 /**
- * Runs each action as an exec in one long-lived container per run (its PID 1 is `sleep container_timeout`),
- * through the Docker Engine API. The container is removed by `close()` unless keep_container is set.
+ * Runs the actions of a run in one long-lived container, through the Docker Engine API: written to the
+ * shell session that is the container's PID 1 (exec_mode session, see docker-session.ts), or one exec
+ * each in a container whose PID 1 is `sleep container_timeout` (exec_mode exec). The container is removed
+ * by `close()` unless keep_container is set.
  */
 export class DockerEnvironment implements Environment {
   readonly config: DockerEnvironmentConfig;
