@@ -46,7 +46,6 @@ function loop(lifetime: string, keep: boolean): string {
     `while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done;`,
     `IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
     `r=$( { { ( cd "$d" && eval "$e" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | ${OUTPUT_MARKER}=$m cat >&3 4>&-; } 4>&1 ); x=$?;`,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
     `printf '\\n%s %s\\n' "$n" "\${r:-$x}"; done;`,
     keep ? `exec sleep ${lifetime}` : "exit 0",
   ].join(" ");

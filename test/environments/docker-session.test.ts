@@ -2,7 +2,6 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../src/environments/docker.js";
 import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
-import { sessionCommand } from "../../src/environments/docker-session.js";
 import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;

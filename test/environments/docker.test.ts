@@ -142,8 +142,8 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
       expect(await env.execute({ command: "echo next" })).toMatchObject({ output: "next\n", returncode: 0 });
       expect((await liveProcesses(env)).filter((line) => line.includes("sleep 306"))).toEqual([]);
       await env.execute({
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
         command:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
           "for p in /proc/[0-9]*; do grep -q '^/bin/sleep.305' $p/cmdline 2>/dev/null && kill ${p#/proc/}; done",
       });
     });
