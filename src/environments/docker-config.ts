@@ -38,10 +38,10 @@ export const dockerEnvironmentSchema = z
     /** Options merged into the Engine API container-create request (HostConfig and Labels key by key). */
     container_options: z.record(z.string(), z.unknown()).default({}),
     /**
-     * How actions reach the container: "session" (default) writes each one to a shell that one exec started
-     * and that lives as long as the container, a few ms per action; "exec" makes one `docker exec` per action,
-     * as mini-swe-agent does (tens of ms each). Both run the interpreter in a new process session with the
-     * same variables, cwd and output handling.
+     * How actions reach the container: "session" (default) writes each one to a shell that is the
+     * container's PID 1, a few ms per action; "exec" makes a `sleep` container and one `docker exec` per
+     * action, as mini-swe-agent does (tens of ms each). Both run the interpreter in a new process session
+     * with the same variables, cwd and output handling.
      */
     exec_mode: z.enum(["session", "exec"]).default("session"),
     /** Keep the container after the run, for debugging; swerun prints how to enter it. */

@@ -156,11 +156,6 @@ export class DockerSession {
     return answered;
   }
 
-  /** False once the shell has exited (the container with it) or the connection closed. */
-  get alive(): boolean {
-    return this.#alive;
-  }
-
   /** Runs one action; actions sent while one runs wait their turn. */
   run(request: SessionRequest): Promise<ExecOutput> {
     const result = this.#queue.then(() => this.#runNow(request));
