@@ -4,15 +4,13 @@ import net from "node:net";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { DockerEnvironment } from "../../src/environments/docker.js";
 import {
   closeDockerClient,
   createDockerClient,
   resolveDockerEndpoint,
 } from "../../src/environments/docker-client.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../helpers/docker.js";
 import { rootfsTar } from "../helpers/docker-images.js";
 import { startFakeRegistry } from "../helpers/docker-registry-server.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -26,15 +24,6 @@ afterEach(() => {
     else process.env[key] = savedEnv[key];
   }
 });
-
-function dockerConfig(image: string, extra: Record<string, unknown> = {}): DockerEnvironmentConfig {
-  return dockerEnvironmentSchema.parse({
-    environment_class: "docker",
-    image,
-    run_args: TEST_RUN_ARGS,
-    ...extra,
-  });
-}
 
 /** A docker config dir whose current context points at `host`. */
 function contextConfigDir(name: string, host: string): string {
@@ -117,7 +106,7 @@ describe("finding the Docker daemon (DOCKER_HOST, contexts)", () => {
 
   it("says in one line that the daemon is unreachable, where it looked and how to fix it", async () => {
     process.env.DOCKER_HOST = "unix:///nonexistent/swerun/docker.sock";
-    const error = await DockerEnvironment.create(dockerConfig("any:latest"), { runId: RUN_ID }).catch(
+    const error = await DockerEnvironment.create(dockerTestConfig("any:latest"), { runId: RUN_ID }).catch(
       (e: unknown) => e,
     );
     expect((error as Error).name).toBe("DockerUnavailableError");
@@ -127,7 +116,7 @@ describe("finding the Docker daemon (DOCKER_HOST, contexts)", () => {
     expect((error as Error).message).not.toContain("\n");
 
     process.env.DOCKER_HOST = "tcp://127.0.0.1:1";
-    const tcpError = await DockerEnvironment.create(dockerConfig("any:latest"), { runId: RUN_ID }).catch(
+    const tcpError = await DockerEnvironment.create(dockerTestConfig("any:latest"), { runId: RUN_ID }).catch(
       (e: unknown) => e,
     );
     expect((tcpError as Error).message).toMatch(
@@ -157,7 +146,7 @@ await describeDocker("Docker endpoints and image pulls (real daemon)", () => {
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
       process.env.DOCKER_HOST = `tcp://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
-      const env = await DockerEnvironment.create(dockerConfig(images.base), { runId: RUN_ID });
+      const env = await DockerEnvironment.create(dockerTestConfig(images.base), { runId: RUN_ID });
       try {
         expect((await env.execute({ command: "echo over tcp" })).output).toBe("over tcp\n");
       } finally {
@@ -181,7 +170,7 @@ await describeDocker("Docker endpoints and image pulls (real daemon)", () => {
     chmodSync(join(bin, "ssh"), 0o755);
     process.env.PATH = `${bin}:${process.env.PATH}`;
     process.env.DOCKER_HOST = "ssh://deploy@build-box:2222";
-    const env = await DockerEnvironment.create(dockerConfig(images.base), { runId: RUN_ID });
+    const env = await DockerEnvironment.create(dockerTestConfig(images.base), { runId: RUN_ID });
     try {
       expect((await env.execute({ command: "echo over ssh" })).output).toBe("over ssh\n");
     } finally {
@@ -198,7 +187,7 @@ await describeDocker("Docker endpoints and image pulls (real daemon)", () => {
     const { docker } = await dockerFixture();
     const progress: string[] = [];
     try {
-      const env = await DockerEnvironment.create(dockerConfig(registry.image, { pull_timeout: 60 }), {
+      const env = await DockerEnvironment.create(dockerTestConfig(registry.image, { pull_timeout: 60 }), {
         runId: RUN_ID,
         onProgress: (line) => progress.push(line),
       });
@@ -235,7 +224,7 @@ await describeDocker("Docker endpoints and image pulls (real daemon)", () => {
     );
     try {
       const started = Date.now();
-      const error = await DockerEnvironment.create(dockerConfig(registry.image, { pull_timeout: 1 }), {
+      const error = await DockerEnvironment.create(dockerTestConfig(registry.image, { pull_timeout: 1 }), {
         runId: RUN_ID,
       }).catch((e: unknown) => e);
       expect(Date.now() - started).toBeLessThan(10_000);

@@ -1,17 +1,15 @@
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { DockerEnvironment } from "../../src/environments/docker.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
 import { liveContainerNames, removeAllLiveContainers } from "../../src/environments/docker-registry.js";
-import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../helpers/docker.js";
 
 const RUN_ID = `docker-registry-test-${process.pid}`;
 
 await describeDocker("removing every live container (the CLI's signal path)", () => {
   let docker: Docker;
   let image: string;
-  const config = () =>
-    dockerEnvironmentSchema.parse({ environment_class: "docker", image, run_args: TEST_RUN_ARGS });
+  const config = () => dockerTestConfig(image);
 
   beforeAll(async () => {
     const fixture = await dockerFixture();

@@ -1,20 +1,15 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../src/environments/docker.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../helpers/docker.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;
 
 function create(image: string, extra: Record<string, unknown> = {}, onProgress?: (line: string) => void) {
-  const config = dockerEnvironmentSchema.parse({
-    environment_class: "docker",
-    image,
-    run_args: TEST_RUN_ARGS,
-    timeout: 20,
-    ...extra,
+  return DockerEnvironment.create(dockerTestConfig(image, { timeout: 20, ...extra }), {
+    runId: RUN_ID,
+    onProgress,
   });
-  return DockerEnvironment.create(config, { runId: RUN_ID, onProgress });
 }
 
 /** How many execs the daemon created in the container since `since` (its own event log). */

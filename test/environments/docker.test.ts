@@ -1,23 +1,12 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { DockerEnvironment } from "../../src/environments/docker.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
 import { sessionCommand } from "../../src/environments/docker-session.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
-import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
+import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../helpers/docker.js";
 
 const RUN_ID = `docker-test-${process.pid}`;
 const EXEC_MODES = ["session", "exec"] as const;
-
-function dockerConfig(image: string, extra: Record<string, unknown> = {}): DockerEnvironmentConfig {
-  return dockerEnvironmentSchema.parse({
-    environment_class: "docker",
-    image,
-    run_args: TEST_RUN_ARGS,
-    ...extra,
-  });
-}
 
 /** Command lines of the live (non-zombie) processes in the container, read from /proc by another exec. */
 async function liveProcesses(env: DockerEnvironment): Promise<string[]> {
@@ -47,7 +36,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
       process.env.SWERUN_TEST_SHARED = "host-value";
       process.env.SWERUN_TEST_HOST_VAR = "expanded";
       env = await DockerEnvironment.create(
-        dockerConfig(images.base, {
+        dockerTestConfig(images.base, {
           exec_mode: execMode,
           env: {
             FROM_ENV: "env-value",
@@ -212,7 +201,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
 
   it("runs in the configured cwd, passes container_options, and removes its container on close", async () => {
     const other = await DockerEnvironment.create(
-      dockerConfig(images.swebench, { cwd: "/testbed", container_options: { Hostname: "swerun-box" } }),
+      dockerTestConfig(images.swebench, { cwd: "/testbed", container_options: { Hostname: "swerun-box" } }),
       { runId: RUN_ID, instanceId: "calc-1" },
     );
     expect((await other.execute({ command: "pwd; cat /etc/hostname; ./test.sh" })).output).toBe(
@@ -226,7 +215,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
 
   it("keeps the container with keep_container and says how to enter it", async () => {
     const lines: string[] = [];
-    const kept = await DockerEnvironment.create(dockerConfig(images.base, { keep_container: true }), {
+    const kept = await DockerEnvironment.create(dockerTestConfig(images.base, { keep_container: true }), {
       runId: RUN_ID,
       onProgress: (line) => lines.push(line),
     });
@@ -244,7 +233,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
   it("fails with a clear error naming a missing image that cannot be pulled, leaving no container", async () => {
     const image = "localhost:1/swerun-missing:never";
     const before = (await swerunContainers(docker, RUN_ID)).length;
-    const error = await DockerEnvironment.create(dockerConfig(image, { pull_timeout: 20 }), {
+    const error = await DockerEnvironment.create(dockerTestConfig(image, { pull_timeout: 20 }), {
       runId: RUN_ID,
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
@@ -257,7 +246,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
   });
 
   it("refuses to run a command after the daemon lost the container, with an error naming it", async () => {
-    const doomed = await DockerEnvironment.create(dockerConfig(images.base), { runId: RUN_ID });
+    const doomed = await DockerEnvironment.create(dockerTestConfig(images.base), { runId: RUN_ID });
     await docker.getContainer(doomed.containerId).remove({ force: true });
     await expect(doomed.execute({ command: "true" })).rejects.toThrow(
       new RegExp(`Docker container ${doomed.containerName} is gone or stopped`),

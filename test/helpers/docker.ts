@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { describe, it } from "vitest";
+import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { CONTAINER_LABELS } from "../../src/environments/docker.js";
 import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker-client.js";
+import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
 import { ensureTestImages, type TestImages } from "./docker-images.js";
 
 /** With SWERUN_REQUIRE_DOCKER=1 (CI), a missing daemon fails the Docker tests instead of skipping them. */
@@ -71,6 +73,19 @@ export async function swerunContainers(docker: Docker, runId?: string): Promise<
 
 /** Test containers: no network, removed by the daemon when their `sleep` ends. */
 export const TEST_RUN_ARGS = ["--rm", "--network", "none"];
+
+/** A validated docker environment config for a test image: TEST_RUN_ARGS, then `extra`. */
+export function dockerTestConfig(
+  image: string,
+  extra: Record<string, unknown> = {},
+): DockerEnvironmentConfig {
+  return dockerEnvironmentSchema.parse({
+    environment_class: "docker",
+    image,
+    run_args: TEST_RUN_ARGS,
+    ...extra,
+  });
+}
 
 /**
  * Writes a complete config (no built-in base) for a scripted run in a Docker test image: the scripted
