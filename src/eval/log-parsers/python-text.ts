@@ -1,0 +1,48 @@
+/**
+ * Python's string rules, for the ported log parsers: what `str.split()`, `str.strip()` and the `\s`, `\d`
+ * and `\w` of a `re` pattern mean on text. JavaScript's differ on a few characters (`\x1c`-`\x1f`, `\x85`,
+ * `\ufeff`, non-ASCII digits), and a parser must read a log exactly as the harness does.
+ */
+
+/** The characters `str.isspace()` accepts (and `\s` matches): a regex character-class body. */
+export const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+/** `\d` of a Python str pattern (any decimal digit); use with the `u` flag. */
+export const PY_DIGIT = "\\p{Nd}";
+/** `\w` of a Python str pattern (letters, numbers, underscore); use with the `u` flag. */
+export const PY_WORD = "[\\p{L}\\p{N}_]";
+
+const SPACES = new RegExp(`[${PY_SPACE}]+`);
+const LEADING = new RegExp(`^[${PY_SPACE}]+`);
+const TRAILING = new RegExp(`[${PY_SPACE}]+$`);
+
+/** `s.split()`: the words between runs of whitespace, no empty strings. */
+export function pySplit(s: string): string[] {
+  return s.split(SPACES).filter((word) => word !== "");
+}
+
+/** `s.strip()`. */
+export function pyStrip(s: string): string {
+  return s.replace(LEADING, "").replace(TRAILING, "");
+}
+
+/** `s.split(separator)[0]`: the text before the first separator (all of it when there is none). */
+export function before(s: string, separator: string): string {
+  const index = s.indexOf(separator);
+  return index === -1 ? s : s.slice(0, index);
+}
+
+/** `s.rsplit(separator, 1)[0]`: the text before the last separator. */
+export function beforeLast(s: string, separator: string): string {
+  const index = s.lastIndexOf(separator);
+  return index === -1 ? s : s.slice(0, index);
+}
+
+/** `s.split(separator, 1)[-1]`: the text after the first separator (all of it when there is none). */
+export function afterFirst(s: string, separator: string): string {
+  const index = s.indexOf(separator);
+  return index === -1 ? s : s.slice(index + separator.length);
+}
+
+/** In a pattern without the `m` flag: `^` and `$` of a Python `re.MULTILINE` pattern (line start, line end). */
+export const LINE_START = "(?<![^\\n])";
+export const LINE_END = "(?![^\\n])";
