@@ -71,6 +71,28 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli
+    .command("eval <input>", "Grade predictions (a run folder or a preds file) as the SWE-bench harness does")
+    .option(
+      "--subset <name>",
+      "Dataset with eval_script, log_parser, FAIL_TO_PASS, PASS_TO_PASS (default: the run's, else lite)",
+    )
+    .option("--split <split>", "Dataset split (default: the run's, else test)")
+    .option("-i, --instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
+    .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
+    .option("-w, --workers <n>", "Parallel gradings", { default: 1 })
+    .option("--run-id <id>", "Evaluation run id (default: the run folder's or preds file's name)")
+    .option("--timeout <seconds>", "Time limit of each instance's tests", { default: 1800 })
+    .option("-o, --output <dir>", "Where logs/ and the run report go (default: <run folder>/eval, or .)")
+    .option("--redo", "Grade again instances that have a report.json")
+    .option("--keep", "Keep the containers (prints how to enter them)")
+    .option("--network <mode>", "Docker network of the grading containers (e.g. none)")
+    .option("--image-template <template>", "Image name for records without one")
+    .option("-q, --quiet", "Only the final summary")
+    .example("swerun eval runs/sonnet-verified --subset verified -w 8")
+    .action((input, flags) =>
+      run(async () => (await import("./commands/eval.js")).evalCommand(input, flags)),
+    );
+  cli
     .command("swebench-single", "Run one SWE-bench instance, interactively by default")
     .option("--subset <name>", "Dataset, as for swebench", { default: "lite" })
     .option("--split <split>", "Dataset split", { default: "test" })

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { type EvalType, MARKERS, type StatusMap } from "./harness-constants.js";
 import { classifyLogs } from "./infra-failure.js";
-import type { LogParser } from "./log-parsers/registry.js";
 import { LINE_END, LINE_START, PY_DIGIT, PY_SPACE, PY_WORD } from "./log-parsers/python-text.js";
+import type { LogParser } from "./log-parsers/registry.js";
 
 /** What grading needs of a dataset row. */
 export interface GradingSpec {

@@ -32,6 +32,8 @@ export function classifyText(text: string): { reason: string; tier: InfraTier } 
 }
 
 /** Classifies the logs that exist, read as the harness reads them, joined by newlines. */
-export function classifyLogs(texts: Array<string | undefined>): { reason: string; tier: InfraTier } | undefined {
+export function classifyLogs(
+  texts: Array<string | undefined>,
+): { reason: string; tier: InfraTier } | undefined {
   return classifyText(texts.filter((text): text is string => text !== undefined).join("\n"));
 }

@@ -22,7 +22,12 @@ const cases = JSON.parse(readFileSync(join(FIXTURES, "grading-cases.json"), "utf
 /** Made by scripts/gen-eval-fixtures.py with the harness's get_logs_eval and get_eval_report. */
 const expected = JSON.parse(readFileSync(join(FIXTURES, "expected", "grading.json"), "utf8")) as Record<
   string,
-  { found: boolean; status_map: Array<[string, string]>; report: Record<string, unknown>; report_json: string }
+  {
+    found: boolean;
+    status_map: Array<[string, string]>;
+    report: Record<string, unknown>;
+    report_json: string;
+  }
 >;
 
 describe("grading matches the harness's", () => {
@@ -47,7 +52,9 @@ describe("eval script", () => {
   for (const name of ["standard.sh", "no-end-marker.sh", "two-ends.sh"]) {
     it(`${name} is assembled as the harness does`, () => {
       const source = readFileSync(join(FIXTURES, "eval-scripts", name), "utf8");
-      expect(makeEvalScript(source)).toBe(readFileSync(join(FIXTURES, "expected", "eval-scripts", name), "utf8"));
+      expect(makeEvalScript(source)).toBe(
+        readFileSync(join(FIXTURES, "expected", "eval-scripts", name), "utf8"),
+      );
     });
   }
 });

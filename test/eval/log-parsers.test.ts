@@ -15,7 +15,8 @@ describe("log parsers match the harness's on every sample, under every registry 
   const samples = readdirSync(join(FIXTURES, "logs")).sort();
   it("has expectations for every sample and every ported name", () => {
     expect(Object.keys(expected).sort()).toEqual(samples);
-    for (const sample of samples) expect(Object.keys(expected[sample] ?? {}).sort()).toEqual(Object.keys(LOG_PARSERS).sort());
+    for (const sample of samples)
+      expect(Object.keys(expected[sample] ?? {}).sort()).toEqual(Object.keys(LOG_PARSERS).sort());
   });
   for (const sample of samples) {
     const log = normaliseNewlines(readFileSync(join(FIXTURES, "logs", sample), "utf8"));
@@ -38,7 +39,11 @@ describe("log parser registry", () => {
   });
 
   it("says which names are not ported yet and which are unknown", () => {
-    expect(unsupportedParserMessage("parse_log_jest")).toMatch(/^log parser parse_log_jest is not supported yet/);
-    expect(unsupportedParserMessage("parse_log_nope")).toBe('unknown log parser "parse_log_nope" (the harness has no parser of that name)');
+    expect(unsupportedParserMessage("parse_log_jest")).toMatch(
+      /^log parser parse_log_jest is not supported yet/,
+    );
+    expect(unsupportedParserMessage("parse_log_nope")).toBe(
+      'unknown log parser "parse_log_nope" (the harness has no parser of that name)',
+    );
   });
 });

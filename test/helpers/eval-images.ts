@@ -20,7 +20,15 @@ const TESTBED = join(EVAL_FIXTURES, "testbed");
 const RECIPE = "swerun-eval-image-1";
 const PYTHON = "/usr/bin/python3";
 /** Parts of the standard library that pytest never needs. */
-const STDLIB_SKIP = new Set(["test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data"]);
+const STDLIB_SKIP = new Set([
+  "test",
+  "idlelib",
+  "tkinter",
+  "turtledemo",
+  "ensurepip",
+  "lib2to3",
+  "pydoc_data",
+]);
 /** What Debian's python3-pytest needs from dist-packages. */
 const PYTEST_PACKAGES = ["pytest", "_pytest", "pluggy", "iniconfig", "packaging", "attr", "py.py"];
 
@@ -46,7 +54,9 @@ function sharedLibraries(paths: string[]): string[] {
 /** Debian's python3 (with its standard library and lib-dynload modules) and python3-pytest, from this machine. */
 function addPython(rootfs: RootfsCollector): void {
   if (!existsSync(PYTHON) || !existsSync("/usr/lib/python3/dist-packages/pytest"))
-    throw new Error("the grading test image needs Debian's python3 and python3-pytest (apt-get install python3-pytest)");
+    throw new Error(
+      "the grading test image needs Debian's python3 and python3-pytest (apt-get install python3-pytest)",
+    );
   const version = execFileSync(PYTHON, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], {
     encoding: "utf8",
   }).trim();
@@ -63,7 +73,9 @@ function addPython(rootfs: RootfsCollector): void {
   const modules = readdirSync(dynload).map((name) => join(dynload, name));
   for (const lib of sharedLibraries([PYTHON, ...modules])) rootfs.add(lib);
   for (const program of ["patch", "tail"]) {
-    const path = ["/usr/bin", "/bin"].map((dir) => join(dir, program)).find((candidate) => existsSync(candidate));
+    const path = ["/usr/bin", "/bin"]
+      .map((dir) => join(dir, program))
+      .find((candidate) => existsSync(candidate));
     if (path) rootfs.add(path);
   }
 }
@@ -91,7 +103,9 @@ function testbedRepo(): string {
 function testbedHash(): string {
   const parts: string[] = [RECIPE];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else parts.push(path.slice(TESTBED.length), execFileSync("cat", [path], { encoding: "latin1" }));

@@ -5,7 +5,8 @@
  */
 
 /** The characters `str.isspace()` accepts (and `\s` matches): a regex character-class body. */
-export const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const PY_SPACE =
+  "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 /** `\d` of a Python str pattern (any decimal digit); use with the `u` flag. */
 export const PY_DIGIT = "\\p{Nd}";
 /** `\w` of a Python str pattern (letters, numbers, underscore); use with the `u` flag. */

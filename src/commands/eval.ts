@@ -1,0 +1,188 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, extname, join, resolve } from "node:path";
+import pc from "picocolors";
+import { UserError } from "../agent/exceptions.js";
+import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
+import { runEvaluation } from "../eval/evaluate.js";
+import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
+import { loadInstances } from "../swebench/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { type Prediction, readPredictions } from "../swebench/predictions.js";
+import { selectInstances } from "../swebench/select.js";
+import { onInterruptSignals } from "./signals.js";
+import { datasetDirOf, datasetSource } from "./swebench.js";
+
+/** `swerun eval` flags, as cac hands them over. */
+export interface EvalFlags {
+  subset?: string;
+  split?: string;
+  instanceIds?: string;
+  filter?: string;
+  workers?: number | string;
+  runId?: string;
+  timeout?: number | string;
+  output?: string;
+  redo?: boolean;
+  keep?: boolean;
+  network?: string;
+  imageTemplate?: string;
+  quiet?: boolean;
+}
+
+/** What `swerun eval <input>` grades: a run folder (its preds.json, logs in `<folder>/eval`) or a predictions file. */
+export interface EvalInput {
+  predsPath: string;
+  outputDir: string;
+  defaultRunId: string;
+  runJson?: string;
+  subset?: string;
+  split?: string;
+}
+
+export function resolveEvalInput(input: string, output?: string): EvalInput {
+  const path = resolve(input);
+  if (!existsSync(path)) throw new UserError(`${input}: no such run folder or predictions file`);
+  if (statSync(path).isDirectory()) {
+    const predsPath = join(path, "preds.json");
+    if (!existsSync(predsPath)) throw new UserError(`${input}: a run folder needs a preds.json (none found)`);
+    const runJson = join(path, "run.json");
+    let subset: string | undefined;
+    let split: string | undefined;
+    if (existsSync(runJson)) {
+      const record = JSON.parse(readFileSync(runJson, "utf8")) as { subset?: unknown; split?: unknown };
+      if (typeof record.subset === "string") subset = record.subset;
+      if (typeof record.split === "string") split = record.split;
+    }
+    return {
+      predsPath,
+      outputDir: resolve(output ?? join(path, "eval")),
+      defaultRunId: basename(path),
+      ...(existsSync(runJson) ? { runJson } : {}),
+      ...(subset ? { subset } : {}),
+      ...(split ? { split } : {}),
+    };
+  }
+  if (![".json", ".jsonl"].includes(extname(path).toLowerCase()))
+    throw new UserError(`${input}: expected a run folder, or a predictions file (.json or .jsonl)`);
+  return { predsPath: path, outputDir: resolve(output ?? "."), defaultRunId: basename(path, extname(path)) };
+}
+
+function positiveNumber(value: unknown, flag: string, whole: boolean): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0 || (whole && !Number.isInteger(number)))
+    throw new UserError(`${flag}: expected a ${whole ? "whole " : ""}number > 0, got ${String(value)}`);
+  return number;
+}
+
+/**
+ * `swerun eval`: grades predictions in the instances' images as the SWE-bench harness does, writing its
+ * per-instance logs and run report. Returns the exit code (130 when interrupted).
+ */
+export async function evalCommand(input: string, flags: EvalFlags): Promise<number> {
+  const source = resolveEvalInput(input, flags.output);
+  const workers = positiveNumber(flags.workers ?? 1, "--workers", true);
+  const timeoutSeconds = positiveNumber(flags.timeout ?? DEFAULT_EVAL_TIMEOUT, "--timeout", false);
+  const runId = flags.runId ?? source.defaultRunId;
+  if (!/^[\w.-]+$/.test(runId))
+    throw new UserError(`--run-id "${runId}": use letters, digits, ".", "_" and "-"`);
+  const subset = flags.subset ?? source.subset ?? "lite";
+  const split = flags.split ?? source.split ?? "test";
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const predictions = new Map<string, Prediction>(
+    readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
+  );
+  if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
+  const rows = await loadInstances({
+    subset: datasetSource(subset),
+    split,
+    ...(flags.quiet ? {} : { onProgress: say }),
+  });
+  const known = new Set(rows.map((row) => row.instance_id));
+  const unknown = [...predictions.keys()].filter((id) => !known.has(id));
+  if (unknown.length > 0)
+    throw new UserError(
+      `${source.predsPath}: predictions for instances not in ${subset}: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", ..." : ""}`,
+    );
+  const selected = selectInstances(rows, {
+    ...(flags.filter ? { filter: flags.filter } : {}),
+    ...(flags.instanceIds ? { instanceIds: flags.instanceIds } : {}),
+  });
+  const graded = selected.filter((row) => predictions.get(row.instance_id)?.model_patch);
+  const specs = new Map(
+    evalInstances(graded, subset, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE).map((spec) => [
+      spec.instance_id,
+      spec,
+    ]),
+  );
+  const instances: EvalInstance[] = selected.map(
+    (row) =>
+      specs.get(row.instance_id) ?? {
+        instance_id: row.instance_id,
+        image: typeof row.image === "string" ? row.image : "",
+        eval_script: "",
+        log_parser: "",
+        FAIL_TO_PASS: [],
+        PASS_TO_PASS: [],
+        eval_type: "pass_and_fail",
+      },
+  );
+  const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
+  const datasetDir = datasetDirOf(subset);
+
+  const docker = await connectDocker();
+  const abort = new AbortController();
+  let stopping = false;
+  const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
+  const display = tty ? terminalEvalDisplay(process.stderr, workers) : plainEvalDisplay(say, flags.quiet);
+  const signals = onInterruptSignals({
+    interrupt: () => {
+      stopping = true;
+      display.message(
+        "Ctrl-C: no new instances will be graded; running ones finish. Press Ctrl-C again to stop them.",
+      );
+    },
+    stop: () => {
+      stopping = true;
+      display.message("Stopping the running gradings (their containers are removed)...");
+      abort.abort();
+    },
+  });
+  try {
+    const summary = await runEvaluation({
+      docker,
+      instances,
+      predictions,
+      runId,
+      outputDir: source.outputDir,
+      workers,
+      timeoutSeconds,
+      redo: Boolean(flags.redo),
+      display,
+      stopping: () => stopping,
+      signal: abort.signal,
+      ...(flags.keep ? { keep: true } : {}),
+      ...(flags.network ? { network: flags.network } : {}),
+      ...(source.runJson ? { runJson: source.runJson } : {}),
+      prepare: async (instance) => {
+        const row = fixtures.get(instance.instance_id);
+        if (row && datasetDir) {
+          const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+          await ensureFixtureImage(instance.image, row, datasetDir);
+        }
+      },
+    });
+    if (!flags.quiet) for (const line of summary.lines) process.stdout.write(`${line}\n`);
+    const { report } = summary;
+    process.stdout.write(
+      `${pc.bold("resolved:")} ${report.resolved_instances}/${report.total_instances} (${report.completed_instances} graded, ${report.empty_patch_instances} empty, ${report.error_instances} errors)\n`,
+    );
+    process.stdout.write(`${pc.bold("report:")} ${summary.reportPath}\n`);
+    process.stdout.write(`${pc.bold("logs:")} ${join(source.outputDir, "logs", "run_evaluation", runId)}\n`);
+    return stopping ? 130 : 0;
+  } finally {
+    signals.dispose();
+    closeDockerClient(docker);
+  }
+}

@@ -1,0 +1,76 @@
+import type { Readable } from "node:stream";
+import type Docker from "dockerode";
+import { demultiplex } from "../environments/docker-exec.js";
+
+/** What a grading exec gave: raw merged output, exit code (-1 when unknown), and how it ended. */
+export interface ExecResult {
+  output: Buffer;
+  exitCode: number;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/**
+ * Runs `cmd` in the container with stdout and stderr merged in arrival order (as the harness's exec does)
+ * and waits for it, at most `timeoutSeconds`, or until `signal` aborts. A timed-out or aborted exec is left
+ * running: the caller removes the container, which ends it.
+ */
+export async function execCollect(
+  container: Docker.Container,
+  cmd: string[],
+  options: { workdir?: string; timeoutSeconds?: number; signal?: AbortSignal } = {},
+): Promise<ExecResult> {
+  const chunks: Buffer[] = [];
+  const result: ExecResult = { output: Buffer.alloc(0), exitCode: -1, timedOut: false, aborted: false };
+  if (options.signal?.aborted) return { ...result, aborted: true };
+  const exec = await container.exec({
+    Cmd: cmd,
+    AttachStdout: true,
+    AttachStderr: true,
+    ...(options.workdir ? { WorkingDir: options.workdir } : {}),
+  });
+  const stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const timer =
+    options.timeoutSeconds !== undefined
+      ? setTimeout(() => {
+          result.timedOut = true;
+          stop();
+        }, options.timeoutSeconds * 1000)
+      : undefined;
+  const onAbort = () => {
+    result.aborted = true;
+    stop();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Aborted while the exec was being created or started.
+  if (options.signal?.aborted) onAbort();
+  try {
+    await Promise.race([demultiplex(stream, (chunk) => chunks.push(Buffer.from(chunk))), stopped]);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  result.output = Buffer.concat(chunks);
+  if (result.timedOut || result.aborted) {
+    stream.destroy();
+    return result;
+  }
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const info = await exec.inspect();
+    if (!info.Running && typeof info.ExitCode === "number") {
+      result.exitCode = info.ExitCode;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return result;
+}
+
+/** Decodes output as the harness does: UTF-8, invalid bytes replaced, a leading BOM kept. */
+export function decodeOutput(output: Buffer): string {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(output);
+}

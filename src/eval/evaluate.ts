@@ -1,0 +1,143 @@
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import type { Prediction } from "../swebench/predictions.js";
+import type { EvalInstance } from "./eval-instance.js";
+import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
+import { LOG_FILES } from "./harness-constants.js";
+import { runPool } from "./pool.js";
+import type { EvalDisplay } from "./progress.js";
+import { type RunJsonVerdict, recordEvalInRunJson } from "./run-json.js";
+import { type RunReport, writeRunReport } from "./run-report.js";
+
+export interface EvaluationOptions {
+  docker: Docker;
+  /** The dataset's instances after --instance-ids / --filter (the run report's total). */
+  instances: EvalInstance[];
+  predictions: Map<string, Prediction>;
+  runId: string;
+  outputDir: string;
+  workers: number;
+  timeoutSeconds: number;
+  /** Grade again instances that have a report.json. */
+  redo: boolean;
+  keep?: boolean;
+  network?: string;
+  display: EvalDisplay;
+  /** A run folder's run.json, to record the verdicts in. */
+  runJson?: string;
+  /** Called before an instance is graded (e.g. to build a bundled instance's image). */
+  prepare?: (instance: EvalInstance) => Promise<void>;
+  /** True once no new instance may start (first Ctrl-C). */
+  stopping: () => boolean;
+  /** Aborted when running instances must stop (second Ctrl-C, SIGTERM). */
+  signal: AbortSignal;
+}
+
+export interface EvaluationSummary {
+  results: GradeResult[];
+  report: RunReport;
+  reportPath: string;
+  lines: string[];
+  skipped: number;
+}
+
+/** The verdict of an instance graded in an earlier run (its report.json), for run.json. */
+function previousVerdict(report: RunReport, id: string): RunJsonVerdict | undefined {
+  if (report.resolved_ids.includes(id)) return { resolved: true, status: "resolved" };
+  if (report.unresolved_ids.includes(id)) return { resolved: false, status: "unresolved" };
+  if (report.empty_patch_ids.includes(id)) return { resolved: false, status: "empty_patch" };
+  return undefined;
+}
+
+/**
+ * Grades every instance that has a non-empty prediction and no report.json yet (all of them with `redo`)
+ * on `workers` parallel workers, each in its own container, then writes the run report. Verdicts go to the
+ * display as they come, and to run.json when grading a run folder.
+ */
+export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationSummary> {
+  const { predictions, outputDir, runId, display } = options;
+  const toGrade: Array<{ instance: EvalInstance; prediction: Prediction }> = [];
+  let skipped = 0;
+  for (const instance of options.instances) {
+    const prediction = predictions.get(instance.instance_id);
+    if (!prediction?.model_patch) continue;
+    const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    if (existsSync(reportPath)) {
+      if (!options.redo) {
+        skipped += 1;
+        continue;
+      }
+      rmSync(reportPath);
+    }
+    toGrade.push({ instance, prediction });
+  }
+  const record = (verdicts: Record<string, RunJsonVerdict>, report?: string) => {
+    if (options.runJson)
+      recordEvalInRunJson(options.runJson, { run_id: runId, verdicts, ...(report ? { report } : {}) });
+  };
+  display.start(toGrade.length, skipped);
+  const results: GradeResult[] = [];
+  try {
+    await runPool(
+      toGrade,
+      options.workers,
+      async ({ instance, prediction }, worker) => {
+        display.begin(worker, instance.instance_id);
+        let result: GradeResult;
+        try {
+          await options.prepare?.(instance);
+          result = await gradeInstance({
+            docker: options.docker,
+            instance,
+            prediction,
+            runId,
+            outputDir,
+            timeoutSeconds: options.timeoutSeconds,
+            signal: options.signal,
+            onPhase: (phase) => display.phase(worker, phase),
+            onProgress: (line) => display.message(line),
+            ...(options.keep ? { keep: true } : {}),
+            ...(options.network ? { network: options.network } : {}),
+          });
+        } catch (error) {
+          result = {
+            instance_id: instance.instance_id,
+            status: "error",
+            resolved: false,
+            error: error instanceof Error ? error.message : String(error),
+            logDir: instanceLogDir(outputDir, runId, prediction),
+            testSeconds: 0,
+            totalSeconds: 0,
+          };
+        }
+        results.push(result);
+        record({
+          [result.instance_id]: {
+            resolved: result.resolved,
+            status: result.status,
+            ...(result.error ? { error: result.error } : {}),
+          },
+        });
+        display.end(worker, result);
+      },
+      options.stopping,
+    );
+  } finally {
+    display.stop();
+  }
+  const { report, path, lines } = await writeRunReport({
+    predictions,
+    dataset: options.instances,
+    runId,
+    outputDir,
+    docker: options.docker,
+  });
+  const verdicts: Record<string, RunJsonVerdict> = {};
+  for (const instance of options.instances) {
+    const verdict = previousVerdict(report, instance.instance_id);
+    if (verdict) verdicts[instance.instance_id] = verdict;
+  }
+  record(verdicts, options.runJson ? join("eval", path.slice(outputDir.length + 1)) : undefined);
+  return { results, report, reportPath: path, lines, skipped };
+}

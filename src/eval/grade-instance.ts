@@ -1,0 +1,251 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker.js";
+import { daemonMessage, ensureImage } from "../environments/docker-pull.js";
+import {
+  type LiveContainer,
+  registerContainer,
+  unregisterContainer,
+} from "../environments/docker-registry.js";
+import { writeTar } from "../environments/docker-tar.js";
+import type { Prediction } from "../swebench/predictions.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { decodeOutput, execCollect } from "./container-exec.js";
+import type { EvalInstance } from "./eval-instance.js";
+import { makeEvalScript } from "./eval-script.js";
+import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
+import {
+  CONTAINER_EVAL_SCRIPT,
+  CONTAINER_PATCH,
+  CONTAINER_WORKDIR,
+  LOG_FILES,
+  MARKERS,
+  RUN_EVALUATION_DIR,
+} from "./harness-constants.js";
+import { InstanceLog } from "./instance-log.js";
+import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
+import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
+import { pythonJson } from "./python-json.js";
+
+/** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
+export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";
+
+export interface GradeResult {
+  instance_id: string;
+  status: GradeStatus;
+  resolved: boolean;
+  /** Why the instance has no report (status `error`). */
+  error?: string;
+  /** The instance's log folder (not made for an empty patch). */
+  logDir: string;
+  report?: InstanceReport;
+  /** Wall time of the eval script itself, and of the whole grading. */
+  testSeconds: number;
+  totalSeconds: number;
+}
+
+export interface GradeOptions {
+  docker: Docker;
+  instance: EvalInstance;
+  prediction: Prediction;
+  runId: string;
+  /** The folder that holds `logs/run_evaluation/...` (the current directory, or `<run folder>/eval`). */
+  outputDir: string;
+  /** Seconds the eval script may run (the harness's default is 1800). */
+  timeoutSeconds: number;
+  /** Keep the container afterwards (its name is in run_instance.log). */
+  keep?: boolean;
+  /** Docker network mode of the container (default: the daemon's default network). */
+  network?: string;
+  pullTimeoutSeconds?: number;
+  /** Aborting stops the instance: its exec is abandoned, its container removed, status `error`. */
+  signal?: AbortSignal;
+  /** Pull progress and the name of a kept container. */
+  onProgress?: (line: string) => void;
+  /** The step the grading is at (`pulling`, `starting`, `applying patch`, `running tests`, `grading`). */
+  onPhase?: (phase: string) => void;
+}
+
+/** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
+export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
+  const model = (prediction.model_name_or_path ?? "None").replaceAll("/", "__");
+  return join(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
+}
+
+function containerName(instanceId: string): string {
+  const slug = instanceId
+    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
+    .replace(/^[^a-zA-Z0-9]+/, "")
+    .slice(0, 48);
+  return `${CONTAINER_PREFIX}eval-${slug}-${randomBytes(4).toString("hex")}`;
+}
+
+class GradingError extends Error {}
+
+/**
+ * Grades one prediction as the SWE-bench harness's `run_instance` does, in a fresh container of the
+ * instance's image: write and apply the patch (four ways, then the reverse check), run `/eval.sh` with a
+ * timeout, parse the test output with the instance's log parser, grade, and write report.json,
+ * test_output.txt, run_instance.log, eval.sh and patch.diff. An empty patch is not run. A patch that does
+ * not apply, a timeout or a failure leave no report.json (the harness's errors). The container is removed
+ * however it ends, unless `keep`.
+ */
+export async function gradeInstance(options: GradeOptions): Promise<GradeResult> {
+  const { docker, instance, prediction } = options;
+  const started = Date.now();
+  const logDir = instanceLogDir(options.outputDir, options.runId, prediction);
+  const result = (status: GradeStatus, extra: Partial<GradeResult> = {}): GradeResult => ({
+    instance_id: instance.instance_id,
+    status,
+    resolved: status === "resolved",
+    logDir,
+    testSeconds: 0,
+    totalSeconds: (Date.now() - started) / 1000,
+    ...extra,
+  });
+  if (!prediction.model_patch) return result("empty_patch");
+  mkdirSync(logDir, { recursive: true });
+  const log = new InstanceLog(join(logDir, LOG_FILES.instanceLog));
+  const parser = logParser(instance.log_parser);
+  if (!parser) {
+    const error = unsupportedParserMessage(instance.log_parser);
+    log.error(`${instance.instance_id}: ${error}`);
+    return result("error", { error });
+  }
+  const phase = options.onPhase ?? (() => {});
+  let container: Docker.Container | undefined;
+  let live: LiveContainer | undefined;
+  let testSeconds = 0;
+  try {
+    phase("pulling");
+    await ensureImage(docker, instance.image, {
+      timeoutSeconds: options.pullTimeoutSeconds ?? 600,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    phase("starting");
+    const name = containerName(instance.instance_id);
+    log.info(`Creating container for ${instance.instance_id}...`);
+    container = await docker.createContainer({
+      name,
+      Image: instance.image,
+      Cmd: ["tail", "-f", "/dev/null"],
+      User: "root",
+      Labels: {
+        [CONTAINER_LABELS.runId]: options.runId,
+        [CONTAINER_LABELS.instanceId]: instance.instance_id,
+        [CONTAINER_LABELS.pid]: String(process.pid),
+        [CONTAINER_LABELS.host]: os.hostname(),
+        [CONTAINER_LABELS.keep]: String(Boolean(options.keep)),
+      },
+      HostConfig: { CapAdd: ["SYS_ADMIN"], ...(options.network ? { NetworkMode: options.network } : {}) },
+    });
+    const created = container;
+    live = {
+      name,
+      remove: () =>
+        created.remove({ force: true }).then(
+          () => {},
+          () => {},
+        ),
+    };
+    if (!options.keep) registerContainer(live);
+    log.info(`Container for ${instance.instance_id} created: ${container.id}`);
+    await container.start();
+    log.info(`Container for ${instance.instance_id} started: ${container.id}`);
+    if (options.keep)
+      options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
+
+    const patch = prediction.model_patch;
+    const evalScript = makeEvalScript(instance.eval_script);
+    writeFileSync(join(logDir, LOG_FILES.patch), patch);
+    log.info(
+      `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
+    );
+    await container.putArchive(
+      writeTar([
+        { type: "file", path: CONTAINER_PATCH.slice(1), mode: 0o644, content: Buffer.from(patch) },
+        { type: "file", path: CONTAINER_EVAL_SCRIPT.slice(1), mode: 0o644, content: Buffer.from(evalScript) },
+      ]),
+      { path: "/" },
+    );
+
+    phase("applying patch");
+    const token = newToken();
+    const applyRun = await execCollect(container, ["/bin/bash", "-c", applyScript(token)], {
+      workdir: CONTAINER_WORKDIR,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (applyRun.aborted) throw new GradingError("interrupted");
+    const applied = parseApplyOutput(decodeOutput(applyRun.output), token);
+    for (const attempt of applied.attempts) {
+      if (attempt.exitCode === 0) log.info(`${MARKERS.applied}:\n${attempt.output}`);
+      else log.info(`Failed to apply patch to container: ${attempt.command}`);
+    }
+    if (applied.reverseCheck?.exitCode === 0) log.info(`${MARKERS.applied}: verified already applied`);
+    if (!applied.applied) {
+      const last = applied.attempts.at(-1)?.output ?? decodeOutput(applyRun.output);
+      log.info(`${MARKERS.applyFailed}:\n${last}`);
+      throw new GradingError(`${MARKERS.applyFailed}:\n${last}`);
+    }
+    log.info(`Git diff before:\n${applied.diffBefore}`);
+    writeFileSync(join(logDir, LOG_FILES.evalScript), evalScript);
+    log.info(
+      `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
+    );
+
+    phase("running tests");
+    const testStarted = Date.now();
+    const run = await execCollect(container, ["/bin/bash", CONTAINER_EVAL_SCRIPT], {
+      timeoutSeconds: options.timeoutSeconds,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    testSeconds = (Date.now() - testStarted) / 1000;
+    if (run.aborted) throw new GradingError("interrupted");
+    log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
+    const outputPath = join(logDir, LOG_FILES.testOutput);
+    let testOutput = decodeOutput(run.output);
+    if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
+    writeFileSync(outputPath, testOutput);
+    log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
+    if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
+
+    const after = await execCollect(container, ["git", "-c", "core.fileMode=false", "diff"], {
+      workdir: CONTAINER_WORKDIR,
+    });
+    const diffAfter = decodeOutput(after.output).trim();
+    log.info(`Git diff after:\n${diffAfter}`);
+    if (diffAfter !== applied.diffBefore) log.info("Git diff changed after running eval script");
+
+    phase("grading");
+    log.info(`Grading answer for ${instance.instance_id}...`);
+    const report = {
+      [instance.instance_id]: evalReport(instance, patch, normaliseNewlines(testOutput), parser),
+    };
+    const entry = report[instance.instance_id] as InstanceReport;
+    log.info(
+      `report: ${JSON.stringify(report)}\nResult for ${instance.instance_id}: resolved: ${entry.resolved}`,
+    );
+    writeFileAtomic(join(logDir, LOG_FILES.report), [pythonJson(report, 4)]);
+    return result(entry.resolved ? "resolved" : "unresolved", { report: entry, testSeconds });
+  } catch (error) {
+    const message =
+      error instanceof GradingError
+        ? error.message
+        : `${error instanceof Error ? error.constructor.name : "Error"}: ${daemonMessage(error)}`;
+    log.error(`Error in evaluating ${instance.instance_id}: ${message}`);
+    return result("error", { error: message.split("\n")[0] ?? message, testSeconds });
+  } finally {
+    if (container && !options.keep) {
+      try {
+        await container.remove({ force: true });
+        log.info(`Container for ${instance.instance_id} removed`);
+      } catch (error) {
+        log.error(`Removing the container of ${instance.instance_id} failed: ${daemonMessage(error)}`);
+      }
+      if (live) unregisterContainer(live);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { beforeAll, expect, it } from "vitest";
+import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
+import { EVAL_FIXTURES, ensureEvalImage } from "../helpers/eval-images.js";
+import { tempDir } from "../helpers/tmp.js";
+
+/** What the official harness wrote for the same dataset and predictions (scripts/gen-eval-fixtures.py --image). */
+const HARNESS = join(EVAL_FIXTURES, "harness");
+const MODEL_DIR = "test__model";
+const id = (name: string) => `swerun-test__mathx-${name}`;
+const read = (path: string) => readFileSync(path, "utf8");
+/** A test log without what varies between runs: durations, and the order of stdout and stderr lines. */
+const comparable = (text: string) =>
+  text
+    .replace(/ in \d+\.\d+s /g, " in Xs ")
+    .split("\n")
+    .sort();
+
+await describeDocker("swerun eval in Docker", () => {
+  let docker: Docker;
+  let image: string;
+
+  beforeAll(async () => {
+    ({ docker } = await dockerFixture());
+    image = await ensureEvalImage(docker);
+  });
+
+  function dataset(dir: string): string {
+    const path = join(dir, "dataset.json");
+    writeFileSync(path, read(join(EVAL_FIXTURES, "dataset.json")).replaceAll("{image}", image));
+    return path;
+  }
+
+  it("grades like the harness: gold resolves, empty not run, no-apply, broken P2P, timeout, invalid exit code", async () => {
+    const dir = tempDir();
+    const out = join(dir, "out");
+    const args = ["eval", join(EVAL_FIXTURES, "preds.json"), "--subset", dataset(dir), "--run-id", "harness"];
+    const result = await runCli([...args, "-w", "2", "--timeout", "5", "--network", "none", "-o", out]);
+    expect(result.stderr).toContain("5 instances to grade");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("resolved: 1/6 (3 graded, 1 empty, 2 errors)");
+
+    const harnessReport = JSON.parse(read(join(HARNESS, `${MODEL_DIR}.harness.json`)));
+    const ourReport = JSON.parse(read(join(out, `${MODEL_DIR}.harness.json`)));
+    expect(Object.keys(ourReport)).toEqual(Object.keys(harnessReport));
+    for (const key of Object.keys(harnessReport)) {
+      const want = key === "unremoved_images" ? [image] : harnessReport[key];
+      expect({ key, value: ourReport[key] }).toEqual({ key, value: want });
+    }
+
+    const logs = join(out, "logs", "run_evaluation", "harness", MODEL_DIR);
+    for (const name of ["gold", "breaks", "invalid"]) {
+      // Byte for byte: Python's json.dumps(indent=4) layout, key order, no trailing newline.
+      expect(read(join(logs, id(name), "report.json"))).toBe(read(join(HARNESS, id(name), "report.json")));
+    }
+    for (const name of ["gold", "breaks", "invalid", "hang"]) {
+      expect(read(join(logs, id(name), "eval.sh"))).toBe(read(join(HARNESS, id(name), "eval.sh")));
+      expect(read(join(logs, id(name), "patch.diff"))).toBe(read(join(HARNESS, id(name), "patch.diff")));
+      expect(comparable(read(join(logs, id(name), "test_output.txt")))).toEqual(
+        comparable(read(join(HARNESS, id(name), "test_output.txt"))),
+      );
+    }
+    // The patch that does not apply: no eval.sh, no test output, no report; the log says so.
+    expect(read(join(logs, id("noapply"), "run_instance.log"))).toContain(
+      ">>>>> Patch Apply Failed:\npatching file mathx.py",
+    );
+    for (const file of ["report.json", "eval.sh", "test_output.txt"])
+      expect(existsSync(join(logs, id("noapply"), file))).toBe(false);
+    // The hanging test: the output so far plus the harness's timeout line, and no report.
+    expect(read(join(logs, id("hang"), "test_output.txt"))).toMatch(
+      /\n\nTimeout error: 5 seconds exceeded\.$/,
+    );
+    expect(existsSync(join(logs, id("hang"), "report.json"))).toBe(false);
+    // The empty patch is never run.
+    expect(existsSync(join(logs, id("empty")))).toBe(false);
+    expect(await swerunContainers(docker, "harness")).toEqual([]);
+
+    // Resume: graded instances are skipped, --redo grades them again.
+    const only = ["-i", `${id("gold")},${id("breaks")}`, "--network", "none", "-o", out];
+    const again = await runCli([...args, ...only]);
+    expect(again.stderr).toContain("0 instances to grade, 2 graded before (skipped)");
+    expect(again.stdout).toContain("resolved: 1/2");
+    const redo = await runCli([...args, ...only, "--redo"]);
+    expect(redo.stderr).toContain("2 instances to grade");
+    expect(read(join(logs, id("gold"), "report.json"))).toBe(read(join(HARNESS, id("gold"), "report.json")));
+  });
+
+  it("a run folder: logs under <folder>/eval, verdicts in run.json, containers removed after two Ctrl-C", async () => {
+    const dir = tempDir();
+    const folder = join(dir, "run");
+    const predictions = JSON.parse(read(join(EVAL_FIXTURES, "preds.json")));
+    const keep = [id("gold"), id("hang")];
+    const preds = Object.fromEntries(keep.map((key) => [key, predictions[key]]));
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "preds.json"), JSON.stringify(preds));
+    writeFileSync(
+      join(folder, "run.json"),
+      JSON.stringify({ run_id: "r1", subset: dataset(dir), split: "test" }),
+    );
+    const first = await runCli(["eval", folder, "-i", id("gold"), "--network", "none"]);
+    expect(first.code).toBe(0);
+    const report = join(
+      folder,
+      "eval",
+      "logs",
+      "run_evaluation",
+      "run",
+      MODEL_DIR,
+      id("gold"),
+      "report.json",
+    );
+    expect(read(report)).toBe(read(join(HARNESS, id("gold"), "report.json")));
+    const run = JSON.parse(read(join(folder, "run.json")));
+    expect(run.run_id).toBe("r1");
+    expect(run.eval).toMatchObject({
+      run_id: "run",
+      report: join("eval", `${MODEL_DIR}.run.json`),
+      resolved: 1,
+      graded: 1,
+      instances: { [id("gold")]: { resolved: true, status: "resolved" } },
+    });
+
+    // The hanging instance with a long timeout: Ctrl-C twice stops it and removes its container.
+    const cli = startCli(["eval", folder, "-i", id("hang"), "--network", "none", "--timeout", "600"]);
+    let containers: Docker.ContainerInfo[] = [];
+    const poll = setInterval(() => {
+      void swerunContainers(docker, "run").then((list) => {
+        containers = list;
+      });
+    }, 100);
+    try {
+      const hangLog = join(report, "..", "..", id("hang"), "run_instance.log");
+      await waitFor(() => containers.length > 0, 30_000, cli.child);
+      await waitFor(() => existsSync(hangLog) && read(hangLog).includes("Eval script"), 30_000, cli.child);
+    } finally {
+      clearInterval(poll);
+    }
+    cli.child.kill("SIGINT");
+    cli.child.kill("SIGINT");
+    const ended = await cli.done;
+    expect(ended.stderr).toContain("Stopping the running gradings");
+    expect(ended.code).toBe(130);
+    expect(await swerunContainers(docker, "run")).toEqual([]);
+    const after = JSON.parse(read(join(folder, "run.json")));
+    expect(after.eval.instances[id("hang")]).toMatchObject({
+      resolved: false,
+      status: "error",
+      error: "interrupted",
+    });
+    expect(after.eval.instances[id("gold")]).toMatchObject({ resolved: true });
+  }, 120_000);
+});
