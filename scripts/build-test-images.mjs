@@ -17,6 +17,8 @@ try {
   const started = Date.now();
   const images = await ensureTestImages(docker, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench}\n`);
+  const { ensureEvalImage } = await import(new URL("../dist/test/helpers/eval-images.js", import.meta.url).href);
+  process.stdout.write(`grading test image ready: ${await ensureEvalImage(docker, (line) => process.stdout.write(`${line}\n`))}\n`);
   closeDockerClient(docker);
 } catch (error) {
   process.stderr.write(`build-test-images: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -68,6 +68,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--repo-dir <dir>", "Local environment: a clone of the repository to make worktrees from")
     .option("-q, --quiet", "Only the final summary")
     .option("-v, --verbose", "Also print every command (without a terminal)")
+    .option("--eval", "Grade each instance in a fresh container as soon as it ends (SWE-bench 5.x datasets)")
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli

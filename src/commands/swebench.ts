@@ -32,6 +32,7 @@ export interface SwebenchFlags {
   verbose?: boolean;
   imageTemplate?: string;
   repoDir?: string;
+  eval?: boolean;
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -146,6 +147,17 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
+  const grader = flags.eval
+    ? await (await import("./swebench-eval.js")).startBatchGrading({
+        instances,
+        subset,
+        imageTemplate: flags.imageTemplate,
+        folder: outputDir,
+        modelName: config.model.model_name || config.model.model_class,
+        workers,
+        say: (line) => display.message(line),
+      })
+    : undefined;
   const summary = await runBatch({
     instances,
     config,
@@ -158,10 +170,12 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     split: flags.split ?? "test",
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    ...(grader ? { onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission) } : {}),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);
   process.stdout.write(`${pc.bold("predictions:")} ${join(outputDir, "preds.json")}\n`);
+  if (grader) await grader.finish();
   return summary.interrupted ? 130 : 0;
 }

@@ -34,6 +34,8 @@ export interface BatchOptions {
   split: string;
   display: BatchDisplay;
   prepare: InstanceContext["prepare"];
+  /** Called after each instance ends and its prediction is saved (e.g. `--eval` grades it); must not throw. */
+  onInstanceEnd?: (result: InstanceResult) => void;
 }
 
 export interface BatchSummary {
@@ -148,6 +150,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
       );
       display.instanceEnd(number, result, (Date.now() - started) / 1000);
+      options.onInstanceEnd?.(result);
     }
   };
   try {

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
@@ -18,6 +19,14 @@ export interface RunRecord {
   config: Record<string, unknown>;
 }
 
+/** Writes run.json, keeping the `eval` verdicts that `swerun eval` (or `--eval`) recorded there. */
 export function writeRunRecord(path: string, record: RunRecord): void {
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  let verdicts: unknown;
+  try {
+    verdicts = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")).eval : undefined;
+  } catch {
+    verdicts = undefined;
+  }
+  const data = verdicts === undefined ? record : { ...record, eval: verdicts };
+  writeFileAtomic(path, [`${JSON.stringify(data, null, 2)}\n`]);
 }

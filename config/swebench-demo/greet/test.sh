@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+# Prints a pytest-style line (PASSED/FAILED test.sh::test_greet); exits 1 when it fails.
 source "$(dirname "$0")/greet.sh"
 result=$(greet World)
 if [ "$result" != "Hello, World!" ]; then
-  echo "FAIL: greet World gave '$result'"
+  echo "FAILED test.sh::test_greet - greet World gave '$result'"
   exit 1
 fi
-echo "PASS"
+echo "PASSED test.sh::test_greet"

@@ -61,7 +61,8 @@ export function parsePytestOptions(log: string): StatusMap {
 /** ANSI colour codes as the harness strips them: `[` digits `m` (the ESC goes with the control characters). */
 const COLOUR = new RegExp(`\\[${PY_DIGIT}+m`, "gu");
 /** The control characters 1-31 (tab and carriage return included), removed from every line. */
-const CONTROL = new RegExp("[\\u0001-\\u001f]", "g");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the harness removes exactly these characters
+const CONTROL = /[\u0001-\u001f]/g;
 
 /**
  * The harness's `pytest_v2` parser (newer pytest, coloured output): colour codes and control characters

@@ -1,0 +1,68 @@
+import { basename } from "node:path";
+import pc from "picocolors";
+import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { batchGrader } from "../eval/batch-grader.js";
+import { evalInstances } from "../eval/eval-instance.js";
+import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import type { Instance } from "../swebench/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { datasetDirOf } from "./swebench.js";
+
+/**
+ * `swebench --eval`: checks the dataset's grading columns and the Docker daemon before the first model
+ * call, then grades each instance as it ends. The second Ctrl-C (or SIGTERM) stops the running gradings.
+ */
+export async function startBatchGrading(options: {
+  instances: Instance[];
+  subset: string;
+  imageTemplate?: string;
+  folder: string;
+  modelName: string;
+  workers: number;
+  say: (line: string) => void;
+}) {
+  const specs = evalInstances(
+    options.instances,
+    options.subset,
+    options.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
+  );
+  const docker = await connectDocker();
+  const runId = basename(options.folder);
+  const datasetDir = datasetDirOf(options.subset);
+  const grader = batchGrader({
+    docker,
+    instances: specs,
+    rows: options.instances,
+    ...(datasetDir ? { datasetDir } : {}),
+    folder: options.folder,
+    runId,
+    modelName: options.modelName,
+    workers: options.workers,
+    timeoutSeconds: DEFAULT_EVAL_TIMEOUT,
+    say: options.say,
+  });
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts >= 2) grader.stop();
+  };
+  const onSigterm = () => grader.stop();
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  return {
+    submit: grader.submit,
+    async finish(): Promise<void> {
+      try {
+        const { report, path } = await grader.finish();
+        process.stdout.write(
+          `${pc.bold("resolved:")} ${report.resolved_instances}/${report.total_instances} (${report.completed_instances} graded, ${report.empty_patch_instances} empty, ${report.error_instances} errors)\n`,
+        );
+        process.stdout.write(`${pc.bold("eval report:")} ${path}\n`);
+      } finally {
+        process.off("SIGINT", onSigint);
+        process.off("SIGTERM", onSigterm);
+        closeDockerClient(docker);
+      }
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import type { Instance } from "../swebench/dataset.js";
+import { readPredictions } from "../swebench/predictions.js";
+import type { EvalInstance } from "./eval-instance.js";
+import { type GradeResult, gradeInstance } from "./grade-instance.js";
+import { limiter } from "./pool.js";
+import { verdictLine } from "./progress.js";
+import { recordEvalInRunJson } from "./run-json.js";
+import { type RunReport, writeRunReport } from "./run-report.js";
+
+export interface BatchGraderOptions {
+  docker: Docker;
+  /** Grading specs of the batch's instances, and their dataset rows (for bundled fixtures). */
+  instances: EvalInstance[];
+  rows: Instance[];
+  datasetDir?: string;
+  /** The batch's output folder: logs go to `<folder>/eval`, verdicts into `<folder>/run.json`. */
+  folder: string;
+  runId: string;
+  modelName: string;
+  /** Gradings at once (the batch's workers). */
+  workers: number;
+  timeoutSeconds: number;
+  network?: string;
+  /** Told each verdict as a line, with the resolve rate so far. */
+  say: (line: string) => void;
+}
+
+/**
+ * `swebench --eval`: grades each instance as soon as the batch finishes it, in a fresh container, while the
+ * batch's workers go on (at most `workers` gradings at once); `finish` waits for the last one and writes
+ * the run report.
+ */
+export function batchGrader(options: BatchGraderOptions) {
+  const specs = new Map(options.instances.map((spec) => [spec.instance_id, spec]));
+  const rows = new Map(options.rows.map((row) => [row.instance_id, row]));
+  const predictions = new Map<
+    string,
+    { model_name_or_path: string; instance_id: string; model_patch: string }
+  >();
+  const outputDir = join(options.folder, "eval");
+  const runJson = join(options.folder, "run.json");
+  const limit = limiter(Math.max(1, options.workers));
+  const abort = new AbortController();
+  const pending: Array<Promise<void>> = [];
+  let done = 0;
+  let resolved = 0;
+
+  const grade = async (instanceId: string): Promise<GradeResult | undefined> => {
+    const instance = specs.get(instanceId);
+    const prediction = predictions.get(instanceId);
+    if (!instance || !prediction) return undefined;
+    const row = rows.get(instanceId);
+    if (row?.fixture && options.datasetDir) {
+      const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+      await ensureFixtureImage(instance.image, row, options.datasetDir);
+    }
+    return gradeInstance({
+      docker: options.docker,
+      instance,
+      prediction,
+      runId: options.runId,
+      outputDir,
+      timeoutSeconds: options.timeoutSeconds,
+      signal: abort.signal,
+      ...(options.network ? { network: options.network } : {}),
+    });
+  };
+
+  return {
+    /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
+    submit(instanceId: string, submission: string): void {
+      predictions.set(instanceId, {
+        model_name_or_path: options.modelName,
+        instance_id: instanceId,
+        model_patch: submission,
+      });
+      if (!submission) return;
+      pending.push(
+        limit(() => grade(instanceId)).then(
+          (result) => {
+            if (!result) return;
+            done += 1;
+            if (result.resolved) resolved += 1;
+            options.say(`eval ${verdictLine(result, done, done, resolved)}`);
+            recordEvalInRunJson(runJson, {
+              run_id: options.runId,
+              verdicts: {
+                [instanceId]: {
+                  resolved: result.resolved,
+                  status: result.status,
+                  ...(result.error ? { error: result.error } : {}),
+                },
+              },
+            });
+          },
+          (error) =>
+            options.say(`eval ${instanceId}: ${error instanceof Error ? error.message : String(error)}`),
+        ),
+      );
+    },
+    /** Stops the running gradings (their containers are removed). */
+    stop(): void {
+      abort.abort();
+    },
+    /** Waits for the queued gradings, then writes the run report over the batch's instances. */
+    async finish(): Promise<{ report: RunReport; path: string }> {
+      await Promise.all(pending);
+      // Instances finished by an earlier run of the batch count with their predictions (and reports, if graded).
+      const predsPath = join(options.folder, "preds.json");
+      if (existsSync(predsPath)) {
+        for (const prediction of readPredictions(predsPath))
+          if (!predictions.has(prediction.instance_id)) predictions.set(prediction.instance_id, prediction);
+      }
+      const { report, path } = await writeRunReport({
+        predictions,
+        dataset: options.instances,
+        runId: options.runId,
+        outputDir,
+        docker: options.docker,
+      });
+      recordEvalInRunJson(runJson, {
+        run_id: options.runId,
+        report: join("eval", path.slice(outputDir.length + 1)),
+        verdicts: {},
+      });
+      return { report, path };
+    },
+  };
+}
