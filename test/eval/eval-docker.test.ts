@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
@@ -90,7 +90,9 @@ await describeDocker("swerun eval in Docker", () => {
 
   it("a run folder: logs under <folder>/eval, verdicts in run.json, containers removed after two Ctrl-C", async () => {
     const dir = tempDir();
-    const folder = join(dir, "run");
+    // The folder's name is the eval run id (and the containers' label): unique per test run.
+    const runId = `run-${basename(dir)}`;
+    const folder = join(dir, runId);
     const predictions = JSON.parse(read(join(EVAL_FIXTURES, "preds.json")));
     const keep = [id("gold"), id("hang")];
     const preds = Object.fromEntries(keep.map((key) => [key, predictions[key]]));
@@ -108,7 +110,7 @@ await describeDocker("swerun eval in Docker", () => {
       "eval",
       "logs",
       "run_evaluation",
-      "run",
+      runId,
       MODEL_DIR,
       id("gold"),
       "report.json",
@@ -117,8 +119,8 @@ await describeDocker("swerun eval in Docker", () => {
     const run = JSON.parse(read(join(folder, "run.json")));
     expect(run.run_id).toBe("r1");
     expect(run.eval).toMatchObject({
-      run_id: "run",
-      report: join("eval", `${MODEL_DIR}.run.json`),
+      run_id: runId,
+      report: join("eval", `${MODEL_DIR}.${runId}.json`),
       resolved: 1,
       graded: 1,
       instances: { [id("gold")]: { resolved: true, status: "resolved" } },
@@ -126,9 +128,14 @@ await describeDocker("swerun eval in Docker", () => {
 
     // The hanging instance with a long timeout: Ctrl-C twice stops it and removes its container.
     const cli = startCli(["eval", folder, "-i", id("hang"), "--network", "none", "--timeout", "600"]);
+    let errors = "";
+    cli.child.stderr?.on("data", (chunk) => {
+      errors += chunk;
+    });
+    const stderr = () => errors;
     let containers: Docker.ContainerInfo[] = [];
     const poll = setInterval(() => {
-      void swerunContainers(docker, "run").then((list) => {
+      void swerunContainers(docker, runId).then((list) => {
         containers = list;
       });
     }, 100);
@@ -140,11 +147,15 @@ await describeDocker("swerun eval in Docker", () => {
       clearInterval(poll);
     }
     cli.child.kill("SIGINT");
+    await waitFor(() => stderr().includes("Ctrl-C: no new instances"), 30_000, cli.child);
     cli.child.kill("SIGINT");
+    // A CLI that does not end is killed, so the assertions below show what it printed.
+    const guard = setTimeout(() => cli.child.kill("SIGKILL"), 60_000);
     const ended = await cli.done;
+    clearTimeout(guard);
     expect(ended.stderr).toContain("Stopping the running gradings");
     expect(ended.code).toBe(130);
-    expect(await swerunContainers(docker, "run")).toEqual([]);
+    expect(await swerunContainers(docker, runId)).toEqual([]);
     const after = JSON.parse(read(join(folder, "run.json")));
     expect(after.eval.instances[id("hang")]).toMatchObject({
       resolved: false,
