@@ -60,7 +60,9 @@ describe("swerun swebench-single", () => {
     const trajectory = JSON.parse(readFileSync(join(out, "a__calc-1.traj.json"), "utf8"));
     expect(trajectory.instance_id).toBe("a__calc-1");
     expect(trajectory.info.exit_status).toBe("Submitted");
-    expect(trajectory.messages[3].extra.raw_output).toMatch(/^base\nFAILED test.sh::test_add - add 2 3 gave -1/);
+    expect(trajectory.messages[3].extra.raw_output).toMatch(
+      /^base\nFAILED test.sh::test_add - add 2 3 gave -1/,
+    );
     const preds = JSON.parse(readFileSync(join(out, "preds.json"), "utf8"));
     expect(Object.keys(preds)).toEqual(["a__calc-1"]);
     expect(preds["a__calc-1"].model_patch).toMatch(/^\+ {2}echo \$\(\(\$1 \+ \$2\)\)$/m);
