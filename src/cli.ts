@@ -138,6 +138,18 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--dry-run", "List them without removing")
     .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
   cli
+    .command(
+      "runs [action] [...args]",
+      "Track runs: list, show <ref>, compare <ref1> <ref2>, label <ref> <label>, delete <ref>",
+    )
+    .option("--dir <dir>", "Where to look for runs (default: $SWERUN_RUNS_DIR or runs/)")
+    .option("--json", "JSON instead of text")
+    .option("--force", "delete: do not ask")
+    .example("swerun runs compare baseline experiment")
+    .action((action, args, flags) =>
+      run(async () => (await import("./commands/runs.js")).runsCommand(action, args, flags)),
+    );
+  cli
     .command("config <action> [key] [value]", "Manage API keys in swerun's global config: set, unset, show")
     .action((action, key, value) =>
       run(async () => (await import("./commands/config.js")).runConfigCommand(action, key, value)),

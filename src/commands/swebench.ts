@@ -156,6 +156,13 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     label: flags.label,
     subset,
     split: flags.split ?? "test",
+    dataset: {
+      slice: flags.slice ?? null,
+      filter: flags.filter ?? null,
+      instance_ids: flags.instanceIds ?? null,
+      shuffle: Boolean(flags.shuffle),
+    },
+    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
   });

@@ -1,9 +1,12 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import { EventBus } from "../agent/events.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { sumMetrics } from "../runs/metrics.js";
+import { agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { timestampSlug } from "../util/ids.js";
 import { swerunVersion } from "../util/package-root.js";
@@ -16,6 +19,7 @@ import {
   type InstanceResult,
   recordedStatus,
   runInstance,
+  trajectoryPath,
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
@@ -32,6 +36,10 @@ export interface BatchOptions {
   label?: string;
   subset: string;
   split: string;
+  /** How the instances were selected (recorded in run.json). */
+  dataset?: Omit<DatasetSelection, "subset" | "split">;
+  /** The image name template (recorded in run.json's agent snapshot). */
+  imageTemplate?: string;
   display: BatchDisplay;
   prepare: InstanceContext["prepare"];
 }
@@ -63,11 +71,13 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       note(previous, instance.instance_id);
     else queue.push(instance);
   }
+  const previous = previousRecord(join(outputDir, "run.json"));
+  const cases: Record<string, RunCase> = {};
   const record: RunRecord = {
-    run_id: options.runId,
-    label: options.label ?? null,
+    run_id: previous?.run_id ?? options.runId,
+    label: options.label ?? previous?.label ?? null,
     status: "running",
-    started_at: new Date().toISOString(),
+    started_at: previous?.started_at ?? new Date().toISOString(),
     ended_at: null,
     swerun_version: swerunVersion(),
     model: modelName,
@@ -77,9 +87,31 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     exit_statuses: {},
     total_cost: 0,
     config: withoutSecrets({ ...options.config, model: { ...options.config.model, outputs: undefined } }),
+    agent: agentSnapshot(options.config, options.imageTemplate ?? null),
+    dataset: {
+      subset: options.subset,
+      split: options.split,
+      slice: null,
+      filter: null,
+      instance_ids: null,
+      shuffle: false,
+      ...options.dataset,
+    },
+    cases,
+    totals: sumMetrics([]),
   };
+  // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
+  for (const [status, ids] of statuses) {
+    for (const id of ids) {
+      const earlier = previous?.cases?.[id];
+      cases[id] = earlier && earlier.exit_status === status ? earlier : readCase(outputDir, id, status);
+    }
+  }
   const saveRecord = () => {
     record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
+    const all = Object.values(cases);
+    record.totals = sumMetrics(all.map((c) => c.behaviorMetrics));
+    record.total_cost = Math.round(all.reduce((sum, c) => sum + c.cost, 0) * 1e6) / 1e6;
     writeRunRecord(join(outputDir, "run.json"), record);
   };
   saveRecord();
@@ -142,7 +174,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         model_patch: result.submission,
       });
       note(result.exit_status, result.instance_id);
-      record.total_cost += result.cost;
+      cases[result.instance_id] = readCase(outputDir, result.instance_id, result.exit_status, result.cost);
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -167,4 +199,28 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     release();
   }
   return { statuses, cost: record.total_cost, interrupted: stopping > 0 };
+}
+
+/** The run.json a previous process left in the folder (a resumed batch keeps its id, label, start and cases). */
+function previousRecord(path: string): Partial<RunRecord> | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path, "utf8"));
+    return typeof record === "object" && record !== null ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An instance's case, read from its trajectory once it has ended. */
+function readCase(outputDir: string, id: string, status: string, cost?: number): RunCase {
+  let trajectory: unknown = {};
+  try {
+    trajectory = JSON.parse(readFileSync(trajectoryPath(outputDir, id), "utf8"));
+  } catch {
+    // no trajectory (an instance that failed before it wrote one): the case records the status alone
+  }
+  const result = caseFromTrajectory(trajectory);
+  result.exit_status = status;
+  if (cost !== undefined && result.cost === 0) result.cost = Math.round(cost * 10000) / 10000;
+  return result;
 }

@@ -1,3 +1,6 @@
+import type { RunCase } from "../runs/case.js";
+import type { BehaviorMetrics } from "../runs/metrics.js";
+import type { AgentSnapshot, DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
@@ -16,6 +19,14 @@ export interface RunRecord {
   total_cost: number;
   /** The resolved config, with credentials removed. */
   config: Record<string, unknown>;
+  /** What the run was configured with, for `swerun runs compare`. */
+  agent: AgentSnapshot;
+  /** How the instances were selected. */
+  dataset: DatasetSelection;
+  /** One entry per instance that has ended, filled as each ends. */
+  cases: Record<string, RunCase>;
+  /** Behaviour metrics summed over `cases`. */
+  totals: BehaviorMetrics;
 }
 
 export function writeRunRecord(path: string, record: RunRecord): void {
