@@ -121,7 +121,7 @@ export function showText(run: StoredRun): string {
       `  Model: ${a.model} (${a.model_class})`,
       ...Object.entries(a.template_sha256).map(([key, hash]) => `  ${key}: ${hash.slice(0, 12)}...`),
       `  Config: ${a.config_sha256.slice(0, 12)}...`,
-      `  Limits: ${a.step_limit || "no"} steps, $${a.cost_limit} cost, ${a.wall_time_limit_seconds || "no"} s wall time`,
+      `  Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
       `  Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
     );
   } else lines.push(`  Model: ${run.model || "-"}`, "  (not recorded)");
@@ -191,8 +191,11 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
     "",
   ];
   if (cmp.configChanges.length === 0) lines.push("  No configuration changes detected.");
-  for (const c of cmp.configChanges)
-    lines.push(`  ${c.field}: ${JSON.stringify(c.old)} → ${JSON.stringify(c.new)}`);
+  const shown = (value: unknown) =>
+    typeof value === "string" && /^[0-9a-f]{64}$/.test(value)
+      ? `${value.slice(0, 12)}...`
+      : JSON.stringify(value);
+  for (const c of cmp.configChanges) lines.push(`  ${c.field}: ${shown(c.old)} → ${shown(c.new)}`);
   lines.push("", colors.bold("Flips"), "");
   if (cmp.flips.length === 0) lines.push("  None: every common case has the same outcome.");
   for (const f of cmp.flips) {

@@ -69,7 +69,7 @@ describe("swerun runs", () => {
     const show = await runs(root, "show", "tight");
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("Label: tight");
-    expect(show.stdout).toMatch(/Limits: 3 steps/);
+    expect(show.stdout).toMatch(/Limits: 3 steps, no cost limit, no time limit/);
     expect(show.stdout).toMatch(/^ {2}swerun-demo__calc-1 +LimitsExceeded +- +3 +0 +\$0\.0000 +\d+\.\ds$/m);
     const shown = JSON.parse((await runs(root, "show", "tight", "--json")).stdout);
     expect(shown.cases["swerun-demo__calc-1"].exit_status).toBe("LimitsExceeded");
@@ -138,7 +138,19 @@ describe("swerun runs", () => {
     const root = tempDir();
     const dataset = writeDataset(root, 2, "sleep 30");
     const out = join(root, "slow");
-    const batch = startCli(["swebench", "--subset", dataset, ...LOCAL, "-c", "swebench", "-c", "swebench-demo", "-q", "-o", out]);
+    const batch = startCli([
+      "swebench",
+      "--subset",
+      dataset,
+      ...LOCAL,
+      "-c",
+      "swebench",
+      "-c",
+      "swebench-demo",
+      "-q",
+      "-o",
+      out,
+    ]);
     await waitFor(
       () => existsSync(join(out, "run.json")) && existsSync(join(out, ".swerun.lock")),
       20_000,
