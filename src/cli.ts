@@ -53,6 +53,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
     .option("--shuffle", "Shuffle (sorted by id, then a fixed seed)")
     .option("--instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
+    .option("--shard <i/n>", "Only shard i of n of the selected instances (for several machines)")
     .option("-w, --workers <n>", "Parallel workers", { default: 1 })
     .option("-o, --output <dir>", "Output folder (default: runs/<time>-<label or model>)")
     .option("-m, --model <name>", "Model name, provider/model")
@@ -96,6 +97,10 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-o, --output <file>", "Write predictions here (.json object, or .jsonl)")
     .option("--dataset <name>", "Check that every instance id belongs to this dataset (as --subset)")
     .option("--split <split>", "Split of --dataset", { default: "test" })
+    .option(
+      "--merge-shards",
+      "The folders are shards of one run (--shard): check that, and say which are missing",
+    )
     .action((paths, flags) =>
       run(async () => (await import("./commands/preds.js")).predsCommand(paths, flags)),
     );
@@ -145,6 +150,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--dir <dir>", "Where to look for runs (default: $SWERUN_RUNS_DIR or runs/)")
     .option("--json", "JSON instead of text")
     .option("--force", "delete: do not ask")
+    .option("--merge-shards", "Show the shard folders of one run (--shard) as one run")
     .example("swerun runs compare baseline experiment")
     .action((action, args, flags) =>
       run(async () => (await import("./commands/runs.js")).runsCommand(action, args, flags)),

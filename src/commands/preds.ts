@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { UserError } from "../agent/exceptions.js";
+import { checkShards } from "../runs/shards.js";
+import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -11,6 +13,7 @@ export interface PredsFlags {
   output?: string;
   dataset?: string;
   split?: string;
+  mergeShards?: boolean;
 }
 
 interface Found {
@@ -68,6 +71,21 @@ function readTrajectory(path: string): Found {
  */
 export async function predsCommand(paths: string[], flags: PredsFlags): Promise<number> {
   if (paths.length === 0) throw new UserError("give one or more run folders or .traj.json files");
+  if (flags.mergeShards) {
+    const runs = paths.map((path) => {
+      const run = readRun(resolve(path));
+      if (!run) throw new UserError(`--merge-shards: ${path}: not a run folder (no run.json)`);
+      return run;
+    });
+    const { count, missing, twice } = checkShards(runs);
+    if (twice.length > 0)
+      throw new UserError(`--merge-shards: shard ${twice.join(", ")} of ${count} given twice`);
+    process.stderr.write(
+      missing.length > 0
+        ? `${pc.yellow("shards missing:")} ${missing.map((i) => `${i}/${count}`).join(", ")} (their instances are not in the predictions)\n`
+        : `all ${count} shards of the run\n`,
+    );
+  }
   const newest = new Map<string, Found>();
   for (const path of paths) {
     for (const file of trajectoryFiles(resolve(path))) {

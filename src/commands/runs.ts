@@ -5,6 +5,7 @@ import { ask } from "../console/prompt.js";
 import { compareRuns } from "../runs/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../runs/format.js";
 import { resolveRun } from "../runs/ref.js";
+import { mergeShardRuns } from "../runs/shards.js";
 import { listRuns, runsDir } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
@@ -13,6 +14,7 @@ export interface RunsFlags {
   dir?: string;
   json?: boolean;
   force?: boolean;
+  mergeShards?: boolean;
 }
 
 const USAGE =
@@ -31,7 +33,8 @@ export async function runsCommand(
   args: string[],
   flags: RunsFlags,
 ): Promise<number> {
-  const runs = listRuns(runsDir(flags.dir));
+  const found = listRuns(runsDir(flags.dir));
+  const runs = flags.mergeShards ? mergeShardRuns(found) : found;
   const json = (value: unknown) => print(JSON.stringify(value, null, 2));
   switch (action ?? "list") {
     case "list":
@@ -55,7 +58,7 @@ export async function runsCommand(
     }
     case "label": {
       const [ref, label] = need(args, 2, "label") as [string, string];
-      const run = resolveRun(ref, runs);
+      const run = resolveRun(ref, found);
       if (run.imported)
         throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
       if (run.state === "running") throw new UserError(`${run.id} is running; label it when it ends`);
@@ -68,7 +71,7 @@ export async function runsCommand(
     }
     case "delete":
     case "rm": {
-      const run = resolveRun(need(args, 1, "delete")[0] as string, runs);
+      const run = resolveRun(need(args, 1, "delete")[0] as string, found);
       if (run.state === "running")
         throw new UserError(`${run.id} is running (its lock is held); stop it before deleting it`);
       if (!flags.force) {

@@ -32,6 +32,7 @@ export interface SwebenchFlags {
   verbose?: boolean;
   imageTemplate?: string;
   repoDir?: string;
+  shard?: string;
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -131,6 +132,7 @@ export async function loadSwebench(flags: SwebenchFlags) {
     filter: flags.filter,
     shuffle: flags.shuffle,
     instanceIds: flags.instanceIds,
+    shard: flags.shard,
     onProgress: flags.quiet ? undefined : say,
   });
   return { subset, say, config, instances };
@@ -143,7 +145,10 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
-  const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
+  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
+  const outputDir = resolve(
+    flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
+  );
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const summary = await runBatch({
@@ -161,6 +166,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
       filter: flags.filter ?? null,
       instance_ids: flags.instanceIds ?? null,
       shuffle: Boolean(flags.shuffle),
+      shard: flags.shard?.replace(/\s+/g, "") ?? null,
     },
     imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
