@@ -7,7 +7,20 @@ const SETUP = new Set(["cd", "pushd", "popd", "export", "set", "unset", "source"
 const WRAPPERS: Record<string, { withValue: Set<string>; positional: number }> = {
   env: { withValue: new Set(["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]), positional: 0 },
   sudo: {
-    withValue: new Set(["-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-D", "-r", "-t"]),
+    withValue: new Set([
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-C",
+      "-D",
+      "-r",
+      "-t",
+    ]),
     positional: 0,
   },
   timeout: { withValue: new Set(["-s", "--signal", "-k", "--kill-after"]), positional: 1 },
@@ -152,11 +165,22 @@ const GIT_READ_ONLY = new Set([
 /** git options that take a value before the subcommand. */
 const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace"]);
 
-const FIND_WRITES = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]);
+const FIND_WRITES = new Set([
+  "-delete",
+  "-exec",
+  "-execdir",
+  "-ok",
+  "-okdir",
+  "-fprint",
+  "-fprint0",
+  "-fprintf",
+  "-fls",
+]);
 
 function writesFile(command: SimpleCommand): boolean {
   return command.redirections.some(
-    ({ op, target }) => op.includes(">") && !op.endsWith("&") && target !== "/dev/null" && !/^&?\d*-?$/.test(target),
+    ({ op, target }) =>
+      op.includes(">") && !op.endsWith("&") && target !== "/dev/null" && !/^&?\d*-?$/.test(target),
   );
 }
 
@@ -168,7 +192,10 @@ function isReadOnlySimple(command: SimpleCommand): boolean {
   if (program === "") return command.words.length === 0;
   if (program === "sed") {
     return (
-      args.some((arg) => arg === "-n" || arg === "--quiet" || arg === "--silent" || /^-[a-zA-Z]*n[a-zA-Z]*$/.test(arg)) &&
+      args.some(
+        (arg) =>
+          arg === "-n" || arg === "--quiet" || arg === "--silent" || /^-[a-zA-Z]*n[a-zA-Z]*$/.test(arg),
+      ) &&
       !args.some((arg) => arg.startsWith("-i") || arg.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(arg))
     );
   }

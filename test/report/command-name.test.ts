@@ -14,7 +14,7 @@ describe("commandProgram", () => {
     ["timeout -s KILL 5s make", "make"],
     ["grep -c x file | head -1", "grep"],
     ["git diff && git status", "git"],
-    ["\"/opt/my tools/run\" --fast", "run"],
+    ['"/opt/my tools/run" --fast', "run"],
     ["cat <<'EOF' > a.txt\nhello && rm -rf /\nEOF\nls", "cat"],
     ["(cd src && make)", "make"],
     ["# look first\nls -la", "ls"],
@@ -65,7 +65,10 @@ describe("isReadOnlyCommand", () => {
 describe("simpleCommands", () => {
   it("keeps operators inside quotes and records redirections", () => {
     const commands = simpleCommands(`grep "a|b && c" f 2>&1 > out; echo 'x;y'`);
-    expect(commands.map((c) => c.words)).toEqual([["grep", "a|b && c", "f"], ["echo", "x;y"]]);
+    expect(commands.map((c) => c.words)).toEqual([
+      ["grep", "a|b && c", "f"],
+      ["echo", "x;y"],
+    ]);
     expect(commands[0]?.redirections).toEqual([
       { op: "2>&", target: "1" },
       { op: ">", target: "out" },
