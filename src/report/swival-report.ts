@@ -183,7 +183,8 @@ export function buildReport(facts: RunFacts, options: { endedAt?: number } = {})
       turn_drops: 0,
       guardrail_interventions: guardrails,
       truncated_responses: truncated,
-      llm_calls: llmCalls,
+      // A call that never answered (interrupted, or failed for good) is counted by api_calls only.
+      llm_calls: llmCalls + Math.max(0, (facts.api_calls ?? 0) - facts.turns.length),
       total_llm_time_s: roundOrNull(llmTime),
       total_tool_time_s: roundOrNull(toolTime),
     },
