@@ -16,14 +16,20 @@ function miniV1(dir: string): string {
       submission: "diff --git a/x b/x\n",
       model_stats: { instance_cost: 0.5, api_calls: 2 },
       mini_version: "1.9.0",
-      config: { model: { model_name: "anthropic/claude-sonnet-4" }, agent: { step_limit: 250, mode: "yolo" } },
+      config: {
+        model: { model_name: "anthropic/claude-sonnet-4" },
+        agent: { step_limit: 250, mode: "yolo" },
+      },
     },
     messages: [
       { role: "system", content: "You are a helpful assistant." },
       { role: "user", content: "<pr_description>Fix it</pr_description>" },
       { role: "assistant", content: "THOUGHT: look.\n\n```bash\ncd /testbed && grep -rn foo .\n```" },
       { role: "user", content: "<returncode>1</returncode>\n<output>\n</output>" },
-      { role: "assistant", content: "THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```" },
+      {
+        role: "assistant",
+        content: "THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```",
+      },
       { role: "user", content: "diff --git a/x b/x\n" },
     ],
     trajectory_format: "mini-swe-agent-1",
@@ -47,7 +53,12 @@ describe("readRunFacts", () => {
       ended_at: null,
     });
     expect(facts.turns).toHaveLength(2);
-    expect(facts.turns[0]).toMatchObject({ duration_s: null, finish_reason: null, prompt_tokens: null, retries: [] });
+    expect(facts.turns[0]).toMatchObject({
+      duration_s: null,
+      finish_reason: null,
+      prompt_tokens: null,
+      retries: [],
+    });
     expect(facts.turns[0]?.tool_calls[0]).toMatchObject({ name: "grep", returncode: 1, duration_s: null });
     const report = buildReport(facts);
     expect(report.timestamp).toBeNull();
@@ -118,11 +129,15 @@ describe("the judge markdown", () => {
       ["t-step-3", "tool_call", 750],
     ]);
     const markdown = judgeMarkdown(record);
-    expect(markdown).toContain(`1. [THOUGHT] short thought [->t-step-1]\n2. [MESSAGE] ${"m".repeat(100)}... [->t-step-2]\n`);
+    expect(markdown).toContain(
+      `1. [THOUGHT] short thought [->t-step-1]\n2. [MESSAGE] ${"m".repeat(100)}... [->t-step-2]\n`,
+    );
     expect(markdown).toContain("3. [TOOL:line] -> failed (250ms) [->t-step-3]\n   ```bash\n   line 1\n");
     expect(markdown).toContain("   line 8\n\n   // ... 8 lines omitted ...\n\n   line 17\n");
     expect(markdown).not.toContain("line 9\n");
-    expect(markdown).toContain(`**Output:** ${"x".repeat(200)}...\n**Metadata:** exit_status=Submitted, steps=1\n`);
+    expect(markdown).toContain(
+      `**Output:** ${"x".repeat(200)}...\n**Metadata:** exit_status=Submitted, steps=1\n`,
+    );
     expect(markdown.endsWith("**Status:** passed\n**Duration:** 1500ms\n\n---\n\n")).toBe(true);
   });
 
