@@ -75,7 +75,7 @@ export function judgeRecord(facts: RunFacts, resolved?: boolean): JudgeRecord {
       repo: repoOfInstance(facts.instance_id),
       model: facts.model,
       exit_status: facts.exit_status,
-      cost: facts.cost,
+      cost: facts.cost === null ? null : Math.round(facts.cost * 1e10) / 1e10,
       api_calls: facts.api_calls,
       steps: facts.turns.length,
       ...(resolved === undefined ? {} : { resolved }),
