@@ -138,7 +138,8 @@ export function buildReport(facts: RunFacts, options: { endedAt?: number } = {})
       const ok = !call.timed_out && (call.returncode === null ? !call.exception_info : call.returncode === 0);
       if (ok) succeeded += 1;
       else failed += 1;
-      const counts = (byName[call.name] ??= { succeeded: 0, failed: 0 });
+      byName[call.name] ??= { succeeded: 0, failed: 0 };
+      const counts = byName[call.name] as { succeeded: number; failed: number };
       if (ok) counts.succeeded += 1;
       else counts.failed += 1;
       toolTime = addTime(toolTime, call.duration_s);
