@@ -35,6 +35,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-l, --cost-limit <dollars>", "Stop once the run costs this much")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .option("--report <path>", "Write a JSON report of the run (outcome, stats, timeline) when it ends")
     .example("swerun run -c demo --yolo")
     .action((flags) =>
       run(async () =>
@@ -135,6 +136,27 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
           costLimit: numberFlag(flags.costLimit),
         }),
       ),
+    );
+  cli
+    .command("report [...paths]", "Build the JSON run report of trajectories or run folders")
+    .option("-o, --output <file>", "Write the report here (one trajectory)")
+    .option("--out-dir <dir>", "Write <id>.report.json per trajectory into this folder")
+    .example("swerun report runs/run-20250101-120000.traj.json -o report.json")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/report.js")).reportCommand(paths, flags)),
+    );
+  cli
+    .command(
+      "export [...paths]",
+      "Export run folders or trajectories for dashboards (summary) or LLM judges (judge)",
+    )
+    .option("--format <format>", "summary (JSONL) or judge (PATH.md + PATH.full.jsonl)", {
+      default: "summary",
+    })
+    .option("-o, --output <path>", "Output file (summary: default standard output; judge: required)")
+    .example("swerun export runs/my-batch --format judge -o judge")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
     );
   cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")

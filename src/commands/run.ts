@@ -29,6 +29,8 @@ export interface RunFlags {
   costLimit?: number;
   yolo?: boolean;
   exitImmediately?: boolean;
+  /** Write the run's report (swival's shape) here when the run ends, however it ends. */
+  report?: string;
 }
 
 export function asList(value: string | string[] | undefined): string[] {
@@ -77,6 +79,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   config.agent.output_path = resolve(
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
   );
+  if (flags.report && fse.existsSync(flags.report) && fse.statSync(flags.report).isDirectory()) {
+    throw new UserError(`--report: ${flags.report} is a folder; give a file path`);
+  }
   const workdir = prepareWorkdir(config);
   const runId = newRunId();
   const bus = new EventBus();
@@ -91,8 +96,17 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
   } catch (error) {
     signals.dispose();
+    if (flags.report) {
+      const { writeRunReport } = await import("../report/write-report.js");
+      writeRunReport(resolve(flags.report), config.agent.output_path, {
+        task,
+        model: config.model.model_name,
+        error,
+      });
+    }
     throw error;
   }
+  let runError: unknown;
   try {
     if (config.run.env_startup_command) {
       const output = await env.execute({ command: config.run.env_startup_command });
@@ -117,6 +131,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     if (workdir) process.stdout.write(`${pc.bold("workdir:")} ${workdir}\n`);
     return 0;
   } catch (error) {
+    runError = error;
     if (agent && config.agent.output_path) {
       process.stderr.write(redact(`trajectory (with the error recorded): ${config.agent.output_path}\n`));
     }
@@ -124,5 +139,15 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   } finally {
     signals.dispose();
     await env.close();
+    if (flags.report) {
+      const { writeRunReport } = await import("../report/write-report.js");
+      const path = resolve(flags.report);
+      writeRunReport(path, config.agent.output_path, {
+        task,
+        model: config.model.model_name,
+        error: runError,
+      });
+      process.stderr.write(`report: ${path}\n`);
+    }
   }
 }

@@ -187,10 +187,24 @@ export class OpenAIModel implements Model {
       minWaitS: this.config.retry_min_wait,
       maxWaitS: this.config.retry_max_wait,
     };
-    const { response, durationS } = await withRetry(() => this.#request(outgoing, options.signal), policy, {
+    // Failed attempts are recorded on the reply (`extra.retries`) for reports: error and duration each.
+    const retries: Array<{ attempt: number; error: string; duration_s: number; delay_s: number }> = [];
+    let attemptStarted = 0;
+    const attempt = () => {
+      attemptStarted = performance.now();
+      return this.#request(outgoing, options.signal);
+    };
+    const { response, durationS } = await withRetry(attempt, policy, {
       signal: options.signal,
-      onRetry: ({ attempt, error, delayS }) =>
-        this.#emit?.({ type: "model_retry", attempt, error, delay_s: delayS, time: Date.now() / 1000 }),
+      onRetry: ({ attempt, error, delayS }) => {
+        retries.push({
+          attempt,
+          error,
+          duration_s: (performance.now() - attemptStarted) / 1000,
+          delay_s: delayS,
+        });
+        this.#emit?.({ type: "model_retry", attempt, error, delay_s: delayS, time: Date.now() / 1000 });
+      },
     });
     const { cost } = await responseCost(response, this.#pricing);
     stats.add(cost);
@@ -207,6 +221,7 @@ export class OpenAIModel implements Model {
         response,
         duration_s: durationS,
         timestamp: Date.now() / 1000,
+        ...(retries.length > 0 ? { retries } : {}),
       },
     };
     const actions = this.#textBased
