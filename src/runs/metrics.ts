@@ -1,5 +1,5 @@
 import { normalizeUsage } from "../models/cost.js";
-import { isReadOnlyCommand } from "./read-commands.js";
+import { isReadOnlyCommand } from "../report/command-name.js";
 
 /**
  * sniffbench's behaviour metrics of one case (one trajectory), adapted to a bash agent, plus what matters for

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { behaviorMetrics, patchLines, sumMetrics } from "../../src/runs/metrics.js";
-import { isReadOnlyCommand } from "../../src/runs/read-commands.js";
+import { isReadOnlyCommand } from "../../src/report/command-name.js";
 
 const usage = (prompt: number, completion: number, cached: number) => ({
   prompt_tokens: prompt,
@@ -115,7 +115,7 @@ describe("read-only commands", () => {
     ["cat <<'EOF' > x.py", false],
     ["echo hi > file", false],
     ["git commit -m x", false],
-    ["cd /testbed", false],
+    ["cd /testbed", true],
     ["grep foo x 2>/dev/null", true],
   ])("%s → %s", (command, expected) => {
     expect(isReadOnlyCommand(command)).toBe(expected);
