@@ -7,6 +7,7 @@ import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { packageRoot } from "../util/package-root.js";
@@ -124,6 +125,7 @@ export async function loadSwebench(flags: SwebenchFlags) {
   const subset = flags.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const config = await swebenchConfig({ ...flags, subset }, say);
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
   const instances = await loadInstances({
     subset: datasetSource(subset),
     split: flags.split,

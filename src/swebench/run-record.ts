@@ -1,4 +1,5 @@
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redactedJson } from "../util/secrets.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
 export interface RunRecord {
@@ -18,6 +19,7 @@ export interface RunRecord {
   config: Record<string, unknown>;
 }
 
+/** Writes run.json atomically, secrets redacted (the config has its credential keys removed already). */
 export function writeRunRecord(path: string, record: RunRecord): void {
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  writeFileAtomic(path, [redactedJson(record)]);
 }
