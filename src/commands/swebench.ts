@@ -10,6 +10,7 @@ import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../sweben
 import { globalModelStats } from "../models/global-stats.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
+import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
 import { asList } from "./run.js";
 
@@ -138,6 +139,12 @@ export async function loadSwebench(flags: SwebenchFlags) {
   return { subset, say, config, instances };
 }
 
+/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
+export function checkOutputDir(dir: string): void {
+  const problem = outputDirProblem(dir);
+  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const { subset, say, config, instances } = await loadSwebench(flags);
@@ -146,6 +153,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
+  checkOutputDir(outputDir);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const summary = await runBatch({

@@ -14,7 +14,7 @@ const MIN_SECRET_LENGTH = 6;
  * The one rule for "this name holds a credential", for HTTP headers and environment variables alike
  * (`Authorization`, `X-Api-Token`, `Cookie`, `OPENAI_API_KEY`, `DB_PASSWORD`, ...; not `GIT_AUTHOR_NAME`).
  */
-const CREDENTIAL_NAME = /key|token|secret|auth(?!or)|passw|cookie|credential/i;
+const CREDENTIAL_NAME = /key|token|secret|auth(?!or(?!iz))|passw|cookie|credential/i;
 
 export function isCredentialName(name: string): boolean {
   return CREDENTIAL_NAME.test(name);
