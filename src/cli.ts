@@ -166,7 +166,8 @@ function joinNegativeValues(argv: string[]): string[] {
   const result: string[] = [];
   for (const arg of argv) {
     const previous = result.at(-1);
-    if (/^-\d/.test(arg) && previous && /^-{1,2}[A-Za-z][\w-]*$/.test(previous)) result.push(`${result.pop()}=${arg}`);
+    if (/^-\d/.test(arg) && previous && /^-{1,2}[A-Za-z][\w-]*$/.test(previous))
+      result.push(`${result.pop()}=${arg}`);
     else result.push(arg);
   }
   return result;

@@ -45,6 +45,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
 
 /** `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json. */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
@@ -53,7 +54,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
   if (flags.exitImmediately) config.agent.confirm_exit = false;
   const outputDir = resolve(flags.output ?? join("runs", "single", id));
-  checkOutputDir(outputDir);
+  if (!flags.output) checkOutputDir(outputDir);
   config.agent.output_path = join(outputDir, `${id}.traj.json`);
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;

@@ -65,9 +65,14 @@ export function lookupSetting(names: readonly string[], context: SettingsContext
  */
 export function registerKnownCredentials(context: SettingsContext = {}): void {
   const env = context.env ?? process.env;
-  const places = [env, readEnvFile(join(context.cwd ?? process.cwd(), ".env")), readEnvFile(globalConfigPath(env))];
+  const places = [
+    env,
+    readEnvFile(join(context.cwd ?? process.cwd(), ".env")),
+    readEnvFile(globalConfigPath(env)),
+  ];
   for (const values of places) {
-    for (const [name, value] of Object.entries(values)) if (value && isCredentialName(name)) registerCredential(value);
+    for (const [name, value] of Object.entries(values))
+      if (value && isCredentialName(name)) registerCredential(value);
   }
 }
 

@@ -18,7 +18,8 @@ export function invalidUtf8Offset(bytes: Uint8Array): number | undefined {
   let index = 0;
   while (index < bytes.length) {
     const lead = bytes[index] ?? 0;
-    const continuation = lead < 0x80 ? 0 : lead <= 0xc1 ? -1 : lead <= 0xdf ? 1 : lead <= 0xef ? 2 : lead <= 0xf4 ? 3 : -1;
+    const continuation =
+      lead < 0x80 ? 0 : lead <= 0xc1 ? -1 : lead <= 0xdf ? 1 : lead <= 0xef ? 2 : lead <= 0xf4 ? 3 : -1;
     if (continuation < 0) return index;
     const [low, high] = secondByteRange(lead);
     for (let k = 1; k <= continuation; k++) {
@@ -37,7 +38,8 @@ export function invalidUtf8Offset(bytes: Uint8Array): number | undefined {
  */
 export function decodeUtf8(bytes: Uint8Array, describe: (offset: number, line: number) => Error): string {
   const offset = invalidUtf8Offset(bytes);
-  if (offset === undefined) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  if (offset === undefined)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   let line = 1;
   for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line += 1;
   throw describe(offset, line);

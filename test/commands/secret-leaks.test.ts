@@ -49,7 +49,9 @@ function expectNoSecret(outputs: Outputs, secrets = LOCAL_SECRETS): void {
   const places: Array<[string, string]> = [
     ["stdout", outputs.result.stdout],
     ["stderr", outputs.result.stderr],
-    ...outputs.paths.flatMap(filesUnder).map((file): [string, string] => [file, readFileSync(file, "latin1")]),
+    ...outputs.paths
+      .flatMap(filesUnder)
+      .map((file): [string, string] => [file, readFileSync(file, "latin1")]),
   ];
   expect(places.length, "no output file found").toBeGreaterThan(2);
   const leaks = places.flatMap(([place, text]) =>
@@ -240,7 +242,12 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
     const { trajectory } = await swerunRun(setup);
     // What swerun preds can know in its own process: keys in the environment, .env and the global config,
     // and the values of the variables a trajectory says it forwarded.
-    const known = [PLANTED.environmentKey, PLANTED.dotenvKey, PLANTED.globalConfigKey, PLANTED.forwardedValue];
+    const known = [
+      PLANTED.environmentKey,
+      PLANTED.dotenvKey,
+      PLANTED.globalConfigKey,
+      PLANTED.forwardedValue,
+    ];
     const foreign = join(setup.dir, "foreign");
     mkdirSync(foreign);
     const data = JSON.parse(readFileSync(trajectory, "utf8"));
@@ -286,7 +293,10 @@ await describeDocker("planted secrets in a Docker batch (forward_env)", () => {
       { cwd: setup.inputs, env: setup.env },
     );
     expect(result.code, result.stderr).toBe(0);
-    const trajectory = readFileSync(join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json"), "utf8");
+    const trajectory = readFileSync(
+      join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json"),
+      "utf8",
+    );
     expect(trajectory).toContain('"Submitted"');
     expectNoSecret({ paths: [setup.out], result }, ALL_SECRETS);
   });
