@@ -11,6 +11,11 @@ async function report(error: unknown): Promise<number> {
     process.stderr.write(`swerun: ${redact(error.message)}\n`);
     return 2;
   }
+  // cac's own errors (unknown option, missing option value) are bad input too.
+  if (error instanceof Error && error.name === "CACError") {
+    process.stderr.write(`swerun: ${redact(error.message)} (see swerun --help)\n`);
+    return 2;
+  }
   const message = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
   process.stderr.write(`swerun: ${redact(message)}\n`);
   if (process.env.SWERUN_DEBUG && error instanceof Error)
@@ -193,13 +198,28 @@ function numberFlag(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : (value as number);
 }
 
+/**
+ * `-w -3` → `-w=-3`: the parser would read a negative number after an option as an unknown option `-3`;
+ * joined, it reaches the option's own check ("--workers: expected a whole number ≥ 1").
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const result: string[] = [];
+  for (const arg of argv) {
+    const previous = result.at(-1);
+    if (/^-\d/.test(arg) && previous && /^-{1,2}[A-Za-z][\w-]*$/.test(previous))
+      result.push(`${result.pop()}=${arg}`);
+    else result.push(arg);
+  }
+  return result;
+}
+
 async function main(): Promise<void> {
   let job: (() => Promise<number>) | undefined;
   const cli = buildCli((next) => {
     job = next;
   });
   try {
-    cli.parse(process.argv, { run: true });
+    cli.parse(joinNegativeValues(process.argv), { run: true });
   } catch (error) {
     process.exitCode = await report(error);
     return;
@@ -214,6 +234,9 @@ async function main(): Promise<void> {
     return;
   }
   try {
+    // Everything printed from here on is redacted, and the credentials swerun can find are known first.
+    (await import("./util/secrets.js")).guardOutputStreams();
+    (await import("./models/keys.js")).registerKnownCredentials();
     process.exitCode = await job();
   } catch (error) {
     process.exitCode = await report(error);

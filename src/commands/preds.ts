@@ -7,6 +7,7 @@ import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact, redactedJson, registerSecret } from "../util/secrets.js";
 import { datasetSource } from "./swebench.js";
 
 export interface PredsFlags {
@@ -42,7 +43,13 @@ function readTrajectory(path: string): Found {
     throw new UserError(`${path}: not valid JSON: ${(error as Error).message}`);
   }
   const info = (data.info ?? {}) as Record<string, unknown>;
-  const config = (info.config ?? {}) as { model?: { model_name?: string; model_class?: string } };
+  const config = (info.config ?? {}) as {
+    model?: { model_name?: string; model_class?: string };
+    environment?: { forward_env?: unknown };
+  };
+  // The values of the variables the run forwarded into its environment are secrets here too.
+  const forwarded = config.environment?.forward_env;
+  if (Array.isArray(forwarded)) for (const name of forwarded) registerSecret(process.env[String(name)]);
   const id =
     typeof data.instance_id === "string"
       ? data.instance_id
@@ -135,8 +142,8 @@ export async function predsCommand(paths: string[], flags: PredsFlags): Promise<
     const output = resolve(flags.output);
     const predictions = entries.map((entry) => entry.prediction);
     const text = output.endsWith(".jsonl")
-      ? predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : "")
-      : `${JSON.stringify(Object.fromEntries(predictions.map((p) => [p.instance_id, p])), null, 2)}\n`;
+      ? redact(predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : ""))
+      : redactedJson(Object.fromEntries(predictions.map((p) => [p.instance_id, p])));
     writeFileAtomic(output, [text]);
     process.stdout.write(`wrote ${output}\n`);
   }

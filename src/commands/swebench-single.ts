@@ -13,7 +13,13 @@ import type { Instance } from "../swebench/dataset.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { newRunId } from "../util/ids.js";
 import { agentSignals } from "./signals.js";
-import { datasetDirOf, instancePreparer, loadSwebench, type SwebenchFlags } from "./swebench.js";
+import {
+  checkOutputDir,
+  datasetDirOf,
+  instancePreparer,
+  loadSwebench,
+  type SwebenchFlags,
+} from "./swebench.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;
@@ -39,6 +45,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
 
 /** `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json. */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
@@ -47,6 +54,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
   if (flags.exitImmediately) config.agent.confirm_exit = false;
   const outputDir = resolve(flags.output ?? join("runs", "single", id));
+  if (!flags.output) checkOutputDir(outputDir);
   config.agent.output_path = join(outputDir, `${id}.traj.json`);
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;

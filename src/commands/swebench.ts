@@ -3,12 +3,14 @@ import pc from "picocolors";
 import { UserError } from "../agent/exceptions.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
+import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
 import { asList } from "./run.js";
 
@@ -125,6 +127,7 @@ export async function loadSwebench(flags: SwebenchFlags) {
   const subset = flags.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const config = await swebenchConfig({ ...flags, subset }, say);
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
   const instances = await loadInstances({
     subset: datasetSource(subset),
     split: flags.split,
@@ -138,17 +141,25 @@ export async function loadSwebench(flags: SwebenchFlags) {
   return { subset, say, config, instances };
 }
 
+/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
+export function checkOutputDir(dir: string): void {
+  const problem = outputDirProblem(dir);
+  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  const { subset, say, config, instances } = await loadSwebench(flags);
   const workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  if (flags.output) checkOutputDir(resolve(flags.output));
+  const { subset, say, config, instances } = await loadSwebench(flags);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const outputDir = resolve(
     flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
   );
+  if (!flags.output) checkOutputDir(outputDir);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const summary = await runBatch({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { environmentBase } from "../config/common.js";
+import { environmentBase, VARIABLE_NAME } from "../config/common.js";
 import { RunArgsError, translateRunArgs } from "./docker-run-args.js";
 
 /** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
@@ -48,16 +48,14 @@ export const dockerEnvironmentSchema = z
     keep_container: z.boolean().default(false),
   })
   .superRefine((config, context) => {
-    // Each action's variables are exported by a shell (exec_mode session), so they need shell names.
-    for (const [field, names] of [
-      ["env", Object.keys(config.env)],
-      ["forward_env", config.forward_env],
-    ] as const) {
+    // Each action's variables are exported by a shell (exec_mode session), so they need shell names
+    // (`env` names are checked for every environment class, in environmentBase).
+    for (const [field, names] of [["forward_env", config.forward_env]] as const) {
       for (const [index, name] of names.entries()) {
-        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+        if (VARIABLE_NAME.test(name)) continue;
         context.addIssue({
           code: "custom",
-          path: field === "env" ? [field, name] : [field, index],
+          path: [field, index],
           message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)`,
         });
       }

@@ -3,7 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
 import type { ExecOutput, Message } from "../messages.js";
-import { redact, registerSecret } from "../util/secrets.js";
+import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
@@ -54,7 +54,6 @@ const SENT_FIELDS = [
   "reasoning_content",
   "reasoning_details",
 ];
-const SECRET_HEADER = /auth|key|token|secret|cookie|password/i;
 
 function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== "object" || value === null) return {};
@@ -67,7 +66,7 @@ function stringRecord(value: unknown): Record<string, string> {
 function publicConfig(config: ModelConfig): Record<string, unknown> {
   const { api_key: _key, extra_headers, ...kwargs } = config.model_kwargs;
   const headers = Object.fromEntries(
-    Object.entries(stringRecord(extra_headers)).filter(([name]) => !SECRET_HEADER.test(name)),
+    Object.entries(stringRecord(extra_headers)).filter(([name]) => !isCredentialName(name)),
   );
   const model_kwargs = extra_headers === undefined ? kwargs : { ...kwargs, extra_headers: headers };
   return JSON.parse(redact(JSON.stringify({ ...config, model_kwargs }))) as Record<string, unknown>;
@@ -102,8 +101,8 @@ export class OpenAIModel implements Model {
     const kwargs = config.model_kwargs;
     const headers = stringRecord(kwargs.extra_headers);
     // Registered secrets are redacted from everything swerun writes: trajectories, logs, events, errors.
-    registerSecret(key?.value);
-    for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) registerSecret(value);
+    registerCredential(key?.value);
+    registerCredentialEntries(headers);
     this.#timeoutS =
       typeof kwargs.timeout === "number" && kwargs.timeout > 0 ? kwargs.timeout : config.request_timeout;
     this.#client = new OpenAI({
@@ -196,6 +195,7 @@ export class OpenAIModel implements Model {
     };
     const { response, durationS } = await withRetry(attempt, policy, {
       signal: options.signal,
+      endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
       onRetry: ({ attempt, error, delayS }) => {
         retries.push({
           attempt,

@@ -190,7 +190,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     display.stop();
     const byStatus = Object.fromEntries([...statuses].map(([status, ids]) => [status, [...ids].sort()]));
     writeFileAtomic(join(outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
-      toYaml({ instances_by_exit_status: byStatus }),
+      redact(toYaml({ instances_by_exit_status: byStatus })),
     ]);
     record.status = stopping > 0 ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();

@@ -2,6 +2,7 @@ import type { RunCase } from "../runs/case.js";
 import type { BehaviorMetrics } from "../runs/metrics.js";
 import type { AgentSnapshot, DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redactedJson } from "../util/secrets.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
 export interface RunRecord {
@@ -29,6 +30,7 @@ export interface RunRecord {
   totals: BehaviorMetrics;
 }
 
+/** Writes run.json atomically, secrets redacted (the config has its credential keys removed already). */
 export function writeRunRecord(path: string, record: RunRecord): void {
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  writeFileAtomic(path, [redactedJson(record)]);
 }
