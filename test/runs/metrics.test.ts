@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { behaviorMetrics, patchLines, sumMetrics } from "../../src/runs/metrics.js";
 import { isReadOnlyCommand } from "../../src/report/command-name.js";
+import { behaviorMetrics, patchLines, sumMetrics } from "../../src/runs/metrics.js";
 
 const usage = (prompt: number, completion: number, cached: number) => ({
   prompt_tokens: prompt,
