@@ -158,6 +158,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     split: flags.split ?? "test",
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
