@@ -128,8 +128,12 @@ await describeDocker("swerun cleanup", () => {
     expect((await present()).has(container.id)).toBe(false);
   });
 
-  it("removes every container of one run with runId, kept ones included", async () => {
+  it("removes every container of one run with runId, kept ones included (unless skipKept)", async () => {
     const P = roundPrefix();
+    const spared: string[] = [];
+    await runCleanup({ runId: `${P}-kept`, skipKept: true, print: (line) => spared.push(line) });
+    expect(spared[0]).toMatch(/^skipped .*: kept on purpose \(keep_container: true\)$/);
+    expect((await present()).has(made.get("kept") ?? "")).toBe(true);
     const lines: string[] = [];
     expect(await runCleanup({ runId: `${P}-kept`, print: (line) => lines.push(line) })).toBe(0);
     expect(lines).toHaveLength(2);
