@@ -182,6 +182,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);

@@ -4,6 +4,7 @@ import type Docker from "dockerode";
 import { UserError } from "../agent/exceptions.js";
 import type { DockerEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
+import { chaosPoint } from "../util/chaos.js";
 import { registerSecret } from "../util/secrets.js";
 import {
   closeDockerClient,
@@ -193,6 +194,7 @@ export class DockerEnvironment implements Environment {
       checkCancelled();
       const starting = client.createContainer(options).then(async (container) => {
         created = container;
+        chaosPoint("container-created");
         session = config.exec_mode === "session" ? await DockerSession.attach(container) : undefined;
         await container.start();
         return container;
