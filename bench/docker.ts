@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
-import { EventBus } from "../src/agent/events.js";
+import { EventBus } from "../src/events.js";
 import { loadConfig } from "../src/config/load.js";
 import { DockerEnvironment } from "../src/environments/docker.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker-client.js";

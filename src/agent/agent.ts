@@ -6,7 +6,7 @@ import type { Model } from "../models/model.js";
 import { renderTemplate } from "../templates/render.js";
 import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
 import { swerunVersion } from "../util/package-root.js";
-import { EventBus, type EventInput } from "./events.js";
+import { EventBus, type EventInput } from "../events.js";
 import {
   errorExitMessage,
   exitMessage,
@@ -16,7 +16,7 @@ import {
   Submitted,
   TimeExceeded,
   UserInterruption,
-} from "./exceptions.js";
+} from "../errors.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";

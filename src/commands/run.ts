@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import fse from "fs-extra";
 import pc from "picocolors";
 import { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
+import { EventBus } from "../events.js";
+import { UserError } from "../errors.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
@@ -107,7 +107,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       : undefined;
     const model =
       config.agent.mode === "human"
-        ? new (await import("../models/human.js")).HumanModel(config.model)
+        ? new (await import("../console/human-model.js")).HumanModel(config.model)
         : await createModel(config.model, { emit: (event) => bus.emit(event) });
     agent = new Agent({ model, env, config: config.agent, bus, interaction });
     const result = await agent.run(task);

@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
+import { EventBus } from "../events.js";
+import { UserError } from "../errors.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
 import type { Environment } from "../environments/environment.js";

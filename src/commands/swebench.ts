@@ -1,6 +1,6 @@
 import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { runBatch } from "../swebench/batch.js";

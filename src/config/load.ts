@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import { configSchema, MODEL_CLASSES, type SwerunConfig, UNSUPPORTED_KEYS } from "./schema.js";

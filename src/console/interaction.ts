@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { exitMessage, UserInterruption } from "../agent/exceptions.js";
+import { exitMessage, UserInterruption } from "../errors.js";
 import type { Interaction } from "../agent/interaction.js";
 import type { Action } from "../messages.js";
 import { ask, PromptInterrupted } from "./prompt.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import type { DockerEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import { registerSecret } from "../util/secrets.js";
@@ -20,7 +20,7 @@ import { type LiveContainer, registerContainer, unregisterContainer } from "./do
 import { translateRunArgs } from "./docker-run-args.js";
 import { DockerSession, SessionEndedError, sessionCommand } from "./docker-session.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
-import type { EnvironmentContext } from "./index.js";
+import type { EnvironmentContext } from "./environment.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;

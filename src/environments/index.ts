@@ -1,13 +1,5 @@
 import type { EnvironmentConfig } from "../config/schema.js";
-import type { Environment } from "./environment.js";
-
-/** Where a run's containers are labelled from; lets `swerun cleanup` find what a crashed run left. */
-export interface EnvironmentContext {
-  runId: string;
-  instanceId?: string;
-  /** Progress lines (image pulls) for the console. */
-  onProgress?: (line: string) => void;
-}
+import type { Environment, EnvironmentContext } from "./environment.js";
 
 /** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
 export async function createEnvironment(

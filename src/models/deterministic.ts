@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import type { ModelConfig } from "../config/schema.js";
 import type { ExecOutput, Message } from "../messages.js";
 import type { Model } from "./model.js";

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../events.js";
 import { MODEL_CLASSES, type ModelConfig } from "../config/schema.js";
 import type { Model } from "./model.js";
 

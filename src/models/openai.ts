@@ -1,6 +1,6 @@
 import OpenAI from "openai";
-import type { AgentEvent } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
+import type { AgentEvent } from "../events.js";
+import { UserError } from "../errors.js";
 import type { ModelConfig } from "../config/schema.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { redact, registerSecret } from "../util/secrets.js";

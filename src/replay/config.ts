@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import {
   ConfigError,
   type ConfigOverride,

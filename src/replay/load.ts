@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
 import { TRAJECTORY_FORMAT } from "../trajectory.js";

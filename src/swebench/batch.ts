@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
+import { EventBus } from "../events.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { timestampSlug } from "../util/ids.js";

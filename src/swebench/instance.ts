@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "../agent/agent.js";
-import type { EventBus } from "../agent/events.js";
-import { errorExitMessage } from "../agent/exceptions.js";
+import type { EventBus } from "../events.js";
+import { errorExitMessage } from "../errors.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";

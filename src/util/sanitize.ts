@@ -1,4 +1,3 @@
-import { isPlainObject } from "../config/merge.js";
 
 const SECRET_KEY = /(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|secret|password|^token$)/i;
 
@@ -12,4 +11,8 @@ export function withoutSecrets<T>(value: T): T {
     result[key] = withoutSecrets(item);
   }
   return result as T;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

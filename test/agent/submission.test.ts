@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Submitted } from "../../src/agent/exceptions.js";
+import { Submitted } from "../../src/errors.js";
 import { checkSubmission } from "../../src/agent/submission.js";
 
 const submission = (output: string, returncode = 0) => {

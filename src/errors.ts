@@ -1,4 +1,4 @@
-import type { Message } from "../messages.js";
+import type { Message } from "./messages.js";
 
 /**
  * Interrupts the agent's step and carries the messages to append, as in mini-swe-agent.
