@@ -1,12 +1,5 @@
 import type { AgentConfig } from "../config/schema.js";
 import type { Environment } from "../environments/environment.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
-import { messageCost } from "../messages.js";
-import type { Model } from "../models/model.js";
-import { renderTemplate } from "../templates/render.js";
-import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
-import { swerunVersion } from "../util/package-root.js";
-import { EventBus, type EventInput } from "../events.js";
 import {
   errorExitMessage,
   exitMessage,
@@ -17,6 +10,13 @@ import {
   TimeExceeded,
   UserInterruption,
 } from "../errors.js";
+import { EventBus, type EventInput } from "../events.js";
+import type { Action, ExecOutput, Message } from "../messages.js";
+import { messageCost } from "../messages.js";
+import type { Model } from "../models/model.js";
+import { renderTemplate } from "../templates/render.js";
+import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
+import { swerunVersion } from "../util/package-root.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
 

@@ -4,8 +4,6 @@ import { basename, join, resolve } from "node:path";
 import fse from "fs-extra";
 import pc from "picocolors";
 import { Agent } from "../agent/agent.js";
-import { EventBus } from "../events.js";
-import { UserError } from "../errors.js";
 import type { Interaction } from "../agent/interaction.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { isPlainObject } from "../config/merge.js";
@@ -14,6 +12,8 @@ import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
+import { UserError } from "../errors.js";
+import { EventBus } from "../events.js";
 import { createModel } from "../models/index.js";
 import type { Model } from "../models/model.js";
 import { isEnvironmentSpec, replayEnvironment } from "../replay/config.js";
@@ -115,7 +115,8 @@ function defaultOutput(path: string): string {
 
 /** The model that carries on after the replay (built before anything runs, so a bad model fails fast). */
 async function continuationModel(config: SwerunConfig, bus: EventBus): Promise<Model> {
-  if (config.agent.mode === "human") return new (await import("../console/human-model.js")).HumanModel(config.model);
+  if (config.agent.mode === "human")
+    return new (await import("../console/human-model.js")).HumanModel(config.model);
   return createModel(config.model, { emit: (event) => bus.emit(event) });
 }
 

@@ -1,12 +1,12 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { Agent } from "../agent/agent.js";
-import { EventBus } from "../events.js";
-import { UserError } from "../errors.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
+import { UserError } from "../errors.js";
+import { EventBus } from "../events.js";
 import { createModel } from "../models/index.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";

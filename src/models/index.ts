@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../events.js";
 import { MODEL_CLASSES, type ModelConfig } from "../config/schema.js";
+import type { AgentEvent } from "../events.js";
 import type { Model } from "./model.js";
 
 export interface ModelContext {

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
-import type { AgentEvent } from "../events.js";
-import { UserError } from "../errors.js";
 import type { ModelConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { redact, registerSecret } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";

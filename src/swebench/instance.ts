@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "../agent/agent.js";
-import type { EventBus } from "../events.js";
-import { errorExitMessage } from "../errors.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment } from "../environments/index.js";
+import { errorExitMessage } from "../errors.js";
+import type { EventBus } from "../events.js";
 import { createModel } from "../models/index.js";
 import { renderTemplate } from "../templates/render.js";
 import { TrajectoryWriter } from "../trajectory.js";

@@ -1,4 +1,3 @@
-
 const SECRET_KEY = /(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|secret|password|^token$)/i;
 
 /** A deep copy of `value` without keys that hold credentials (api_key, Authorization, ...), for records on disk. */

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
-import { type AgentEvent, EventBus } from "../../src/events.js";
 import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
+import { type AgentEvent, EventBus } from "../../src/events.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
 import { tempDir } from "./tmp.js";
 
