@@ -28,6 +28,17 @@ export class UserError extends Error {
   }
 }
 
+/** `run.env_startup_command` exited non-zero: the run ends before the agent starts (exit status StartupCommandFailed). */
+export class StartupCommandFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The trajectory's output path cannot be written (checked before the run starts). */
+export class OutputPathError extends UserError {}
+
 export function exitMessage(
   exitStatus: string,
   submission = "",

@@ -1,5 +1,23 @@
 import type { EnvironmentConfig } from "../config/schema.js";
+import { withoutSecrets } from "../util/sanitize.js";
 import type { Environment, EnvironmentContext } from "./environment.js";
+
+/** `info.config.environment_type` of each environment class, as the classes' `serialize()` write it. */
+export const ENVIRONMENT_TYPES = {
+  local: "swerun.environments.local.LocalEnvironment",
+  docker: "swerun.environments.docker.DockerEnvironment",
+} as const;
+
+/** What an environment of this config would record, for a run that ended before its environment existed. */
+export function serializeEnvironmentConfig(config: EnvironmentConfig): {
+  environment: Record<string, unknown>;
+  environment_type: string;
+} {
+  return {
+    environment: withoutSecrets({ ...config }),
+    environment_type: ENVIRONMENT_TYPES[config.environment_class],
+  };
+}
 
 /** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
 export async function createEnvironment(

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { makeDirs, makeDirsSync } from "./make-dirs.js";
 
 let counter = 0;
 /** Folders this process has created or found: a save does not ask again (one syscall less per step). */
@@ -14,7 +15,7 @@ const knownDirs = new Set<string>();
 export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, durable = false): void {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
     knownDirs.add(dir);
   }
   counter += 1;
@@ -43,7 +44,7 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
 export async function writeFileAtomicAsync(path: string, buffers: Buffer[], durable = false): Promise<void> {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    await mkdir(dir, { recursive: true });
+    await makeDirs(dir);
     knownDirs.add(dir);
   }
   counter += 1;
