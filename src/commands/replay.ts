@@ -197,7 +197,8 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
     typeof trajectory.extras.instance_id === "string" ? trajectory.extras.instance_id : undefined;
   const options: RunOptions = {
     // The environment is the replay's own; model and agent are the continuing model's.
-    config: { ...config, environment },
+    // run.setup_dir is copied by the replay itself (prepareLocalCwd), with --cwd and the recorded cwd.
+    config: { ...config, environment, run: { ...config.run, setup_dir: undefined } },
     output,
     ...(instanceId ? { instanceId } : {}),
     info: { replay: replayInfo },

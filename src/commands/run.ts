@@ -1,10 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import fse from "fs-extra";
+import { join } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
-import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
@@ -49,18 +45,6 @@ export function runOverrides(flags: RunFlags): ConfigOverride[] {
   ];
 }
 
-/** Copies the config's `run.setup_dir` into a fresh temporary directory and makes it the local cwd. */
-function prepareWorkdir(config: SwerunConfig): string | undefined {
-  const setupDir = config.run.setup_dir;
-  if (!setupDir) return undefined;
-  const source = resolve(setupDir);
-  if (!fse.existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
-  const workdir = mkdtempSync(join(tmpdir(), "swerun-"));
-  fse.copySync(source, workdir);
-  if (config.environment.environment_class === "local") config.environment.cwd = workdir;
-  return workdir;
-}
-
 /** The lines every command prints at the end of a run: exit status, trajectory, and where it really went. */
 export function printRunEnd(result: RunResult): void {
   process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
@@ -91,7 +75,6 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
     flags.output ? "-o" : "agent.output_path",
   );
-  const workdir = prepareWorkdir(config);
   const result = await runTask(task, {
     config,
     output,
@@ -101,7 +84,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     onProgress: (line) => process.stderr.write(`${line}\n`),
   });
   printRunEnd(result);
-  if (workdir) process.stdout.write(`${pc.bold("workdir:")} ${workdir}\n`);
+  if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (result.error !== undefined) throw runError(result.error);
   return 0;
 }

@@ -1,10 +1,13 @@
+import { cpSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Interaction } from "../agent/interaction.js";
 import type { AgentConfig, SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment, serializeEnvironmentConfig } from "../environments/index.js";
-import { errorExitMessage, OutputPathError, StartupCommandFailed } from "../errors.js";
+import { errorExitMessage, OutputPathError, StartupCommandFailed, UserError } from "../errors.js";
 import { type AgentListener, EventBus } from "../events.js";
 import type { Message } from "../messages.js";
 import { createModel, MODEL_TYPES, serializeModelConfig } from "../models/index.js";
@@ -73,6 +76,8 @@ export interface RunResult {
   trajectory: string | undefined;
   /** The requested trajectory path and why writing it failed, when the trajectory went to the fallback path. */
   trajectoryFailure?: { path: string; error: unknown };
+  /** The temporary copy of `run.setup_dir` the run worked in, if it made one. */
+  workdir?: string;
   /** The error that ended the run (recorded in the trajectory): a template error, a broken environment, ... */
   error?: unknown;
   messages: Message[];
@@ -109,6 +114,8 @@ export class RunSession {
   readonly env: Environment;
   readonly bus: EventBus;
   readonly model: Model;
+  /** The temporary copy of `run.setup_dir` the local environment runs in, if the run made one. */
+  readonly workdir: string | undefined;
   /** The agent running now (the last one created). */
   agent: Agent | undefined;
   /** Whether `agent` asks a person (Ctrl-C then interrupts and asks instead of stopping). */
@@ -124,6 +131,7 @@ export class RunSession {
       bus: EventBus;
       model: Model;
       output: string | undefined;
+      workdir: string | undefined;
       signals: { reset: () => void; dispose: () => void } | undefined;
     },
   ) {
@@ -133,6 +141,7 @@ export class RunSession {
     this.bus = parts.bus;
     this.model = parts.model;
     this.#output = parts.output;
+    this.workdir = parts.workdir;
     this.#signals = parts.signals;
   }
 
@@ -186,6 +195,7 @@ export class RunSession {
       api_calls: agent.nCalls,
       trajectory: writer?.path,
       ...(writer?.failure ? { trajectoryFailure: writer.failure } : {}),
+      ...(this.workdir ? { workdir: this.workdir } : {}),
       ...(failure === undefined ? {} : { error: failure }),
       messages: agent.messages,
     };
@@ -226,22 +236,38 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
       })
     : undefined;
   let env: Environment | undefined = options.environment;
+  let workdir: string | undefined;
   try {
+    const setupDir = config.run.setup_dir;
+    let environment = config.environment;
+    if (setupDir && !env && environment.environment_class === "local") {
+      workdir = copySetupDir(setupDir);
+      environment = { ...environment, cwd: workdir };
+    }
     const given = options.model ?? (await createRunModel(config, bus));
-    env ??= await createEnvironment(config.environment, {
+    env ??= await createEnvironment(environment, {
       runId: options.runId ?? newRunId(),
       ...(options.instanceId ? { instanceId: options.instanceId } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     await runStartupCommand(env, config, options.startupVars ?? options.vars ?? {});
     const model = typeof given === "function" ? await given(env) : given;
-    session = new RunSession(options, { env, bus, model, output, signals });
+    session = new RunSession(options, { env, bus, model, output, workdir, signals });
     return session;
   } catch (error) {
     signals?.dispose();
     await env?.close().catch(() => {});
     throw error;
   }
+}
+
+/** A fresh temporary copy of `run.setup_dir`, for the local environment to work in (the demo's project). */
+function copySetupDir(setupDir: string): string {
+  const source = resolve(setupDir);
+  if (!existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
+  const workdir = mkdtempSync(join(tmpdir(), "swerun-"));
+  cpSync(source, workdir, { recursive: true });
+  return workdir;
 }
 
 async function runStartupCommand(env: Environment, config: SwerunConfig, vars: Record<string, unknown>) {
