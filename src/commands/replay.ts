@@ -304,6 +304,7 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
       : "";
     out(`${pc.bold("workdir:")} ${cwd}${inspect}`);
   }
-  if (report.submission.status === "not_compared") return report.divergent_steps.length > 0 ? 1 : 0;
+  const compared = report.submission.status === "same" || report.submission.status === "different";
+  if (!compared) return report.divergent_steps.length > 0 ? 1 : 0;
   return report.submission.status === "same" ? 0 : 1;
 }
