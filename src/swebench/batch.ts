@@ -14,7 +14,7 @@ import {
   FINISHED_STATUSES,
   type InstanceContext,
   type InstanceResult,
-  recordedStatus,
+  recordedRun,
   runInstance,
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
@@ -57,11 +57,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const statuses = new Map<string, string[]>();
   const note = (status: string, id: string) => statuses.set(status, [...(statuses.get(status) ?? []), id]);
   const queue: Instance[] = [];
+  /** The cost of the instances that finished before (a resumed batch): the total counts them too. */
+  let earlierCost = 0;
   for (const instance of options.instances) {
-    const previous = recordedStatus(outputDir, instance.instance_id);
-    if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous))
-      note(previous, instance.instance_id);
-    else queue.push(instance);
+    const previous = recordedRun(outputDir, instance.instance_id);
+    if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous.exit_status)) {
+      note(previous.exit_status, instance.instance_id);
+      earlierCost += previous.cost;
+    } else queue.push(instance);
   }
   const record: RunRecord = {
     run_id: options.runId,
@@ -75,7 +78,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     split: options.split,
     instances: options.instances.length,
     exit_statuses: {},
-    total_cost: 0,
+    total_cost: earlierCost,
     config: withoutSecrets({ ...options.config, model: { ...options.config.model, outputs: undefined } }),
   };
   const saveRecord = () => {
