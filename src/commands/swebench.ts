@@ -1,8 +1,8 @@
 import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";

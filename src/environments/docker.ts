@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
-import { UserError } from "../agent/exceptions.js";
 import type { DockerEnvironmentConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import type { Action, ExecOutput } from "../messages.js";
 import { chaosPoint } from "../util/chaos.js";
 import { registerSecret } from "../util/secrets.js";
@@ -20,8 +20,7 @@ import { daemonMessage, ensureImage } from "./docker-pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
 import { translateRunArgs } from "./docker-run-args.js";
 import { DockerSession, SessionEndedError, sessionCommand } from "./docker-session.js";
-import type { Environment, ExecuteOptions } from "./environment.js";
-import type { EnvironmentContext } from "./index.js";
+import type { Environment, EnvironmentContext, ExecuteOptions } from "./environment.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;

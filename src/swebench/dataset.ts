@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { hubParquetFiles, isHubDatasetId } from "./hub.js";
 import { readParquetRows } from "./parquet.js";
 import { type Selection, selectInstances } from "./select.js";

@@ -1,16 +1,8 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writevSync,
-} from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
+import { makeDirs, makeDirsSync } from "./make-dirs.js";
 import { processAlive } from "./process-alive.js";
 
 let counter = 0;
@@ -25,7 +17,7 @@ const knownDirs = new Set<string>();
 export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, durable = false): void {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
     knownDirs.add(dir);
   }
   counter += 1;
@@ -55,7 +47,7 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
 export async function writeFileAtomicAsync(path: string, buffers: Buffer[], durable = false): Promise<void> {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    await mkdir(dir, { recursive: true });
+    await makeDirs(dir);
     knownDirs.add(dir);
   }
   counter += 1;

@@ -1,4 +1,4 @@
-import type { Message } from "../messages.js";
+import type { Message } from "./messages.js";
 
 /**
  * Interrupts the agent's step and carries the messages to append, as in mini-swe-agent.
@@ -27,6 +27,17 @@ export class UserError extends Error {
     this.name = new.target.name;
   }
 }
+
+/** `run.env_startup_command` exited non-zero: the run ends before the agent starts (exit status StartupCommandFailed). */
+export class StartupCommandFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The trajectory's output path cannot be written (checked before the run starts). */
+export class OutputPathError extends UserError {}
 
 export function exitMessage(
   exitStatus: string,

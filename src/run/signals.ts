@@ -1,5 +1,3 @@
-import type { Agent } from "../agent/agent.js";
-
 /**
  * Ctrl-C and SIGTERM while a run is going: the first SIGINT calls `interrupt`, a second one (or SIGTERM)
  * calls `stop`; a third SIGINT exits at once. `reset` re-arms the first-Ctrl-C behaviour once the user has
@@ -36,24 +34,4 @@ export function onInterruptSignals(handlers: { interrupt: () => void; stop: () =
 /** Ctrl-C before the agent exists: remove a container that is still being started (the start then fails). */
 export function abortStartup(): void {
   void import("../environments/docker-registry.js").then((registry) => registry.removeAllLiveContainers());
-}
-
-/**
- * Signals for one interactive run: on a terminal the first Ctrl-C interrupts the step and asks, elsewhere
- * it stops the run; before the agent exists, both abort the environment's startup.
- */
-export function agentSignals(agent: () => Agent | undefined, tty: boolean) {
-  return onInterruptSignals({
-    interrupt: () => {
-      const current = agent();
-      if (!current) abortStartup();
-      else if (tty) current.interrupt();
-      else current.stop();
-    },
-    stop: () => {
-      const current = agent();
-      if (current) current.stop();
-      else abortStartup();
-    },
-  });
 }

@@ -1,9 +1,9 @@
-import { exitMessage, UserInterruption } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
-import { ask, PromptInterrupted } from "../console/prompt.js";
+import { exitMessage, UserInterruption } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
-import type { Model } from "./model.js";
-import { configVars, observationsFor } from "./text-actions.js";
+import type { Model } from "../models/model.js";
+import { configVars, observationsFor } from "../models/text-actions.js";
+import { ask, PromptInterrupted } from "./prompt.js";
 
 /** Human mode: the user types each command at the terminal instead of a model choosing it. */
 export class HumanModel implements Model {

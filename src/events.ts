@@ -1,4 +1,4 @@
-import type { Action, Message } from "../messages.js";
+import type { Action, Message } from "./messages.js";
 
 /** What the agent loop reports while it runs. Subscribers (trajectory writer, console, progress, event log) read these. */
 export type AgentEvent =
