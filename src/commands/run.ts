@@ -5,6 +5,7 @@ import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
@@ -74,6 +75,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before anything is written
   const output = checkOutputPath(
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
     flags.output ? "-o" : "agent.output_path",
