@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 
 const helpers = new URL("../dist/test/helpers/docker-images.js", import.meta.url);
-const client = new URL("../dist/src/environments/docker-client.js", import.meta.url);
+const client = new URL("../dist/src/environments/docker/client.js", import.meta.url);
 if (!existsSync(helpers) || !existsSync(client)) {
   process.stderr.write("build-test-images: dist/ is missing or stale; run `npm run build` first\n");
   process.exit(1);

@@ -8,7 +8,7 @@ import {
 } from "../config/load.js";
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
-import { dockerEnvironmentSchema } from "../environments/docker-config.js";
+import { dockerEnvironmentSchema } from "../environments/docker/config.js";
 import type { LoadedTrajectory } from "./load.js";
 
 const CLASS_SHAPES: Record<string, Set<string>> = {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { baseRootfs, imageExists, importImage, sha } from "../../src/environments/docker-rootfs.js";
+import { baseRootfs, imageExists, importImage, sha } from "../../src/images/rootfs.js";
 
-export { rootfsTar } from "../../src/environments/docker-rootfs.js";
+export { rootfsTar } from "../../src/images/rootfs.js";
 
 /**
  * Test images built offline, in seconds, from this machine's own files: a root filesystem holding bash,

@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../../agent/exceptions.js";
 
 /** What `docker run` flags become in an Engine API container-create request. */
 export interface TranslatedRunArgs {

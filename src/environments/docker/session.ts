@@ -1,16 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
-import type { ExecOutput } from "../messages.js";
-import {
-  ACTION_MARKER,
-  ActionKiller,
-  demultiplex,
-  INTERRUPTED,
-  killedOutput,
-  killMarked,
-} from "./docker-exec.js";
-import { OutputCollector } from "./output.js";
+import type { ExecOutput } from "../../messages.js";
+import { OutputCollector } from "../output.js";
+import { ACTION_MARKER, ActionKiller, demultiplex, INTERRUPTED, killedOutput, killMarked } from "./exec.js";
 
 /** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
 const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";

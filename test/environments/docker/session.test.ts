@@ -1,7 +1,7 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../src/environments/docker.js";
-import { describeDocker, dockerFixture, dockerTestConfig } from "../helpers/docker.js";
+import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../../src/environments/docker/environment.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
-import type { ExecOutput } from "../messages.js";
-import { OutputCollector } from "./output.js";
+import type { ExecOutput } from "../../messages.js";
+import { OutputCollector } from "../output.js";
 
 /** The variable that marks every process of one action, so a timeout can find and kill all of them. */
 export const ACTION_MARKER = "SWERUN_ACTION_ID";

@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { runCli, startCli, waitFor } from "../helpers/cli.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../helpers/docker.js";
-import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
-import { tempDir } from "../helpers/tmp.js";
+import { runCli, startCli, waitFor } from "../../helpers/cli.js";
+import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../../helpers/docker.js";
+import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../../helpers/openai-server.js";
+import { tempDir } from "../../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 const submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff";

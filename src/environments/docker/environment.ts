@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
-import { UserError } from "../agent/exceptions.js";
-import type { DockerEnvironmentConfig } from "../config/schema.js";
-import type { Action, ExecOutput } from "../messages.js";
-import { registerSecret } from "../util/secrets.js";
+import { UserError } from "../../agent/exceptions.js";
+import type { DockerEnvironmentConfig } from "../../config/schema.js";
+import type { Action, ExecOutput } from "../../messages.js";
+import { registerSecret } from "../../util/secrets.js";
+import type { Environment, ExecuteOptions } from "../environment.js";
+import type { EnvironmentContext } from "../index.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -13,14 +15,12 @@ import {
   isConnectionError,
   resolveDockerEndpoint,
   unreachableMessage,
-} from "./docker-client.js";
-import { runExec } from "./docker-exec.js";
-import { daemonMessage, ensureImage } from "./docker-pull.js";
-import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
-import { translateRunArgs } from "./docker-run-args.js";
-import { DockerSession, SessionEndedError, sessionCommand } from "./docker-session.js";
-import type { Environment, ExecuteOptions } from "./environment.js";
-import type { EnvironmentContext } from "./index.js";
+} from "./client.js";
+import { runExec } from "./exec.js";
+import { daemonMessage, ensureImage } from "./pull.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
+import { translateRunArgs } from "./run-args.js";
+import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
@@ -111,7 +111,7 @@ function createOptions(config: DockerEnvironmentConfig, context: EnvironmentCont
 
 /**
  * Runs the actions of a run in one long-lived container, through the Docker Engine API: written to the
- * shell session that is the container's PID 1 (exec_mode session, see docker-session.ts), or one exec
+ * shell session that is the container's PID 1 (exec_mode session, see session.ts), or one exec
  * each in a container whose PID 1 is `sleep container_timeout` (exec_mode exec). The container is removed
  * by `close()` unless keep_container is set.
  */
