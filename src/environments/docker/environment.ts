@@ -247,9 +247,16 @@ export class DockerEnvironment implements Environment {
     };
     try {
       // The session reads the cwd as one line and the command line by line with shell builtins, which
-      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own.
-      if (this.#session && !request.workdir.includes("\n") && action.command.length <= SESSION_MAX_COMMAND) {
-        return await this.#session.run({ ...request, env, command: action.command });
+      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
+      // as does every action while the session is busy with one given up on.
+      const session = this.#session;
+      if (
+        session &&
+        (session.available || !session.alive) &&
+        !request.workdir.includes("\n") &&
+        action.command.length <= SESSION_MAX_COMMAND
+      ) {
+        return await session.run({ ...request, env, command: action.command });
       }
       return await runExec(this.#container, {
         ...request,

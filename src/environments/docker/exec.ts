@@ -218,10 +218,23 @@ export const INTERRUPTED = "Command interrupted by the user; all its processes w
 
 /** The output of an action that was killed: what it printed so far, returncode -1, and why. */
 export function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
+  return failedOutput(
+    reason,
+    collector,
+    reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError",
+  );
+}
+
+/** The output of an action that failed to run or was ended: what it printed, returncode -1, and why. */
+export function failedOutput(
+  reason: string,
+  collector: OutputCollector,
+  exceptionType = "ExecutionError",
+): ExecOutput {
   const { output, truncated } = collector.result();
   const extra: Record<string, unknown> = {};
   if (truncated) extra.truncated = truncated;
-  extra.exception_type = reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError";
+  extra.exception_type = exceptionType;
   return {
     output,
     returncode: -1,
