@@ -16,7 +16,7 @@ try {
   const docker = await connectDocker();
   const started = Date.now();
   const images = await ensureTestImages(docker, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench}\n`);
+  process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench} ${images.noShell}\n`);
   closeDockerClient(docker);
 } catch (error) {
   process.stderr.write(`build-test-images: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -16,7 +16,7 @@ import {
   resolveDockerEndpoint,
   unreachableMessage,
 } from "./client.js";
-import { runExec } from "./exec.js";
+import { BIN_SH, runExec } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
 import { translateRunArgs } from "./run-args.js";
@@ -128,6 +128,8 @@ export class DockerEnvironment implements Environment {
   #closing: Promise<void> | undefined;
   /** The container's PID 1 in exec_mode session; undefined in exec mode. */
   #session: DockerSession | undefined;
+  /** What runs swerun's scripts in the container: /bin/sh, or the interpreter in an image without it. */
+  #shell: string[] = BIN_SH;
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -198,19 +200,27 @@ export class DockerEnvironment implements Environment {
         return container;
       });
       creating = starting;
-      const container = await starting;
+      let fallback = "";
+      const container = await starting.catch((error: unknown) => {
+        // The session's PID 1 is /bin/sh: an image without it gets a `sleep` container found on PATH.
+        if (!session || !/\/bin\/sh\b.*(no such file|not found)/i.test(daemonMessage(error))) throw error;
+        fallback = "it has no /bin/sh for swerun's shell session";
+        return undefined;
+      });
       checkCancelled();
       if (
-        session &&
-        !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container }))
+        !container ||
+        (session &&
+          !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container })))
       ) {
         checkCancelled();
         // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
         unregisterContainer(pending);
-        await removeContainer(container).catch(() => {});
+        session?.close();
+        if (created) await removeContainer(created).catch(() => {});
         closeDockerClient(client);
         report(context)(
-          `Docker image ${config.image}: its /bin/sh did not start swerun's shell session; running one exec per action (exec_mode: exec)`,
+          `Docker image ${config.image}: ${fallback || "its /bin/sh did not start swerun's shell session"}; running one exec per action (exec_mode: exec)`,
         );
         return await DockerEnvironment.create({ ...config, exec_mode: "exec" }, context);
       }
@@ -220,7 +230,11 @@ export class DockerEnvironment implements Environment {
       const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
       environment.#session = session;
       registerContainer(live);
-      environment.#platform = session ? session.platform : await containerPlatform(container);
+      // Without /bin/sh, swerun's own scripts (the kill of a timed-out action) run in the interpreter.
+      if (!session && !(await hasBinSh(container))) environment.#shell = config.interpreter;
+      environment.#platform = session
+        ? session.platform
+        : await containerPlatform(container, environment.#shell);
       return environment;
     } catch (error) {
       unregisterContainer(pending);
@@ -261,6 +275,7 @@ export class DockerEnvironment implements Environment {
       return await runExec(this.#container, {
         ...request,
         argv: [...this.config.interpreter, action.command],
+        shell: this.#shell,
         env,
       });
     } catch (error) {
@@ -341,9 +356,12 @@ export class DockerEnvironment implements Environment {
 }
 
 /** The container's uname fields, named as Python's `platform.uname()` names them; empty when uname is missing. */
-async function containerPlatform(container: Docker.Container): Promise<Record<string, string>> {
+async function containerPlatform(
+  container: Docker.Container,
+  shell: string[],
+): Promise<Record<string, string>> {
   const output = await runExec(container, {
-    argv: ["/bin/sh", "-c", "uname -s && uname -n && uname -r && uname -v && uname -m"],
+    argv: [...shell, "uname -s && uname -n && uname -r && uname -v && uname -m"],
     env: [],
     workdir: "/",
     timeoutSeconds: 10,
@@ -353,6 +371,17 @@ async function containerPlatform(container: Docker.Container): Promise<Record<st
   if (lines.length < 5) return {};
   const [system = "", node = "", release = "", version = "", machine = ""] = lines;
   return { system, node, release, version, machine };
+}
+
+/** Whether the container has a /bin/sh (a file, or a link to one), by the daemon's stat of the path. */
+async function hasBinSh(container: Docker.Container): Promise<boolean> {
+  try {
+    await container.infoArchive({ path: "/bin/sh" });
+    return true;
+  } catch (error) {
+    if (statusCode(error) === 404) return false;
+    throw error;
+  }
 }
 
 /** Force-removes a container; one already gone, or being removed by AutoRemove, counts as removed. */

@@ -18,7 +18,7 @@ const END = Buffer.from("\n0123456789abcdef0123456789abcdef ");
 /** Feeds `stream` to the parser in pieces cut at `cuts`; returns the output and how the action ended. */
 function feed(stream: string, cuts: number[]): { output: string; end?: ActionEnd; after: number } {
   const bytes = Buffer.from(stream, "latin1");
-  let held = Buffer.alloc(0);
+  let held: Buffer = Buffer.alloc(0);
   const output: Buffer[] = [];
   let from = 0;
   for (const to of [...cuts, bytes.length]) {
