@@ -36,22 +36,21 @@ while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do
   while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done
   IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done
   # The action. `set --` keeps the marker, setsid, interpreter and command out of reach of the exported
-  # snippet, whatever names it sets. fd 4 carries the exit code past the output's pipe into r. The
-  # shell that runs the pipeline writes its own errors (a failed fork) to swerun as the action's output;
-  # the one that waits for the command keeps its messages (e.g. "Terminated") on the loop's stderr (fd 5
-  # meanwhile), which swerun ignores, as an exec's output has no such line.
-  # `command eval` keeps the loop alive when it cannot fork itself (the container is out of processes):
-  # x stays empty, the end line says fork-failed, and swerun reports that as the action's output.
+  # snippet, whatever names it sets. fd 4 carries the exit code past the output's pipe into r.
+  # `command eval` keeps the loop alive when it cannot fork (the container is out of processes). Then r
+  # stays empty and x is empty (the loop could not fork) or 2 (the shell that runs the pipeline could
+  # not): the end line says fork-failed, and swerun reports that as the action's output.
   r= x=
   command eval 'r=$(
     { { ( set -- "$m" $s "$@" "$c"
           cd "$d" && eval "$e" && SWERUN_ACTION_ID=$1 && shift && export SWERUN_ACTION_ID && exec "$@"
         ) </dev/null 2>&1 3>&- 4>&-
         echo $? >&4
-      } 2>&5 5>&- | SWERUN_OUTPUT_OF=$m cat >&3 2>&5 4>&- 5>&-
-    } 4>&1 5>&2 2>&3
+      } | SWERUN_OUTPUT_OF=$m cat >&3 4>&-
+    } 4>&1
   ); x=$?'
-  printf '\n%s %s\n' "$n" "${r:-${x:-fork-failed}}"
+  [ -z "$r" ] && [ "${x:-2}" = 2 ] && r=fork-failed
+  printf '\n%s %s\n' "$n" "${r:-$x}"
 done
 if [ -n "$keep" ]; then exec sleep $lifetime; fi
 exit 0

@@ -16,6 +16,7 @@ import {
   resolveDockerEndpoint,
   unreachableMessage,
 } from "./client.js";
+import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
 import { BIN_SH, runExec } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
@@ -63,11 +64,6 @@ function containerName(context: EnvironmentContext): string {
     .replace(/^[^a-zA-Z0-9]+/, "")
     .slice(0, 48);
   return `${CONTAINER_PREFIX}${slug ? `${slug}-` : ""}${randomBytes(4).toString("hex")}`;
-}
-
-function statusCode(error: unknown): number | undefined {
-  const code = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof code === "number" ? code : undefined;
 }
 
 /** The container-create request: the `sleep` container, run_args translated, container_options merged on top. */
@@ -352,50 +348,6 @@ export class DockerEnvironment implements Environment {
       }
     })();
     return this.#closing;
-  }
-}
-
-/** The container's uname fields, named as Python's `platform.uname()` names them; empty when uname is missing. */
-async function containerPlatform(
-  container: Docker.Container,
-  shell: string[],
-): Promise<Record<string, string>> {
-  const output = await runExec(container, {
-    argv: [...shell, "uname -s && uname -n && uname -r && uname -v && uname -m"],
-    env: [],
-    workdir: "/",
-    timeoutSeconds: 10,
-    maxOutputBytes: 4096,
-  }).catch(() => undefined);
-  const lines = output?.returncode === 0 ? output.output.split("\n") : [];
-  if (lines.length < 5) return {};
-  const [system = "", node = "", release = "", version = "", machine = ""] = lines;
-  return { system, node, release, version, machine };
-}
-
-/** Whether the container has a /bin/sh (a file, or a link to one), by the daemon's stat of the path. */
-async function hasBinSh(container: Docker.Container): Promise<boolean> {
-  try {
-    await container.infoArchive({ path: "/bin/sh" });
-    return true;
-  } catch (error) {
-    if (statusCode(error) === 404) return false;
-    throw error;
-  }
-}
-
-/** Force-removes a container; one already gone, or being removed by AutoRemove, counts as removed. */
-async function removeContainer(container: Docker.Container): Promise<void> {
-  try {
-    await container.remove({ force: true });
-  } catch (error) {
-    const code = statusCode(error);
-    if (code === 404) return;
-    if (code === 409) {
-      await container.wait({ condition: "removed" }).catch(() => {});
-      return;
-    }
-    throw error;
   }
 }
 
