@@ -22,8 +22,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS } from "../src/environments/docker.js";
-import { closeDockerClient, connectDocker } from "../src/environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
+import { CONTAINER_LABELS } from "../src/environments/docker/environment.js";
 import { packageRoot } from "../src/util/package-root.js";
 
 const KILLS = Number(process.argv[2] ?? 50);

@@ -1,7 +1,7 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS } from "../environments/docker.js";
-import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import { processAlive } from "../util/process-alive.js";
 
 export interface CleanupOptions {

@@ -47,7 +47,7 @@ export function datasetSource(subset: string): string {
 /** Whether a Docker daemon answers (quietly; for choosing the demo's environment). */
 async function dockerAnswers(): Promise<boolean> {
   try {
-    const { connectDocker, closeDockerClient } = await import("../environments/docker-client.js");
+    const { connectDocker, closeDockerClient } = await import("../environments/docker/client.js");
     const docker = await connectDocker(undefined, 3000);
     closeDockerClient(docker);
     return true;
@@ -97,7 +97,7 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
     if (config.environment.environment_class === "docker") {
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
-        const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+        const { ensureFixtureImage } = await import("../images/fixture-image.js");
         await ensureFixtureImage(config.environment.image, instance, datasetDir);
       }
       return undefined;

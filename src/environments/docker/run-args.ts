@@ -1,4 +1,4 @@
-import { UserError } from "../errors.js";
+import { UserError } from "../../errors.js";
 
 /** What `docker run` flags become in an Engine API container-create request. */
 export interface TranslatedRunArgs {
@@ -10,6 +10,7 @@ export interface TranslatedRunArgs {
     NanoCpus?: number;
     Privileged?: boolean;
     Init?: boolean;
+    PidsLimit?: number;
   };
   /** `-e` variables, set on the container itself. */
   env: string[];
@@ -27,7 +28,7 @@ export class RunArgsError extends UserError {
 }
 
 const SUPPORTED =
-  "--rm, --network, --platform, -v/--volume, -e/--env, -m/--memory, --cpus, -u/--user, -l/--label, --init, --privileged";
+  "--rm, --network, --platform, -v/--volume, -e/--env, -m/--memory, --cpus, --pids-limit, -u/--user, -l/--label, --init, --privileged";
 
 const UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
@@ -53,6 +54,7 @@ const VALUE_FLAGS: Record<string, string> = {
   "-m": "memory",
   "--memory": "memory",
   "--cpus": "cpus",
+  "--pids-limit": "pids-limit",
   "-u": "user",
   "--user": "user",
   "-l": "label",
@@ -130,6 +132,17 @@ export function translateRunArgs(
           throw new RunArgsError(`run_args: --cpus "${value}" is not a positive number`);
         }
         result.hostConfig.NanoCpus = Math.round(cpus * 1e9);
+        break;
+      }
+      case "pids-limit": {
+        // As `docker run`: a positive count, or 0 or -1 for no limit.
+        const limit = Number(value);
+        if (!/^-?\d+$/.test(value.trim()) || limit < -1) {
+          throw new RunArgsError(
+            `run_args: --pids-limit "${value}" is not a process count (use e.g. 512, or -1 for no limit)`,
+          );
+        }
+        result.hostConfig.PidsLimit = limit;
         break;
       }
       case "user":

@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { runCli, startCli, waitFor } from "../helpers/cli.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../helpers/docker.js";
-import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
-import { tempDir } from "../helpers/tmp.js";
+import { runCli, startCli, waitFor } from "../../helpers/cli.js";
+import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../../helpers/docker.js";
+import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../../helpers/openai-server.js";
+import { tempDir } from "../../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 const submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff";
@@ -198,9 +198,10 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     const runId = leftover?.Labels["swerun.run_id"] ?? "";
     const cleanup = await runCli(["cleanup", "--run-id", runId]);
     expect(cleanup.code).toBe(0);
+    // The force-remove kills the container, whose --rm may then race it to the removal (Docker's 409).
     expect(cleanup.stdout).toMatch(
       new RegExp(
-        `^removed ${leftover?.Names[0]?.slice(1)}  id ${leftover?.Id.slice(0, 12)}  run ${runId}  instance -  age \\d+s  \\(running\\)\\n1 removed, 0 failed\\.\\n$`,
+        `^removed ${leftover?.Names[0]?.slice(1)}  id ${leftover?.Id.slice(0, 12)}  run ${runId}  instance -  age \\d+s  \\(running\\)( \\(it was already going away\\))?\\n1 removed, 0 failed\\.\\n$`,
       ),
     );
     expect(await containersOf(run.child.pid)).toEqual([]);

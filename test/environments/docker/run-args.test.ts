@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
-import { parseMemory, translateRunArgs } from "../../src/environments/docker-run-args.js";
+import { loadConfig } from "../../../src/config/load.js";
+import { dockerEnvironmentSchema } from "../../../src/environments/docker/config.js";
+import { parseMemory, translateRunArgs } from "../../../src/environments/docker/run-args.js";
 
 describe("run_args: docker run flags translated for the Engine API", () => {
   it("translates the common flags, in both --flag value and --flag=value forms", () => {
@@ -24,6 +24,8 @@ describe("run_args: docker run flags translated for the Engine API", () => {
         "--memory",
         "1.5g",
         "--cpus=2.5",
+        "--pids-limit",
+        "256",
         "-u",
         "1000:1000",
         "--label",
@@ -39,6 +41,7 @@ describe("run_args: docker run flags translated for the Engine API", () => {
         Binds: ["/data:/data:ro", "/cache:/root/.cache"],
         Memory: 1610612736,
         NanoCpus: 2_500_000_000,
+        PidsLimit: 256,
         Init: true,
       },
       env: ["A=1", "B=two=2", "FROM_HOST=host-value"],
@@ -57,6 +60,13 @@ describe("run_args: docker run flags translated for the Engine API", () => {
     );
   });
 
+  it("takes --pids-limit as docker run does: a count, or -1 for no limit", () => {
+    expect(translateRunArgs(["--pids-limit=-1"]).hostConfig.PidsLimit).toBe(-1);
+    expect(() => translateRunArgs(["--pids-limit", "many"])).toThrow(
+      'run_args: --pids-limit "many" is not a process count (use e.g. 512, or -1 for no limit)',
+    );
+  });
+
   it("refuses --privileged unless allow_privileged is set", () => {
     expect(() => translateRunArgs(["--privileged"])).toThrow(
       /--privileged .* set environment.allow_privileged: true/,
@@ -66,7 +76,7 @@ describe("run_args: docker run flags translated for the Engine API", () => {
 
   it("rejects flags it does not translate, and flags missing their value, with a clear message", () => {
     expect(() => translateRunArgs(["--cap-add", "SYS_PTRACE"])).toThrow(
-      'run_args: "--cap-add" is not supported (swerun translates --rm, --network, --platform, -v/--volume, -e/--env, -m/--memory, --cpus, -u/--user, -l/--label, --init, --privileged); set Engine API options in environment.container_options instead',
+      'run_args: "--cap-add" is not supported (swerun translates --rm, --network, --platform, -v/--volume, -e/--env, -m/--memory, --cpus, --pids-limit, -u/--user, -l/--label, --init, --privileged); set Engine API options in environment.container_options instead',
     );
     expect(() => translateRunArgs(["--network"])).toThrow("run_args: --network needs a value");
     expect(() => translateRunArgs(["-v", "/just-a-path"])).toThrow(/needs the form host-path:container-path/);

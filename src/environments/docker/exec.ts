@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
-import type { ExecOutput } from "../messages.js";
-import { OutputCollector } from "./output.js";
+import type { ExecOutput } from "../../messages.js";
+import { OutputCollector } from "../output.js";
 
 /** The variable that marks every process of one action, so a timeout can find and kill all of them. */
 export const ACTION_MARKER = "SWERUN_ACTION_ID";
@@ -27,10 +27,18 @@ while [ $n -lt 50 ]; do
   n=$((n+1))
 done`;
 
+/** How swerun runs its own scripts in a container: `/bin/sh -c`, or the interpreter in an image without /bin/sh. */
+export const BIN_SH = ["/bin/sh", "-c"];
+
 /** What one action needs from the environment. */
 export interface ExecRequest {
   /** The interpreter and the command, e.g. ["bash", "-lc", "ls"]. */
   argv: string[];
+  /**
+   * What runs swerun's kill script (default BIN_SH). Without /bin/sh (any other value) the command also
+   * runs without the /bin/sh wrapper that merges its stderr into stdout: both are merged as they arrive.
+   */
+  shell?: string[];
   env: string[];
   workdir: string;
   timeoutSeconds: number;
@@ -84,9 +92,10 @@ export async function killMarked(
   container: Docker.Container,
   marker: string,
   variable = ACTION_MARKER,
+  shell: string[] = BIN_SH,
 ): Promise<void> {
   const exec = await container.exec({
-    Cmd: ["/bin/sh", "-c", KILL_MARKED, "swerun-kill", `${variable}=${marker}`],
+    Cmd: [...shell, KILL_MARKED, "swerun-kill", `${variable}=${marker}`],
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -116,6 +125,7 @@ export class ActionKiller {
   readonly #marker: string;
   readonly #signal: AbortSignal | undefined;
   readonly #giveUp: () => void | Promise<void>;
+  readonly #shell: string[];
   readonly #timer: NodeJS.Timeout;
   readonly #onAbort = () => this.kill(INTERRUPTED);
   #ended = false;
@@ -125,10 +135,11 @@ export class ActionKiller {
   constructor(
     container: Docker.Container,
     marker: string,
-    request: { timeoutSeconds: number; signal?: AbortSignal },
+    request: { timeoutSeconds: number; signal?: AbortSignal; shell?: string[] },
     giveUp: () => void | Promise<void>,
   ) {
     this.#container = container;
+    this.#shell = request.shell ?? BIN_SH;
     this.#marker = marker;
     this.#signal = request.signal;
     this.#giveUp = giveUp;
@@ -147,7 +158,7 @@ export class ActionKiller {
     this.#killing = (async () => {
       // A kill can race the start of the action; try again while its output stays open, then stop waiting.
       for (let attempt = 0; attempt < 3 && !this.#ended; attempt++) {
-        await killMarked(this.#container, this.#marker).catch(() => {});
+        await killMarked(this.#container, this.#marker, ACTION_MARKER, this.#shell).catch(() => {});
         if (!this.#ended) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, 1_000);
@@ -181,7 +192,10 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   if (request.signal?.aborted) return killedOutput(INTERRUPTED, new OutputCollector(0));
   const marker = randomBytes(8).toString("hex");
   const exec = await container.exec({
-    Cmd: ["/bin/sh", "-c", MERGE_STDERR, ...request.argv],
+    Cmd:
+      request.shell && request.shell !== BIN_SH
+        ? request.argv
+        : ["/bin/sh", "-c", MERGE_STDERR, ...request.argv],
     Env: [...request.env, `${ACTION_MARKER}=${marker}`],
     WorkingDir: request.workdir,
     AttachStdout: true,
@@ -218,10 +232,23 @@ export const INTERRUPTED = "Command interrupted by the user; all its processes w
 
 /** The output of an action that was killed: what it printed so far, returncode -1, and why. */
 export function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
+  return failedOutput(
+    reason,
+    collector,
+    reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError",
+  );
+}
+
+/** The output of an action that failed to run or was ended: what it printed, returncode -1, and why. */
+export function failedOutput(
+  reason: string,
+  collector: OutputCollector,
+  exceptionType = "ExecutionError",
+): ExecOutput {
   const { output, truncated } = collector.result();
   const extra: Record<string, unknown> = {};
   if (truncated) extra.truncated = truncated;
-  extra.exception_type = reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError";
+  extra.exception_type = exceptionType;
   return {
     output,
     returncode: -1,

@@ -1,8 +1,8 @@
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { DockerEnvironment } from "../../src/environments/docker.js";
-import { liveContainerNames, removeAllLiveContainers } from "../../src/environments/docker-registry.js";
-import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../helpers/docker.js";
+import { DockerEnvironment } from "../../../src/environments/docker/environment.js";
+import { liveContainerNames, removeAllLiveContainers } from "../../../src/environments/docker/registry.js";
+import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../../helpers/docker.js";
 
 const RUN_ID = `docker-registry-test-${process.pid}`;
 

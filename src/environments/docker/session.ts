@@ -1,54 +1,41 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
-import type { ExecOutput } from "../messages.js";
-import {
-  ACTION_MARKER,
-  ActionKiller,
-  demultiplex,
-  INTERRUPTED,
-  killedOutput,
-  killMarked,
-} from "./docker-exec.js";
-import { OutputCollector } from "./output.js";
+import type { ExecOutput } from "../../messages.js";
+import { packageRoot } from "../../util/package-root.js";
+import { OutputCollector } from "../output.js";
+import { ActionKiller, demultiplex, failedOutput, INTERRUPTED, killedOutput, killMarked } from "./exec.js";
+import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./session-framing.js";
 
 /** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
 const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 
-/** The first line of the session's output: this, then the container's uname -s -n -r -v -m, tab-separated. */
-const READY = "swerun-session ready";
+/** The session loop, shipped as a shell script of its own; read once. */
+let script: string | undefined;
 
-/** The command line of the container's PID 1: it reads its program (`loop`) as the first line of stdin. */
+function sessionScript(): string {
+  script ??= readFileSync(join(packageRoot(), "shell", "docker-session.sh"), "utf8");
+  return script;
+}
+
+/** The command line of the container's PID 1: it reads its program as the first line of stdin. */
 export function sessionCommand(interpreter: string[]): string[] {
   return ["/bin/sh", "-c", 'IFS= read -r l && eval "$l"', "swerun-session", ...interpreter];
 }
 
 /**
- * The session's program, one line. It ends the container after `lifetime` (a `sleep` duration, like the
- * `sleep` container's; a timer process sends it SIGALRM, the only signal that ends it) and, when stdin
- * closes (swerun ended or died), exits, or with `keep` sleeps out the lifetime so the container can be
- * entered. A request is a line "nonce marker", the cwd, the lines of a
- * snippet exporting the action's variables, a line holding only the nonce, the command's lines, and the
- * nonce again; all read with shell builtins (no process per request). The interpreter runs the command
- * in a new process session, stdin from /dev/null, stderr merged into stdout, the action's marker in its
- * environment; the output goes through `cat`, which ends when every process holding it has closed it, as
- * a `docker exec` stream does. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the
- * command's environment, so no output can fake the end of an action.
+ * What swerun writes to a new session: a line that sets the loop's `lifetime` (a `sleep` duration, like
+ * the `sleep` container's) and `keep` (sleep out the lifetime when stdin closes, so the container can be
+ * entered), then reads the script up to SCRIPT_END and evals it; then the script and SCRIPT_END.
  */
-function loop(lifetime: string, keep: boolean): string {
-  return [
-    "command -v cat >/dev/null 2>&1 || exit 3; exec 3>&1; s=; command -v setsid >/dev/null 2>&1 && s=setsid;",
-    `trap 'exit 0' ALRM; trap : HUP INT QUIT TERM USR1 USR2; (sleep ${lifetime}; kill -ALRM $$) >/dev/null 2>&1 3>&- & `,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
-    "l=$(printf '\\nx'); l=${l%x};",
-    `printf '${READY}\\t%s\\t%s\\t%s\\t%s\\t%s\\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)";`,
-    "while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do",
-    `while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done;`,
-    `IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done;`,
-    `r=$( { { ( cd "$d" && eval "$e" && ${ACTION_MARKER}=$m exec $s "$@" "$c" ) </dev/null 2>&1 3>&- 4>&-; echo $? >&4; } | ${OUTPUT_MARKER}=$m cat >&3 4>&-; } 4>&1 ); x=$?;`,
-    `printf '\\n%s %s\\n' "$n" "\${r:-$x}"; done;`,
-    keep ? `exec sleep ${lifetime}` : "exit 0",
-  ].join(" ");
+export function sessionProgram(lifetime: string, keep: boolean): string {
+  const loader =
+    `lifetime=${lifetime} keep=${keep ? "1" : ""}; l=$(printf '\\nx'); l=\${l%x}; p=; ` +
+    `while IFS= read -r x && [ "$x" != ${SCRIPT_END} ]; do p="$p$x$l"; done; eval "$p"`;
+  const body = sessionScript();
+  return `${loader}\n${body}${body.endsWith("\n") ? "" : "\n"}${SCRIPT_END}\n`;
 }
 
 /** `export NAME='value'` lines for the shell, values single-quoted (a quote becomes '\\''). */
@@ -78,17 +65,22 @@ export interface SessionRequest {
 interface Pending {
   end: Buffer;
   collector: OutputCollector;
-  unread: Buffer;
-  finish: (returncode: number | undefined) => void;
+  held: Buffer;
+  finish: (end: ActionEnd | undefined) => void;
 }
+
+/** The output of an action the loop could not fork to run (the container is out of processes), and why. */
+const FORK_FAILED_OUTPUT = "swerun: cannot fork: the container's shell session could not start the command";
+const FORK_FAILED_REASON =
+  "the container's shell session could not fork to start it (is the container out of processes? See its pids limit)";
 
 /**
  * The container's PID 1: a shell that runs every action of the environment, attached to swerun by the
- * container's stdin and stdout. A step costs a write and a read on an open connection instead of an exec's
- * round trips through the daemon and the container runtime (about 60 ms each on the development machine;
- * a session step is a few ms), and a container costs no exec at all. Being PID 1, the shell ignores the
- * signals a command sends it, and the container ends when swerun's connection closes. Timeouts and
- * interrupts kill the action's processes as `runExec` does.
+ * container's stdin and stdout (its program is shell/docker-session.sh). A step costs a write and a read
+ * on an open connection instead of an exec's round trips through the daemon and the container runtime
+ * (about 60 ms each on the development machine; a session step is a few ms), and a container costs no
+ * exec at all. Being PID 1, the shell ignores the signals a command sends it, and the container ends when
+ * swerun's connection closes. Timeouts and interrupts kill the action's processes as `runExec` does.
  */
 export class DockerSession {
   readonly #container: Docker.Container;
@@ -100,6 +92,8 @@ export class DockerSession {
   #readyWaiters: Array<(ready: boolean) => void> = [];
   #booted = Buffer.alloc(0);
   #pending: Pending | undefined;
+  /** An action given up on while its output stays open: what it prints is dropped until its end line. */
+  #abandoned: { end: Buffer; held: Buffer } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(container: Docker.Container, stream: Duplex) {
@@ -115,7 +109,7 @@ export class DockerSession {
         const pending = this.#pending;
         this.#pending = undefined;
         // The shell is gone: what was held back as a possible end line is output.
-        pending?.collector.push(pending.unread);
+        pending?.collector.push(pending.held);
         pending?.finish(undefined);
       });
     stream.on("error", () => {});
@@ -143,7 +137,7 @@ export class DockerSession {
    */
   async begin(options: { lifetime: string; keep: boolean; timeoutMs?: number }): Promise<boolean> {
     const ready = new Promise<boolean>((resolve) => this.#readyWaiters.push(resolve));
-    this.#stream.write(`${loop(options.lifetime, options.keep)}\n`);
+    this.#stream.write(sessionProgram(options.lifetime, options.keep));
     let timer: NodeJS.Timeout | undefined;
     const answered = await Promise.race([
       ready,
@@ -154,6 +148,20 @@ export class DockerSession {
     clearTimeout(timer);
     if (!answered) this.close();
     return answered;
+  }
+
+  /**
+   * False while the session is still busy with an action given up on (a timeout could not end it, as
+   * when the container is out of processes and no kill can start): the caller runs actions as execs
+   * meanwhile. Also false once the session has ended (see `alive`).
+   */
+  get available(): boolean {
+    return this.#alive && !this.#abandoned;
+  }
+
+  /** False once the shell has ended (and its container with it) or the connection was closed. */
+  get alive(): boolean {
+    return this.#alive;
   }
 
   /** Runs one action; actions sent while one runs wait their turn. */
@@ -175,15 +183,16 @@ export class DockerSession {
       // loop goes on to the next action; that process keeps running, as it would after an exec.
       await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      if (this.#pending?.end === end) this.close();
+      const pending = this.#pending;
+      if (pending?.end !== end) return;
+      // Not even that worked (no process can start in the container): give the action up, as an exec's
+      // stream is given up; the session comes back when its output ends.
+      this.#pending = undefined;
+      this.#abandoned = { end, held: pending.held };
+      pending.finish(undefined);
     });
-    const returncode = await new Promise<number | undefined>((resolve) => {
-      this.#pending = {
-        end,
-        collector,
-        unread: Buffer.alloc(0),
-        finish: resolve,
-      };
+    const ended = await new Promise<ActionEnd | undefined>((resolve) => {
+      this.#pending = { end, collector, held: Buffer.alloc(0), finish: resolve };
       const exports = exportSnippet(request.env);
       this.#stream.write(
         `${nonce} ${marker}\n${request.workdir}\n${exports ? `${exports}\n` : ""}${nonce}\n${request.command}\n${nonce}\n`,
@@ -191,11 +200,15 @@ export class DockerSession {
     });
     await killer.ended();
     if (killer.reason) return killedOutput(killer.reason, collector);
+    if (ended && "forkFailed" in ended) {
+      collector.push(Buffer.from(`${FORK_FAILED_OUTPUT}\n`));
+      return failedOutput(FORK_FAILED_REASON, collector);
+    }
     const { output, truncated } = collector.result();
     return {
       output,
       // The shell ended during the action (the container stopped): its exit code stands for the command's.
-      returncode: returncode ?? (await this.#shellExitCode()),
+      returncode: ended ? ended.returncode : await this.#shellExitCode(),
       exception_info: "",
       extra: truncated ? { truncated } : {},
     };
@@ -207,35 +220,27 @@ export class DockerSession {
       const newline = this.#booted.indexOf(0x0a);
       if (newline < 0) return;
       this.#booting = false;
-      const [first, ...uname] = this.#booted.subarray(0, newline).toString("utf8").split("\t");
-      const ready = first === READY;
-      if (ready && uname.length === 5 && uname.every(Boolean)) {
-        const [system = "", node = "", release = "", version = "", machine = ""] = uname;
-        this.platform = { system, node, release, version, machine };
-      }
+      const { ready, platform } = parseReadyLine(this.#booted.subarray(0, newline).toString("utf8"));
+      this.platform = platform;
       for (const wake of this.#readyWaiters.splice(0)) wake(ready);
       if (!ready) this.close();
       return;
     }
+    const abandoned = this.#abandoned;
+    if (abandoned) {
+      const scan = scanActionOutput(abandoned.held, chunk, abandoned.end);
+      abandoned.held = scan.held;
+      if (scan.end) this.#abandoned = undefined;
+      return;
+    }
     const pending = this.#pending;
     if (!pending) return;
-    const data = pending.unread.length ? Buffer.concat([pending.unread, chunk]) : chunk;
-    const at = data.indexOf(pending.end);
-    if (at < 0) {
-      // Hold back what could be the start of the end line.
-      const keep = Math.min(data.length, pending.end.length - 1);
-      pending.collector.push(data.subarray(0, data.length - keep));
-      pending.unread = Buffer.from(data.subarray(data.length - keep));
-      return;
-    }
-    pending.collector.push(data.subarray(0, at));
-    const newline = data.indexOf(0x0a, at + pending.end.length);
-    if (newline < 0) {
-      pending.unread = Buffer.from(data.subarray(at));
-      return;
-    }
+    const scan = scanActionOutput(pending.held, chunk, pending.end);
+    pending.collector.push(scan.output);
+    pending.held = scan.held;
+    if (!scan.end) return;
     this.#pending = undefined;
-    pending.finish(Number(data.subarray(at + pending.end.length, newline).toString("latin1")));
+    pending.finish(scan.end);
   }
 
   async #shellExitCode(): Promise<number> {

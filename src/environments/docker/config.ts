@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { environmentBase, VARIABLE_NAME } from "../config/common.js";
-import { RunArgsError, translateRunArgs } from "./docker-run-args.js";
+import { environmentBase, VARIABLE_NAME } from "../../config/common.js";
+import { RunArgsError, translateRunArgs } from "./run-args.js";
 
 /** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
 const SLEEP_DURATION = /^\d+(\.\d+)?[smhd]?$/;

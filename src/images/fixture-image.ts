@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
-import { baseRootfs, importImage, sha } from "../environments/docker-rootfs.js";
-import { materializeFixture } from "./checkout.js";
-import type { Instance } from "./dataset.js";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { materializeFixture } from "../swebench/checkout.js";
+import type { Instance } from "../swebench/dataset.js";
+import { baseRootfs, importImage, sha } from "./rootfs.js";
 
 /** Bump when the way fixture images are made changes, so old images are rebuilt. */
 const RECIPE = "swerun-fixture-image-1";

@@ -3,7 +3,7 @@ import os from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
-import { UserError } from "../errors.js";
+import { UserError } from "../../errors.js";
 
 /** The image is missing and could not be pulled; the message names the image. */
 export class DockerImageError extends UserError {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Duplex } from "node:stream";
 import { inspect } from "node:util";
 import Docker from "dockerode";
-import { UserError } from "../errors.js";
+import { UserError } from "../../errors.js";
 
 /** The Docker daemon is missing, unreachable or refused us; the message is one line saying how to fix it. */
 export class DockerUnavailableError extends UserError {

@@ -4,16 +4,16 @@ import net from "node:net";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DockerEnvironment } from "../../src/environments/docker.js";
 import {
   closeDockerClient,
   createDockerClient,
   resolveDockerEndpoint,
-} from "../../src/environments/docker-client.js";
-import { describeDocker, dockerFixture, dockerTestConfig } from "../helpers/docker.js";
-import { rootfsTar } from "../helpers/docker-images.js";
-import { startFakeRegistry } from "../helpers/docker-registry-server.js";
-import { tempDir } from "../helpers/tmp.js";
+} from "../../../src/environments/docker/client.js";
+import { DockerEnvironment } from "../../../src/environments/docker/environment.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
+import { rootfsTar } from "../../helpers/docker-images.js";
+import { startFakeRegistry } from "../../helpers/docker-registry-server.js";
+import { tempDir } from "../../helpers/tmp.js";
 
 const RUN_ID = `docker-client-test-${process.pid}`;
 const savedEnv = { ...process.env };

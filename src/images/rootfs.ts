@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join, posix, relative } from "node:path";
 import type Docker from "dockerode";
-import { type TarEntry, writeTar } from "./docker-tar.js";
+import { type TarEntry, writeTar } from "./tar.js";
 
 /**
  * Images built offline, in seconds, from this machine's own files: a root filesystem holding bash,
@@ -25,7 +25,8 @@ const OPTIONAL =
   ps diff awk mawk setsid nohup cmp md5sum sha256sum printenv`.split(/\s+/);
 const PATH_DIRS = ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
 
-function findProgram(name: string): string | undefined {
+/** Where `name` is on this machine's usual program folders, if anywhere. */
+export function findProgram(name: string): string | undefined {
   for (const dir of PATH_DIRS) {
     const path = join(dir, name);
     try {
@@ -84,6 +85,22 @@ export class RootfsCollector {
         });
       }
     }
+  }
+
+  /**
+   * Adds a host program at `imagePath` (its own path by default) with the shared libraries it needs at
+   * their host paths.
+   */
+  addProgram(hostPath: string, imagePath = hostPath.replace(/^\//, "")): void {
+    const stat = lstatSync(hostPath);
+    this.addDirs(posix.dirname(imagePath));
+    this.entries.set(imagePath, {
+      type: "file",
+      path: imagePath,
+      mode: stat.mode & 0o7777,
+      content: readFileSync(hostPath),
+    });
+    for (const lib of sharedLibraries([hostPath])) this.add(lib);
   }
 
   /** Adds an in-memory file, creating its parent directories. */

@@ -1,7 +1,8 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../src/environments/docker.js";
-import { describeDocker, dockerFixture, dockerTestConfig } from "../helpers/docker.js";
+import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../../src/environments/docker/environment.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
+import type { TestImages } from "../../helpers/docker-images.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;
 
@@ -42,7 +43,7 @@ const AWKWARD = [
 
 await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
   let docker: Docker;
-  let images: { base: string; swebench: string };
+  let images: TestImages;
   let session: DockerEnvironment;
   let exec: DockerEnvironment;
 
@@ -170,6 +171,39 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     } finally {
       await fallback.close();
       await docker.getImage(tag).remove({ force: true });
+    }
+  });
+
+  it("falls back to a `sleep` container from PATH and one exec per action when the image has no /bin/sh", async () => {
+    const lines: string[] = [];
+    const noShell = await create(images.noShell, {}, (line) => lines.push(line));
+    try {
+      expect(lines).toEqual([
+        `Docker image ${images.noShell}: it has no /bin/sh for swerun's shell session; running one exec per action (exec_mode: exec)`,
+      ]);
+      expect(noShell.serialize().environment.exec_mode).toBe("exec");
+      expect(
+        await noShell.execute({ command: "test -e /bin/sh || echo no sh; echo to-stderr >&2; exit 4" }),
+      ).toEqual({
+        output: "no sh\nto-stderr\n",
+        returncode: 4,
+        exception_info: "",
+        extra: {},
+      });
+      expect(
+        await noShell.execute({
+          command: "while IFS= read -r -d '' a; do printf '%s ' \"$a\"; done < /proc/1/cmdline",
+        }),
+      ).toMatchObject({
+        output: "sleep 2h ",
+      });
+      const started = Date.now();
+      const timedOut = await noShell.execute({ command: "echo begun; sleep 300" }, { timeout: 1 });
+      expect(timedOut).toMatchObject({ returncode: -1, output: "begun\n" });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await noShell.execute({ command: "echo next" })).output).toBe("next\n");
+    } finally {
+      await noShell.close();
     }
   });
 });

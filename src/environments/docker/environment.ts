@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
-import type { DockerEnvironmentConfig } from "../config/schema.js";
-import { UserError } from "../errors.js";
-import type { Action, ExecOutput } from "../messages.js";
-import { chaosPoint } from "../util/chaos.js";
-import { registerSecret } from "../util/secrets.js";
+import type { DockerEnvironmentConfig } from "../../config/schema.js";
+import { UserError } from "../../errors.js";
+import type { Action, ExecOutput } from "../../messages.js";
+import { chaosPoint } from "../../util/chaos.js";
+import { registerSecret } from "../../util/secrets.js";
+import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -14,13 +15,13 @@ import {
   isConnectionError,
   resolveDockerEndpoint,
   unreachableMessage,
-} from "./docker-client.js";
-import { runExec } from "./docker-exec.js";
-import { daemonMessage, ensureImage } from "./docker-pull.js";
-import { type LiveContainer, registerContainer, unregisterContainer } from "./docker-registry.js";
-import { translateRunArgs } from "./docker-run-args.js";
-import { DockerSession, SessionEndedError, sessionCommand } from "./docker-session.js";
-import type { Environment, EnvironmentContext, ExecuteOptions } from "./environment.js";
+} from "./client.js";
+import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
+import { BIN_SH, runExec } from "./exec.js";
+import { daemonMessage, ensureImage } from "./pull.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
+import { translateRunArgs } from "./run-args.js";
+import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
@@ -65,11 +66,6 @@ function containerName(context: EnvironmentContext): string {
   return `${CONTAINER_PREFIX}${slug ? `${slug}-` : ""}${randomBytes(4).toString("hex")}`;
 }
 
-function statusCode(error: unknown): number | undefined {
-  const code = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof code === "number" ? code : undefined;
-}
-
 /** The container-create request: the `sleep` container, run_args translated, container_options merged on top. */
 function createOptions(config: DockerEnvironmentConfig, context: EnvironmentContext, name: string) {
   const translated = translateRunArgs(config.run_args, { allowPrivileged: config.allow_privileged });
@@ -111,7 +107,7 @@ function createOptions(config: DockerEnvironmentConfig, context: EnvironmentCont
 
 /**
  * Runs the actions of a run in one long-lived container, through the Docker Engine API: written to the
- * shell session that is the container's PID 1 (exec_mode session, see docker-session.ts), or one exec
+ * shell session that is the container's PID 1 (exec_mode session, see session.ts), or one exec
  * each in a container whose PID 1 is `sleep container_timeout` (exec_mode exec). The container is removed
  * by `close()` unless keep_container is set.
  */
@@ -128,6 +124,8 @@ export class DockerEnvironment implements Environment {
   #closing: Promise<void> | undefined;
   /** The container's PID 1 in exec_mode session; undefined in exec mode. */
   #session: DockerSession | undefined;
+  /** What runs swerun's scripts in the container: /bin/sh, or the interpreter in an image without it. */
+  #shell: string[] = BIN_SH;
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -199,19 +197,27 @@ export class DockerEnvironment implements Environment {
         return container;
       });
       creating = starting;
-      const container = await starting;
+      let fallback = "";
+      const container = await starting.catch((error: unknown) => {
+        // The session's PID 1 is /bin/sh: an image without it gets a `sleep` container found on PATH.
+        if (!session || !/\/bin\/sh\b.*(no such file|not found)/i.test(daemonMessage(error))) throw error;
+        fallback = "it has no /bin/sh for swerun's shell session";
+        return undefined;
+      });
       checkCancelled();
       if (
-        session &&
-        !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container }))
+        !container ||
+        (session &&
+          !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container })))
       ) {
         checkCancelled();
         // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
         unregisterContainer(pending);
-        await removeContainer(container).catch(() => {});
+        session?.close();
+        if (created) await removeContainer(created).catch(() => {});
         closeDockerClient(client);
         report(context)(
-          `Docker image ${config.image}: its /bin/sh did not start swerun's shell session; running one exec per action (exec_mode: exec)`,
+          `Docker image ${config.image}: ${fallback || "its /bin/sh did not start swerun's shell session"}; running one exec per action (exec_mode: exec)`,
         );
         return await DockerEnvironment.create({ ...config, exec_mode: "exec" }, context);
       }
@@ -221,7 +227,11 @@ export class DockerEnvironment implements Environment {
       const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
       environment.#session = session;
       registerContainer(live);
-      environment.#platform = session ? session.platform : await containerPlatform(container);
+      // Without /bin/sh, swerun's own scripts (the kill of a timed-out action) run in the interpreter.
+      if (!session && !(await hasBinSh(container))) environment.#shell = config.interpreter;
+      environment.#platform = session
+        ? session.platform
+        : await containerPlatform(container, environment.#shell);
       return environment;
     } catch (error) {
       unregisterContainer(pending);
@@ -248,13 +258,21 @@ export class DockerEnvironment implements Environment {
     };
     try {
       // The session reads the cwd as one line and the command line by line with shell builtins, which
-      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own.
-      if (this.#session && !request.workdir.includes("\n") && action.command.length <= SESSION_MAX_COMMAND) {
-        return await this.#session.run({ ...request, env, command: action.command });
+      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
+      // as does every action while the session is busy with one given up on.
+      const session = this.#session;
+      if (
+        session &&
+        (session.available || !session.alive) &&
+        !request.workdir.includes("\n") &&
+        action.command.length <= SESSION_MAX_COMMAND
+      ) {
+        return await session.run({ ...request, env, command: action.command });
       }
       return await runExec(this.#container, {
         ...request,
         argv: [...this.config.interpreter, action.command],
+        shell: this.#shell,
         env,
       });
     } catch (error) {
@@ -331,36 +349,6 @@ export class DockerEnvironment implements Environment {
       }
     })();
     return this.#closing;
-  }
-}
-
-/** The container's uname fields, named as Python's `platform.uname()` names them; empty when uname is missing. */
-async function containerPlatform(container: Docker.Container): Promise<Record<string, string>> {
-  const output = await runExec(container, {
-    argv: ["/bin/sh", "-c", "uname -s && uname -n && uname -r && uname -v && uname -m"],
-    env: [],
-    workdir: "/",
-    timeoutSeconds: 10,
-    maxOutputBytes: 4096,
-  }).catch(() => undefined);
-  const lines = output?.returncode === 0 ? output.output.split("\n") : [];
-  if (lines.length < 5) return {};
-  const [system = "", node = "", release = "", version = "", machine = ""] = lines;
-  return { system, node, release, version, machine };
-}
-
-/** Force-removes a container; one already gone, or being removed by AutoRemove, counts as removed. */
-async function removeContainer(container: Docker.Container): Promise<void> {
-  try {
-    await container.remove({ force: true });
-  } catch (error) {
-    const code = statusCode(error);
-    if (code === 404) return;
-    if (code === 409) {
-      await container.wait({ condition: "removed" }).catch(() => {});
-      return;
-    }
-    throw error;
   }
 }
 

@@ -1,9 +1,9 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DockerEnvironment } from "../../src/environments/docker.js";
-import { sessionCommand } from "../../src/environments/docker-session.js";
-import { LocalEnvironment } from "../../src/environments/local.js";
-import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../helpers/docker.js";
+import { DockerEnvironment } from "../../../src/environments/docker/environment.js";
+import { sessionCommand } from "../../../src/environments/docker/session.js";
+import { LocalEnvironment } from "../../../src/environments/local.js";
+import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../../helpers/docker.js";
 
 const RUN_ID = `docker-test-${process.pid}`;
 const EXEC_MODES = ["session", "exec"] as const;
