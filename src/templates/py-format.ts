@@ -81,9 +81,14 @@ function formatOne(value: unknown, spec: Spec): string {
     case "o":
     case "x":
     case "X": {
-      const n = Math.trunc(number(value, type));
+      checkDefined(value);
+      const n = typeof value === "bigint" ? value : Math.trunc(number(value, type));
       const base = type === "o" ? 8 : type === "x" || type === "X" ? 16 : 10;
-      let body = Math.abs(n) >= 1e21 ? BigInt(Math.abs(n)).toString(base) : Math.abs(n).toString(base);
+      const magnitude = n < 0 ? -n : n;
+      let body =
+        typeof magnitude === "number" && magnitude >= 1e21
+          ? BigInt(magnitude).toString(base)
+          : magnitude.toString(base);
       if (precision !== undefined) body = body.padStart(precision, "0");
       if (flags.includes("#") && base !== 10) body = (base === 8 ? "0o" : "0x") + body;
       if (type === "X") body = body.toUpperCase();
