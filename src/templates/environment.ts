@@ -4,11 +4,11 @@
  */
 
 import type { Environment } from "nunjucks";
-import { FILTERS, TESTS } from "./registry.js";
+import { makeGlobals } from "./globals.js";
 import { JinjaCompiler } from "./jinja-compiler.js";
 import { JinjaParser } from "./jinja-parser.js";
 import { nj, type Tokenizer } from "./nunjucks-internals.js";
-import { makeGlobals } from "./globals.js";
+import { FILTERS, TESTS } from "./registry.js";
 import { RenderContext, RUNTIME } from "./runtime.js";
 
 type Callback = (err: unknown, result?: string) => void;

@@ -3,8 +3,8 @@
  * markup.ts).
  */
 
-import { valueError } from "./py-errors.js";
 import { escapeHtml, Markup } from "./markup.js";
+import { valueError } from "./py-errors.js";
 import { iterate } from "./py-ops.js";
 import { codePoints, cpLength, pySplit } from "./py-string.js";
 import { isDict, isStr, pyStr } from "./python-values.js";
@@ -77,7 +77,10 @@ function quote(s: string, safe: string): string {
   let out = "";
   for (const byte of new TextEncoder().encode(s)) {
     const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9_.\-~]/.test(ch) || safe.includes(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    out +=
+      /[A-Za-z0-9_.\-~]/.test(ch) || safe.includes(ch)
+        ? ch
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }
@@ -164,11 +167,17 @@ export function urlize(text: string, opts: UrlizeOptions): string {
         }
       }
       if (HTTP_RE.test(middle)) {
-        const href = middle.startsWith("https://") || middle.startsWith("http://") ? middle : `https://${middle}`;
+        const href =
+          middle.startsWith("https://") || middle.startsWith("http://") ? middle : `https://${middle}`;
         middle = `<a href="${href}"${relAttr}${targetAttr}>${trim(middle)}</a>`;
       } else if (middle.startsWith("mailto:") && EMAIL_RE.test(middle.slice(7))) {
         middle = `<a href="${middle}">${middle.slice(7)}</a>`;
-      } else if (middle.includes("@") && !middle.startsWith("www.") && !middle.includes(":") && EMAIL_RE.test(middle)) {
+      } else if (
+        middle.includes("@") &&
+        !middle.startsWith("www.") &&
+        !middle.includes(":") &&
+        EMAIL_RE.test(middle)
+      ) {
         middle = `<a href="mailto:${middle}">${middle}</a>`;
       } else {
         for (const scheme of opts.extraSchemes) {

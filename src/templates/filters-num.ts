@@ -2,6 +2,7 @@
 
 import { PyError, typeError } from "./py-errors.js";
 import {
+  formatFixed,
   isFloat,
   isNumeric,
   mkNum,
@@ -11,7 +12,6 @@ import {
   parsePyInt,
   roundHalfEven,
 } from "./py-number.js";
-import { formatFixed } from "./py-number.js";
 import { pyStrip } from "./py-string.js";
 import { isStr, typeName } from "./python-values.js";
 

@@ -146,7 +146,9 @@ function groupby(value: unknown, ...args: unknown[]): unknown[] {
     if (last && pyEq(last[0], k)) last[1].push(item);
     else groups.push([k, [item]]);
   }
-  return groups.map(([k, items]) => namedTuple(["grouper", "list"], [truthy(caseSensitive) ? k : exact(items[0]), items]));
+  return groups.map(([k, items]) =>
+    namedTuple(["grouper", "list"], [truthy(caseSensitive) ? k : exact(items[0]), items]),
+  );
 }
 
 /** `random`: a random item of the sequence. */

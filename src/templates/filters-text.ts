@@ -25,7 +25,13 @@ export function indent(s: string, width: unknown, first: unknown, blank: unknown
   return truthy(first) ? indention + rv : rv;
 }
 
-export function truncate(s: string, length: unknown, killwords: unknown, end: unknown, leeway: unknown): string {
+export function truncate(
+  s: string,
+  length: unknown,
+  killwords: unknown,
+  end: unknown,
+  leeway: unknown,
+): string {
   const len = isNumeric(length) ? numValue(length) : 255;
   const endText = pyStr(end);
   const lee = leeway === null || leeway === undefined ? 5 : numValue(leeway as number);
@@ -52,7 +58,10 @@ export function title(s: string): string {
 export function format(value: unknown, args: unknown[]): string {
   const { positional, kwargs } = splitArgs(args);
   if (positional.length > 0 && kwargs.size > 0) {
-    throw new PyError("FilterArgumentError", "can't handle positional and keyword arguments at the same time");
+    throw new PyError(
+      "FilterArgumentError",
+      "can't handle positional and keyword arguments at the same time",
+    );
   }
   return percentFormat(pyStr(value), kwargs.size > 0 ? Object.fromEntries(kwargs) : makeTuple(positional));
 }

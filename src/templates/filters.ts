@@ -23,7 +23,11 @@ import { isUndefined } from "./undefined.js";
 
 type Params = ReadonlyArray<readonly [string, unknown]>;
 
-function def(name: string, params: Params, f: (value: unknown, ...args: unknown[]) => unknown): [string, FilterFn] {
+function def(
+  name: string,
+  params: Params,
+  f: (value: unknown, ...args: unknown[]) => unknown,
+): [string, FilterFn] {
   return [name, (value, ...args) => f(value, ...bindArgs(name, args, params))];
 }
 

@@ -92,7 +92,12 @@ function randInt(lo: number, hi: number): number {
  * Jinja2's `lipsum(n, html, min, max)`: `n` paragraphs of `min`..`max` random lorem-ipsum words, as
  * `<p>` elements or separated by blank lines. The words are random, as in Jinja2.
  */
-function lipsum(n: unknown = 5, html: unknown = true, min: unknown = 20, max: unknown = 100): string | Markup {
+function lipsum(
+  n: unknown = 5,
+  html: unknown = true,
+  min: unknown = 20,
+  max: unknown = 100,
+): string | Markup {
   const paragraphs: string[] = [];
   for (let p = 0; p < numValue(n as number); p++) {
     const words: string[] = [];
@@ -118,7 +123,9 @@ function lipsum(n: unknown = 5, html: unknown = true, min: unknown = 20, max: un
     }
     paragraphs.push(`${words.join(" ")}.`);
   }
-  return html === false ? paragraphs.join("\n\n") : new Markup(paragraphs.map((p) => `<p>${p}</p>`).join("\n"));
+  return html === false
+    ? paragraphs.join("\n\n")
+    : new Markup(paragraphs.map((p) => `<p>${p}</p>`).join("\n"));
 }
 
 /** The globals every template sees. */
@@ -143,8 +150,12 @@ export function makeGlobals(): ReadonlyMap<string, unknown> {
       "lipsum",
       (...args: unknown[]) => {
         const { positional, kwargs } = splitArgs(args);
-        const [n = kwargs.get("n"), html = kwargs.get("html"), min = kwargs.get("min"), max = kwargs.get("max")] =
-          positional;
+        const [
+          n = kwargs.get("n"),
+          html = kwargs.get("html"),
+          min = kwargs.get("min"),
+          max = kwargs.get("max"),
+        ] = positional;
         return lipsum(n ?? 5, html ?? true, min ?? 20, max ?? 100);
       },
     ],

@@ -6,10 +6,11 @@
  * time, except inside an `if` (statement or expression), where Jinja2 raises only if they run.
  */
 
-import { FILTERS, TESTS } from "./registry.js";
-import { PySlice, PyTruthy, With } from "./jinja-parser.js";
+import { PySlice, PyTruthy } from "./jinja-parser.js";
+import { With } from "./jinja-statements.js";
 import { type AstNode, type CompileFrame, type NodeClass, type NodeList, nj } from "./nunjucks-internals.js";
 import { isIntNumber } from "./py-number.js";
+import { FILTERS, TESTS } from "./registry.js";
 
 const N = nj.nodes;
 const CUSTOM_NODES = [PySlice, PyTruthy, With];
@@ -266,7 +267,8 @@ export class JinjaCompiler extends BaseCompiler {
     else this.compile(field(node, "body"), frame);
     this._emitLine(";");
     const values = targets.length === 1 ? [value] : targets.map((_, i) => `${value}_u[${i}]`);
-    if (targets.length > 1) this._emitLine(`var ${value}_u = runtime.py_unpack(${value}, ${targets.length});`);
+    if (targets.length > 1)
+      this._emitLine(`var ${value}_u = runtime.py_unpack(${value}, ${targets.length});`);
     targets.forEach((target, i) => {
       const v = values[i] as string;
       if (is(target, N.LookupVal) && target.dot) {
@@ -275,7 +277,8 @@ export class JinjaCompiler extends BaseCompiler {
         this._emitLine(`, ${JSON.stringify(field(target, "val").value)}, ${v});`);
         return;
       }
-      if (!is(target, N.Symbol)) this.fail("can only assign to names in {% set %}", target.lineno, target.colno);
+      if (!is(target, N.Symbol))
+        this.fail("can only assign to names in {% set %}", target.lineno, target.colno);
       const name = target.value as string;
       const quoted = JSON.stringify(name);
       const id = frame.lookup(name);
@@ -298,7 +301,9 @@ export class JinjaCompiler extends BaseCompiler {
       return id;
     });
     this._emitLine("frame = frame.push(true);");
-    targets.forEach((t, i) => this._emitLine(`frame.set(${JSON.stringify(t.value)}, ${ids[i]});`));
+    targets.forEach((t, i) => {
+      this._emitLine(`frame.set(${JSON.stringify(t.value)}, ${ids[i]});`);
+    });
     const frame = outer.push();
     this.withSoft(false, () => this._withScopedSyntax(() => this.compile(field(node, "body"), frame)));
     this._emitLine("frame = frame.pop();");

@@ -28,7 +28,8 @@ export class LoopContext {
   __call__(args: unknown[]): string {
     if (!this.#recurse)
       throw typeError("Tried to call non recursive loop. Maybe you forgot the 'recursive' modifier.");
-    if (args.length !== 1) throw new PyError("TypeError", `loop() takes exactly 1 argument (${args.length} given)`);
+    if (args.length !== 1)
+      throw new PyError("TypeError", `loop() takes exactly 1 argument (${args.length} given)`);
     return this.#recurse(args[0], this.depth + 1);
   }
 

@@ -5,7 +5,7 @@
  */
 
 import { pyOrder } from "./py-ops.js";
-import { cpLength, strRepr } from "./py-string.js";
+import { cpLength, pySplitlines, strRepr } from "./py-string.js";
 import { isDict, isStr, isTuple, pyRepr, typeName, viewKind } from "./python-values.js";
 
 const WIDTH = 80;
@@ -42,12 +42,19 @@ class Printer {
   format(x: unknown, indent: number, allowance: number, level: number): void {
     const rep = sortedRepr(x);
     if (cpLength(rep) > WIDTH - indent - allowance) {
-      if (isDict(x)) return this.dict(x, indent, allowance, level + 1);
-      if (Array.isArray(x) && !viewKind(x)) {
-        if (!isTuple(x)) return this.sequence(x, "[", "]", indent, allowance, level + 1);
-        return this.sequence(x, "(", x.length === 1 ? ",)" : ")", indent, allowance, level + 1);
+      if (isDict(x)) {
+        this.dict(x, indent, allowance, level + 1);
+        return;
       }
-      if (isStr(x) && x.length > 0) return this.str(x.toString(), indent, allowance, level + 1);
+      if (Array.isArray(x) && !viewKind(x)) {
+        const close = !isTuple(x) ? "]" : x.length === 1 ? ",)" : ")";
+        this.sequence(x, isTuple(x) ? "(" : "[", close, indent, allowance, level + 1);
+        return;
+      }
+      if (isStr(x) && x.length > 0) {
+        this.str(x.toString(), indent, allowance, level + 1);
+        return;
+      }
     }
     this.out += rep;
   }
@@ -66,7 +73,14 @@ class Printer {
     this.out += "}";
   }
 
-  sequence(items: unknown[], open: string, close: string, indent: number, allowance: number, level: number): void {
+  sequence(
+    items: unknown[],
+    open: string,
+    close: string,
+    indent: number,
+    allowance: number,
+    level: number,
+  ): void {
     this.out += open;
     const inner = indent + 1;
     items.forEach((item, i) => {
@@ -80,7 +94,7 @@ class Printer {
   str(s: string, indent0: number, allowance0: number, level: number): void {
     const indent = level === 1 ? indent0 + 1 : indent0;
     const allowance = level === 1 ? allowance0 + 1 : allowance0;
-    const lines = s.match(/[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])|[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+$/g) ?? [];
+    const lines = pySplitlines(s, true);
     const maxWidth = WIDTH - indent;
     const chunks: string[] = [];
     lines.forEach((line, i) => {

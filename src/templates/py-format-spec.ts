@@ -24,8 +24,7 @@ interface Spec {
   type: string;
 }
 
-const SPEC_RE =
-  /^(?:([\s\S])?([<>=^]))?([-+ ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su;
+const SPEC_RE = /^(?:([\s\S])?([<>=^]))?([-+ ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su;
 
 function parseSpec(text: string): Spec {
   // A fill character may be any code point, including one outside the BMP.
@@ -260,7 +259,7 @@ function item(value: unknown, key: string): unknown {
 }
 
 function asciiRepr(value: unknown): string {
-  return pyRepr(value).replace(/[^\x00-\x7f]/gu, (ch) => {
+  return pyRepr(value).replace(/\P{ASCII}/gu, (ch) => {
     const code = ch.codePointAt(0) ?? 0;
     if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
     if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;

@@ -105,7 +105,8 @@ const SEQUENCE_METHODS = new Map<string, Method<unknown[]>>([
   defList("count", [["value", REQUIRED]], (l, v) => l.filter((x) => pyEq(x, v)).length),
   defList("index", [["value", REQUIRED]], (l, v) => {
     const i = l.findIndex((x) => pyEq(x, v));
-    if (i < 0) throw valueError(isTuple(l) ? "tuple.index(x): x not in tuple" : `${pyRepr(v)} is not in list`);
+    if (i < 0)
+      throw valueError(isTuple(l) ? "tuple.index(x): x not in tuple" : `${pyRepr(v)} is not in list`);
     return i;
   }),
 ]);

@@ -241,7 +241,13 @@ export function pyPow(a: unknown, b: unknown): unknown {
 export function pyNeg(a: unknown): unknown {
   checkDefined(a);
   if (!isNumeric(a)) throw typeError(`bad operand type for unary -: '${typeName(a)}'`);
-  if (typeof a === "bigint") return intOp(0, a, (x, y) => x - y, (x, y) => x - y);
+  if (typeof a === "bigint")
+    return intOp(
+      0,
+      a,
+      (x, y) => x - y,
+      (x, y) => x - y,
+    );
   const v = -numValue(a);
   return isFloat(a) ? mkNum(v, true) : v === 0 ? 0 : v;
 }

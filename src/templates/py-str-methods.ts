@@ -5,14 +5,14 @@
  */
 
 import { type ParamSpec, REQUIRED } from "./args.js";
-import { strFormat } from "./py-format-spec.js";
 import { typeError, valueError } from "./py-errors.js";
+import { strFormat } from "./py-format-spec.js";
+import { defMethod, type Method } from "./py-method-def.js";
 import { isNumeric, numValue } from "./py-number.js";
 import { iterate, pySlice } from "./py-ops.js";
 import {
   codePoints,
   cpLength,
-  isPySpace,
   pyCenter,
   pyReplace,
   pyRsplit,
@@ -21,7 +21,6 @@ import {
   pyStrip,
 } from "./py-string.js";
 import { isStr, makeTuple, typeName } from "./python-values.js";
-import { defMethod, type Method } from "./py-method-def.js";
 
 const def = defMethod<string>;
 
@@ -52,7 +51,6 @@ function cpIndex(s: string, unitIndex: number): number {
 
 const UPPER_RE = /\p{Lu}|\p{Lt}/u;
 const LOWER_RE = /\p{Ll}/u;
-
 
 /** `s[start:end]` as str.find/count/startswith see it, with the code-point offset of its start. */
 function window(s: string, start: unknown, end: unknown): [string, number] {
@@ -154,7 +152,9 @@ export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
   def("casefold", [], (s) => s.toUpperCase().toLowerCase()),
   def("expandtabs", [["tabsize", 8]], (s, n) => expandTabs(s, int(n, 8))),
   def("format", "*", (s, ...args) => strFormat(s, args)),
-  def("format_map", [["mapping", REQUIRED]], (s, m) => strFormat(s, [{ ...(m as object), __keywords: true }])),
+  def("format_map", [["mapping", REQUIRED]], (s, m) =>
+    strFormat(s, [{ ...(m as object), __keywords: true }]),
+  ),
   def(
     "split",
     [
@@ -215,7 +215,7 @@ export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
   def("isdecimal", [], (s) => /^\p{Nd}+$/u.test(s)),
   def("isnumeric", [], (s) => /^\p{N}+$/u.test(s)),
   def("istitle", [], (s) => isTitle(s)),
-  def("isascii", [], (s) => /^[\x00-\x7f]*$/.test(s)),
+  def("isascii", [], (s) => /^\p{ASCII}*$/u.test(s)),
   def("isidentifier", [], (s) => /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u.test(s)),
   def("isprintable", [], (s) => codePoints(s).every((ch) => ch === " " || !NON_PRINTABLE_RE.test(ch))),
   def(
@@ -247,4 +247,3 @@ export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
     return /^[+-]/.test(s) ? s[0] + pad + s.slice(1) : pad + s;
   }),
 ]);
-

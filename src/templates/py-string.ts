@@ -93,13 +93,20 @@ export function pyStrip(s: string, chars: string | null = null, left = true, rig
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: Python's str.splitlines() breaks on these.
 const LINE_BREAK_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the same line breaks as LINE_BREAK_RE.
-const LINE_WITH_END_RE = /[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])|[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+$/g;
 
 /** `str.splitlines(keepends)`. */
 export function pySplitlines(s: string, keepends = false): string[] {
   if (s === "") return [];
-  if (keepends) return s.match(LINE_WITH_END_RE) ?? [];
+  if (keepends) {
+    const lines: string[] = [];
+    let rest = s;
+    for (let m = LINE_BREAK_RE.exec(rest); m; m = LINE_BREAK_RE.exec(rest)) {
+      lines.push(rest.slice(0, m.index + m[0].length));
+      rest = rest.slice(m.index + m[0].length);
+    }
+    if (rest !== "") lines.push(rest);
+    return lines;
+  }
   const parts = s.split(LINE_BREAK_RE);
   if (parts[parts.length - 1] === "") parts.pop();
   return parts;

@@ -51,7 +51,9 @@ export function makeView<T>(kind: ViewKind, items: T[]): T[] {
 }
 
 export function viewKind(x: unknown): ViewKind | undefined {
-  return Array.isArray(x) ? ((x as unknown as Record<symbol, ViewKind | undefined>)[VIEW] ?? undefined) : undefined;
+  return Array.isArray(x)
+    ? ((x as unknown as Record<symbol, ViewKind | undefined>)[VIEW] ?? undefined)
+    : undefined;
 }
 
 export type PyDict = Record<string, unknown>;

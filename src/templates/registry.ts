@@ -22,7 +22,8 @@ function strict(fn: FilterFn): FilterFn {
   };
 }
 
-for (const [name, fn] of builtinFilters(lookup)) filters.set(name, TOLERANT_FILTERS.has(name) ? fn : strict(fn));
+for (const [name, fn] of builtinFilters(lookup))
+  filters.set(name, TOLERANT_FILTERS.has(name) ? fn : strict(fn));
 for (const [name, fn] of builtinTests(lookup)) tests.set(name, fn);
 
 export const FILTERS: ReadonlyMap<string, FilterFn> = filters;

@@ -11,7 +11,7 @@ import { nj, type RuntimeFrame } from "./nunjucks-internals.js";
 import { pyGetattr, pyGetitem } from "./py-access.js";
 import { PyError, typeError, valueError } from "./py-errors.js";
 import { percentFormat } from "./py-format.js";
-import { isIntNumber, isNumeric, numValue, PyFloat } from "./py-number.js";
+import { PyFloat } from "./py-number.js";
 import {
   iterate,
   pyAdd,
@@ -151,8 +151,11 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
       throw valueError(`not enough values to unpack (expected ${n}, got ${items.length})`);
     return items;
   },
-  py_loop: (items: unknown[], depth?: number, recurse?: (items: unknown, depth: number) => string): LoopContext =>
-    new LoopContext(items, depth, recurse),
+  py_loop: (
+    items: unknown[],
+    depth?: number,
+    recurse?: (items: unknown, depth: number) => string,
+  ): LoopContext => new LoopContext(items, depth, recurse),
   /** A filter or test name that does not exist, in an `if` branch that ran (Jinja2 raises only then). */
   py_unknown(kind: string, name: string): never {
     throw new PyError("TemplateRuntimeError", `No ${kind} named ${strRepr(name)} found.`);

@@ -6,7 +6,7 @@
  */
 
 import { valueError } from "./py-errors.js";
-import { cpLength, cpSubstring } from "./py-string.js";
+import { cpLength, cpSubstring, pyStrip } from "./py-string.js";
 
 const WS = "[\\t\\n\\v\\f\\r ]";
 const NOT_WS = "[^\\t\\n\\v\\f\\r ]";
@@ -25,7 +25,7 @@ const HYPHENATED_RE = new RegExp(
 const SIMPLE_RE = new RegExp(`(${WS}+)`, "u");
 
 function isBlank(chunk: string): boolean {
-  return /^[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/u.test(chunk);
+  return pyStrip(chunk) === "";
 }
 
 function chunksOf(text: string, breakOnHyphens: boolean): string[] {
