@@ -6,8 +6,17 @@
 
 import { splitArgs } from "./args.js";
 import { PyError, typeError, valueError } from "./py-errors.js";
-import { floatRepr, formatFixed, isFloat, isNumeric, isPyInt, numValue, toBigInt } from "./py-number.js";
-import { codePoints, cpLength } from "./py-string.js";
+import {
+  floatRepr,
+  formatExp,
+  formatFixed,
+  isFloat,
+  isNumeric,
+  isPyInt,
+  numValue,
+  toBigInt,
+} from "./py-number.js";
+import { codePoints, cpLength, toAscii } from "./py-string.js";
 import { isDict, isStr, pyRepr, pyStr, typeName } from "./python-values.js";
 import { checkDefined } from "./undefined.js";
 
@@ -60,7 +69,7 @@ function group(digits: string, sep: string, every: number): string {
 /** Pads `body` (the sign already split off into `sign`) to the spec's width. */
 function align(sign: string, body: string, spec: Spec, dfltAlign: string): string {
   const fill = spec.fill || (spec.zero && !spec.align ? "0" : " ");
-  const how = spec.align || (spec.zero ? "=" : dfltAlign);
+  const how = spec.align || (spec.zero && dfltAlign === ">" ? "=" : dfltAlign);
   const pad = spec.width - cpLength(sign + body);
   if (pad <= 0) return sign + body;
   if (how === "<") return sign + body + fill.repeat(pad);
@@ -132,7 +141,7 @@ function formatFloat(x: number, spec: Spec): string {
   }
   if (!Number.isFinite(v)) body = Number.isNaN(v) ? "nan" : "inf";
   else if (type === "f" || type === "F") body = formatFixed(v, spec.precision ?? 6);
-  else if (type === "e" || type === "E") body = expForm(v, spec.precision ?? 6);
+  else if (type === "e" || type === "E") body = formatExp(v, spec.precision ?? 6);
   else if (type === "g" || type === "G" || type === "n" || (type === "" && spec.precision !== undefined))
     body = generalForm(v, spec.precision ?? 6, spec.alt, type === "");
   else body = floatRepr(v);
@@ -146,25 +155,21 @@ function formatFloat(x: number, spec: Spec): string {
   return alignNumber(signOf(negative, spec), grouped + rest + suffix, spec);
 }
 
-function expForm(x: number, digits: number): string {
-  const [m = "", e = "0"] = x.toExponential(Math.min(digits, 100)).split("e");
-  const n = Number(e);
-  return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
-}
-
-/** `g`, or with no type and a precision, `g` that keeps at least one digit after the point. */
+/**
+ * `g`; or with no type and a precision, Python's repr-like form: exponent notation from one power of ten
+ * earlier than `g`, and at least one digit after the point in fixed notation.
+ */
 function generalForm(x: number, precision: number, alt: boolean, noType: boolean): string {
   const p = precision === 0 ? 1 : precision;
-  if (x === 0) return noType ? "0.0" : alt ? `0.${"0".repeat(p - 1)}` : "0";
-  const exp = Number(x.toExponential(p - 1).split("e")[1]);
-  if (exp >= -4 && exp < p) {
+  const exp = x === 0 ? 0 : Number(formatExp(x, p - 1).split("e")[1]);
+  if (exp >= -4 && exp < (noType ? p - 1 : p)) {
     let s = formatFixed(x, p - 1 - exp);
     if (!alt && s.includes(".")) s = s.replace(/\.?0+$/, "");
     if (noType && !s.includes(".")) s += ".0";
     return s;
   }
-  let s = expForm(x, p - 1);
-  if (!alt) s = s.replace(/\.?0+e/, "e");
+  let s = formatExp(x, p - 1);
+  if (!alt) s = s.replace(/\.(\d*?)0*e/, (_, kept: string) => (kept ? `.${kept}e` : "e"));
   return s;
 }
 
@@ -218,7 +223,7 @@ export function strFormat(template: string, args: readonly unknown[]): string {
       if (part.startsWith(".")) value = attribute(value, part.slice(1));
       else value = item(value, part.slice(1, -1));
     }
-    if (m[3] === "r" || m[3] === "a") value = m[3] === "a" ? asciiRepr(value) : pyRepr(value);
+    if (m[3] === "r" || m[3] === "a") value = m[3] === "a" ? toAscii(pyRepr(value)) : pyRepr(value);
     else if (m[3] === "s") value = pyStr(checkDefined(value));
     const spec = (m[4] ?? "").replace(/\{([^{}]*)\}/g, (_, inner: string) => field(inner));
     return formatValue(value, spec);
@@ -256,13 +261,4 @@ function item(value: unknown, key: string): unknown {
     throw new PyError("IndexError", `${typeName(value)} index out of range`);
   }
   throw typeError(`'${typeName(value)}' object is not subscriptable`);
-}
-
-function asciiRepr(value: unknown): string {
-  return pyRepr(value).replace(/\P{ASCII}/gu, (ch) => {
-    const code = ch.codePointAt(0) ?? 0;
-    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
-    if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
-    return `\\U${code.toString(16).padStart(8, "0")}`;
-  });
 }

@@ -121,7 +121,9 @@ export function numberRepr(x: PyNumeric): string {
  */
 export function formatFixed(value: number, digits: number): string {
   if (!Number.isFinite(value)) return floatRepr(value);
-  if (digits > 100 || Math.abs(value) >= 1e21) return value.toFixed(Math.min(digits, 100));
+  // Floats this large are integers; BigInt prints all their digits (toFixed would switch to `1e+21`).
+  if (Math.abs(value) >= 1e21) return BigInt(value).toString() + (digits > 0 ? `.${"0".repeat(digits)}` : "");
+  if (digits > 100) return value.toFixed(100) + "0".repeat(digits - 100);
   const plain = value.toFixed(digits);
   const extended = value.toFixed(Math.min(100, digits + 60));
   const dot = extended.indexOf(".");
@@ -132,6 +134,25 @@ export function formatFixed(value: number, digits: number): string {
   const lastDigit = Number(truncated[truncated.length - 1]);
   if (lastDigit % 2 === 0) return truncated === "-0" ? "-0" : truncated;
   return plain;
+}
+
+/**
+ * `'%.{digits}e' % value`: `1.235e+04`, with the exact binary value rounded half-to-even as Python does
+ * (JS `toExponential` rounds exact ties up).
+ */
+export function formatExp(value: number, digits: number): string {
+  const d = Math.min(digits, 100);
+  let text = value.toExponential(d);
+  const extended = value.toExponential(Math.min(100, d + 40));
+  const [mantissa = "", exp = ""] = extended.split("e");
+  const kept = mantissa.replace("-", "").replace(".", "");
+  if (/^50*$/.test(kept.slice(d + 1)) && Number(kept[d]) % 2 === 0) {
+    const sign = value < 0 ? "-" : "";
+    text = `${sign}${kept[0]}${d > 0 ? `.${kept.slice(1, d + 1)}` : ""}e${exp}`;
+  }
+  const [m = "", e = "0"] = text.split("e");
+  const n = Number(e);
+  return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
 }
 
 /** Python's `round(x, ndigits)` for a float: round half to even on the exact value. */

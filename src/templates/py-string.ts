@@ -235,3 +235,8 @@ export function strRepr(s: string): string {
   }
   return out + quote;
 }
+
+/** `ascii()` of a repr: every non-ASCII character escaped as `\xNN`, `\uNNNN` or `\UNNNNNNNN`. */
+export function toAscii(repr: string): string {
+  return repr.replace(/\P{ASCII}/gu, (ch) => hexEscape(ch.codePointAt(0) ?? 0));
+}
