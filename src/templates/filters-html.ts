@@ -6,7 +6,7 @@
 import { escapeHtml, Markup } from "./markup.js";
 import { valueError } from "./py-errors.js";
 import { iterate } from "./py-ops.js";
-import { codePoints, cpLength, pySplit } from "./py-string.js";
+import { codePoints, cpLength, pySplit, strRepr } from "./py-string.js";
 import { isDict, isStr, pyStr } from "./python-values.js";
 import { isUndefined } from "./undefined.js";
 
@@ -102,7 +102,7 @@ export function xmlattr(value: unknown, autospace: boolean): Markup {
   const items: string[] = [];
   for (const [key, v] of Object.entries(value)) {
     if (v === null || v === undefined || isUndefined(v)) continue;
-    if (/[\s/>=]/.test(key)) throw valueError(`Invalid character in attribute name: ${pyStr(key)}`);
+    if (/[\s/>=]/.test(key)) throw valueError(`Invalid character in attribute name: ${strRepr(key)}`);
     items.push(`${escapeHtml(key)}="${escapeHtml(v)}"`);
   }
   const rv = items.join(" ");

@@ -49,6 +49,8 @@ export function pyDict(args: unknown[]): Record<string, unknown> {
 
 /** Jinja2's `cycler(*items)`. */
 class Cycler {
+  /** The class name Jinja2 error messages use. */
+  static readonly pyQualName = "jinja2.utils.Cycler";
   readonly #items: unknown[];
   #pos = 0;
   constructor(items: unknown[]) {

@@ -8,6 +8,8 @@ import { pyEq } from "./py-ops.js";
 import { undefinedWithHint } from "./undefined.js";
 
 export class LoopContext {
+  /** The class name Jinja2 error messages use. */
+  static readonly pyQualName = "jinja2.runtime.LoopContext";
   readonly #items: readonly unknown[];
   readonly #recurse: ((items: unknown, depth: number) => string) | undefined;
   #index0 = 0;
@@ -27,7 +29,7 @@ export class LoopContext {
   /** `loop(items)` in a recursive loop. */
   __call__(args: unknown[]): string {
     if (!this.#recurse)
-      throw typeError("Tried to call non recursive loop. Maybe you forgot the 'recursive' modifier.");
+      throw typeError("The loop must have the 'recursive' marker to be called recursively.");
     if (args.length !== 1)
       throw new PyError("TypeError", `loop() takes exactly 1 argument (${args.length} given)`);
     return this.#recurse(args[0], this.depth + 1);

@@ -7,6 +7,9 @@ import { PyError } from "./py-errors.js";
 import { pyRepr } from "./python-values.js";
 
 export class Namespace {
+  /** The class name Jinja2 error messages use. */
+  static readonly pyQualName = "jinja2.utils.Namespace";
+
   constructor(readonly attrs: Record<string, unknown>) {}
 
   __repr__(): string {

@@ -87,7 +87,8 @@ export function typeName(x: unknown): string {
 /** Jinja2's `object_type_repr`, used in "has no attribute" messages. */
 export function objectTypeRepr(x: unknown): string {
   if (x === null || x === undefined) return "None";
-  return `${typeName(x)} object`;
+  const qualName = (x as { constructor?: { pyQualName?: unknown } }).constructor?.pyQualName;
+  return `${typeof qualName === "string" ? qualName : typeName(x)} object`;
 }
 
 /** `str(x)` as Jinja2 prints `{{ x }}`. Undefined values must be rejected by the caller. */
