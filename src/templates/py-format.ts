@@ -30,7 +30,7 @@ function signOf(negative: boolean, flags: string): string {
   return flags.includes(" ") ? " " : "";
 }
 
-function generalForm(x: number, precision: number, alt: boolean, upper: boolean): string {
+function generalForm(x: number, precision: number, alt: boolean): string {
   const p = precision === 0 ? 1 : precision;
   if (x === 0) return alt ? `0.${"0".repeat(p - 1)}` : "0";
   const exp = Number(x.toExponential(p - 1).split("e")[1]);
@@ -96,7 +96,7 @@ function formatOne(value: unknown, spec: Spec): string {
       if (!Number.isFinite(x)) body = Number.isNaN(x) ? "nan" : "inf";
       else if (type === "f" || type === "F") body = formatFixed(Math.abs(x), p);
       else if (type === "e" || type === "E") body = formatExp(Math.abs(x), p);
-      else body = generalForm(Math.abs(x), p, flags.includes("#"), upper);
+      else body = generalForm(Math.abs(x), p, flags.includes("#"));
       if (upper) body = body.toUpperCase();
       return pad(body, signOf(x < 0 || Object.is(x, -0), flags), spec, Number.isFinite(x));
     }
