@@ -43,9 +43,17 @@ const ENTITIES: Record<string, string> = {
   para: "¶",
 };
 
+/** Named references HTML also accepts without the `;` (`&amp` in old markup). */
+const LEGACY_RE =
+  /^(amp|lt|gt|quot|nbsp|copy|reg|deg|times|divide|para|sect|cent|pound|yen|middot|laquo|raquo)/;
+
 /** Python's `html.unescape` for numeric references and the common named ones. */
 function unescapeHtml(s: string): string {
-  return s.replace(/&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[a-zA-Z][a-zA-Z0-9]*;)/g, (whole, ref: string) => {
+  return s.replace(/&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[a-zA-Z][a-zA-Z0-9]*;?)/g, (whole, ref: string) => {
+    if (!ref.startsWith("#") && !ref.endsWith(";")) {
+      const legacy = LEGACY_RE.exec(ref)?.[1];
+      return legacy === undefined ? whole : (ENTITIES[legacy] ?? "") + ref.slice(legacy.length);
+    }
     if (ref.startsWith("#")) {
       const hex = ref[1] === "x" || ref[1] === "X";
       const code = Number.parseInt(ref.slice(hex ? 2 : 1).replace(";", ""), hex ? 16 : 10);

@@ -50,6 +50,7 @@ export function round(value: unknown, precision: unknown, method: unknown): unkn
   if (!isNumeric(precision))
     throw typeError(`'${typeName(precision)}' object cannot be interpreted as an integer`);
   const p = numValue(precision);
+  if (typeof value === "bigint" && p >= 0) return value;
   const v = numValue(value);
   if (method === "common") return mkNum(roundHalfEven(v, p), isFloat(value));
   const factor = 10 ** p;

@@ -8,7 +8,7 @@ import { Namespace } from "./namespace.js";
 import { dictMethod, listMethod, strMethod } from "./py-methods.js";
 import { isNumeric, numValue } from "./py-number.js";
 import { codePoints, hasSurrogates, strRepr } from "./py-string.js";
-import { isDict, isStr, namedField, objectTypeRepr, pyRepr } from "./python-values.js";
+import { isDict, isStr, namedField, objectTypeRepr, pyRepr, viewKind } from "./python-values.js";
 import { checkDefined, JinjaUndefined } from "./undefined.js";
 
 function missing(obj: unknown, name: unknown): JinjaUndefined {
@@ -62,7 +62,7 @@ export function pyGetitem(obj: unknown, key: unknown): unknown {
     const cps = hasSurrogates(s) ? codePoints(s) : s;
     const i = sequenceIndex(cps.length, key);
     if (i !== undefined) return cps[i];
-  } else if (Array.isArray(obj)) {
+  } else if (Array.isArray(obj) && !viewKind(obj)) {
     const i = sequenceIndex(obj.length, key);
     if (i !== undefined) return obj[i];
   } else if (isDict(obj)) {
