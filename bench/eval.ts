@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { closeDockerClient, connectDocker } from "../src/environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { evalInstances } from "../src/eval/eval-instance.js";
 import { gradeInstance } from "../src/eval/grade-instance.js";
 import type { Instance } from "../src/swebench/dataset.js";

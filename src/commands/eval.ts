@@ -1,17 +1,17 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
-import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { UserError } from "../errors.js";
 import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
+import { onInterruptSignals } from "../run/signals.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
-import { onInterruptSignals } from "./signals.js";
 import { datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
@@ -168,7 +168,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       prepare: async (instance) => {
         const row = fixtures.get(instance.instance_id);
         if (row && datasetDir) {
-          const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+          const { ensureFixtureImage } = await import("../images/fixture-image.js");
           await ensureFixtureImage(instance.image, row, datasetDir);
         }
       },

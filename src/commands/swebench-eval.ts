@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import pc from "picocolors";
-import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { batchGrader } from "../eval/batch-grader.js";
 import { evalInstances } from "../eval/eval-instance.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";

@@ -54,7 +54,7 @@ export function batchGrader(options: BatchGraderOptions) {
     if (!instance || !prediction) return undefined;
     const row = rows.get(instanceId);
     if (row?.fixture && options.datasetDir) {
-      const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+      const { ensureFixtureImage } = await import("../images/fixture-image.js");
       await ensureFixtureImage(instance.image, row, options.datasetDir);
     }
     return gradeInstance({

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
-import { demultiplex } from "../environments/docker-exec.js";
+import { demultiplex } from "../environments/docker/exec.js";
 
 /** What a grading exec gave: raw merged output, exit code (-1 when unknown), and how it ended. */
 export interface ExecResult {

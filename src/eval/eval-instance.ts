@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import type { GradingSpec } from "./grading.js";

@@ -3,16 +3,17 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker.js";
-import { daemonMessage, ensureImage } from "../environments/docker-pull.js";
+import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/environment.js";
+import { daemonMessage, ensureImage } from "../environments/docker/pull.js";
 import {
   type LiveContainer,
   registerContainer,
   unregisterContainer,
-} from "../environments/docker-registry.js";
-import { writeTar } from "../environments/docker-tar.js";
+} from "../environments/docker/registry.js";
+import { writeTar } from "../images/tar.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact } from "../util/secrets.js";
 import { decodeOutput, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { makeEvalScript } from "./eval-script.js";
@@ -160,7 +161,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
 
     const patch = prediction.model_patch;
     const evalScript = makeEvalScript(instance.eval_script);
-    writeFileSync(join(logDir, LOG_FILES.patch), patch);
+    writeFileSync(join(logDir, LOG_FILES.patch), redact(patch));
     log.info(
       `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
     );
@@ -191,7 +192,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       throw new GradingError(`${MARKERS.applyFailed}:\n${last}`);
     }
     log.info(`Git diff before:\n${applied.diffBefore}`);
-    writeFileSync(join(logDir, LOG_FILES.evalScript), evalScript);
+    writeFileSync(join(logDir, LOG_FILES.evalScript), redact(evalScript));
     log.info(
       `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
     );
@@ -208,7 +209,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     const outputPath = join(logDir, LOG_FILES.testOutput);
     let testOutput = decodeOutput(run.output);
     if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
-    writeFileSync(outputPath, testOutput);
+    writeFileSync(outputPath, redact(testOutput));
     log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
     if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
 
@@ -228,7 +229,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     log.info(
       `report: ${JSON.stringify(report)}\nResult for ${instance.instance_id}: resolved: ${entry.resolved}`,
     );
-    writeFileAtomic(join(logDir, LOG_FILES.report), [pythonJson(report, 4)]);
+    writeFileAtomic(join(logDir, LOG_FILES.report), [redact(pythonJson(report, 4))]);
     return result(entry.resolved ? "resolved" : "unresolved", { report: entry, testSeconds });
   } catch (error) {
     const message =

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redactedJson } from "../util/secrets.js";
 import type { GradeStatus } from "./grade-instance.js";
 
 /** One instance's verdict, as run.json's `eval.instances` keeps it. */
@@ -21,8 +22,10 @@ export interface RunJsonEval {
 }
 
 /**
- * Records verdicts in a run folder's run.json under `eval` (merged with the verdicts already there for the
- * same eval run id), atomically; the rest of the file is kept as it is. A missing run.json is left missing.
+ * Records verdicts in a run folder's run.json, atomically: under `eval` (merged with the verdicts already
+ * there for the same eval run id), and as `resolved` in the instance's case (`cases[id]`, which `swerun runs`
+ * reads) when the instance has one; a grading error leaves the case without a verdict. The rest of the file
+ * is kept as it is. A missing run.json is left missing.
  */
 export function recordEvalInRunJson(
   path: string,
@@ -46,5 +49,13 @@ export function recordEvalInRunJson(
     instances,
   };
   record.eval = evalRecord;
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  const cases = record.cases;
+  if (typeof cases === "object" && cases !== null)
+    for (const [id, verdict] of Object.entries(update.verdicts)) {
+      const entry = (cases as Record<string, unknown>)[id];
+      if (typeof entry !== "object" || entry === null) continue;
+      if (verdict.status === "error") delete (entry as Record<string, unknown>).resolved;
+      else (entry as Record<string, unknown>).resolved = verdict.resolved;
+    }
+  writeFileAtomic(path, [redactedJson(record)]);
 }

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS } from "../environments/docker.js";
+import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact } from "../util/secrets.js";
 import { instanceLogDir } from "./grade-instance.js";
 import { normaliseNewlines } from "./grading.js";
 import { LOG_FILES } from "./harness-constants.js";
@@ -155,7 +156,7 @@ export async function writeRunReport(
   }
   const model = ([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
   const path = join(outputDir, `${model}.${runId}.json`);
-  writeFileAtomic(path, [`${pythonJson(report, 4)}\n`]);
+  writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
   const seen = new Set(dataset.map((row) => row.instance_id));
   const lines = [
     `Total instances: ${report.total_instances}`,

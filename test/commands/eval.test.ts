@@ -1,7 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordEvalInRunJson } from "../../src/eval/run-json.js";
+import type { RunCase } from "../../src/runs/case.js";
+import { type RunRecord, writeRunRecord } from "../../src/swebench/run-record.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -54,12 +56,67 @@ describe("run.json eval verdicts", () => {
       report: "eval/m.e1.json",
       verdicts: { b: { resolved: false, status: "error", error: "x" } },
     });
-    const { readFileSync } = await import("node:fs");
     const first = JSON.parse(readFileSync(path, "utf8"));
     expect(first.exit_statuses).toEqual({ Submitted: 2 });
     expect(first.eval).toMatchObject({ run_id: "e1", report: "eval/m.e1.json", resolved: 1, graded: 1 });
     expect(Object.keys(first.eval.instances)).toEqual(["a", "b"]);
     recordEvalInRunJson(path, { run_id: "e2", verdicts: { b: { resolved: true, status: "resolved" } } });
     expect(Object.keys(JSON.parse(readFileSync(path, "utf8")).eval.instances)).toEqual(["b"]);
+  });
+
+  it("set each graded case's resolved (runs list/show read it); an error leaves the case ungraded", () => {
+    const path = join(tempDir(), "run.json");
+    const base = {
+      exit_status: "Submitted",
+      submitted: true,
+      patch_lines: 1,
+      steps: 1,
+      cost: 0,
+      duration_s: 1,
+    };
+    writeFileSync(
+      path,
+      JSON.stringify({ run_id: "r", cases: { a: base, b: base, c: { ...base, resolved: true } } }),
+    );
+    recordEvalInRunJson(path, {
+      run_id: "e1",
+      verdicts: {
+        a: { resolved: true, status: "resolved" },
+        b: { resolved: false, status: "empty_patch" },
+        c: { resolved: false, status: "error", error: "x" },
+        gone: { resolved: true, status: "resolved" },
+      },
+    });
+    const { cases } = JSON.parse(readFileSync(path, "utf8"));
+    expect(Object.keys(cases)).toEqual(["a", "b", "c"]);
+    expect([cases.a.resolved, cases.b.resolved, cases.c.resolved]).toEqual([true, false, undefined]);
+  });
+});
+
+describe("run.json written by a batch after grading", () => {
+  const base = {
+    exit_status: "Submitted",
+    submitted: true,
+    patch_lines: 1,
+    steps: 2,
+    cost: 0.5,
+    duration_s: 3,
+  };
+  const record = (cases: Record<string, RunCase>) =>
+    ({ run_id: "r", cases, totals: {} }) as unknown as RunRecord;
+
+  it("keeps the eval key and the verdict of a case graded as it is, not of an instance run again", () => {
+    const path = join(tempDir(), "run.json");
+    writeRunRecord(path, record({ a: { ...base } as RunCase, b: { ...base } as RunCase }));
+    recordEvalInRunJson(path, {
+      run_id: "e1",
+      verdicts: { a: { resolved: true, status: "resolved" }, b: { resolved: false, status: "unresolved" } },
+    });
+    // The batch's own record has no verdicts; b ran again (a new case).
+    writeRunRecord(path, record({ a: { ...base } as RunCase, b: { ...base, steps: 7 } as RunCase }));
+    const written = JSON.parse(readFileSync(path, "utf8"));
+    expect(written.cases.a.resolved).toBe(true);
+    expect(written.cases.b.resolved).toBeUndefined();
+    expect(written.eval.instances.a).toEqual({ resolved: true, status: "resolved" });
   });
 });

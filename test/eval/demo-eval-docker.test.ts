@@ -25,6 +25,9 @@ await describeDocker("swebench --subset demo --eval", () => {
     expect(run.exit_statuses).toEqual({ Submitted: 3 });
     expect(run.eval.resolved).toBe(3);
     expect(Object.keys(run.eval.instances).sort()).toEqual(IDS);
+    for (const id of IDS) expect(run.cases[id].resolved).toBe(true);
+    const listed = await runCli(["runs", "list", "--dir", join(out, ".."), "--json"]);
+    expect(JSON.parse(listed.stdout)[0]).toMatchObject({ cases_finished: 3, submitted: 3, resolved: 3 });
     const report = JSON.parse(readFileSync(join(out, run.eval.report), "utf8"));
     expect(report.resolved_ids).toEqual(IDS);
     const entry = JSON.parse(

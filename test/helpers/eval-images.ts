@@ -3,13 +3,7 @@ import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import {
-  baseRootfs,
-  imageExists,
-  importImage,
-  type RootfsCollector,
-  sha,
-} from "../../src/environments/docker-rootfs.js";
+import { baseRootfs, imageExists, importImage, type RootfsCollector, sha } from "../../src/images/rootfs.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 /** The grading tests' repository: `add` subtracts; its tests run under pytest (test/fixtures/eval/docker). */
