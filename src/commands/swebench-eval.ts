@@ -51,6 +51,7 @@ export async function startBatchGrading(options: {
   process.on("SIGTERM", onSigterm);
   return {
     submit: grader.submit,
+    prepare: grader.prepare,
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();

@@ -195,7 +195,12 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
-    ...(grader ? { onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission) } : {}),
+    ...(grader
+      ? {
+          onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission),
+          onInstanceRunning: (id) => grader.prepare(id),
+        }
+      : {}),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);

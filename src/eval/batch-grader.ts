@@ -5,6 +5,7 @@ import type { Instance } from "../swebench/dataset.js";
 import { readPredictions } from "../swebench/predictions.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance } from "./grade-instance.js";
+import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { limiter } from "./pool.js";
 import { verdictLine } from "./progress.js";
 import { recordEvalInRunJson } from "./run-json.js";
@@ -48,14 +49,43 @@ export function batchGrader(options: BatchGraderOptions) {
   let done = 0;
   let resolved = 0;
 
-  const grade = async (instanceId: string): Promise<GradeResult | undefined> => {
-    const instance = specs.get(instanceId);
-    const prediction = predictions.get(instanceId);
-    if (!instance || !prediction) return undefined;
-    const row = rows.get(instanceId);
+  /** Grading containers started while their instance's agent works, by instance id (each used once). */
+  const started = new Map<string, Promise<GradingContainer>>();
+
+  const imageReady = async (instance: EvalInstance) => {
+    const row = rows.get(instance.instance_id);
     if (row?.fixture && options.datasetDir) {
       const { ensureFixtureImage } = await import("../images/fixture-image.js");
       await ensureFixtureImage(instance.image, row, options.datasetDir);
+    }
+  };
+
+  const release = async (container: Promise<GradingContainer> | undefined) =>
+    container?.then(
+      (grading) => grading.remove().catch(() => {}),
+      () => {},
+    );
+  const discard = (instanceId: string) => {
+    const container = started.get(instanceId);
+    started.delete(instanceId);
+    return release(container);
+  };
+
+  const grade = async (
+    instanceId: string,
+    container: Promise<GradingContainer> | undefined,
+  ): Promise<GradeResult | undefined> => {
+    const instance = specs.get(instanceId);
+    const prediction = predictions.get(instanceId);
+    if (!instance || !prediction) {
+      await release(container);
+      return undefined;
+    }
+    try {
+      await imageReady(instance);
+    } catch (error) {
+      await release(container);
+      throw error;
     }
     return gradeInstance({
       docker: options.docker,
@@ -65,11 +95,31 @@ export function batchGrader(options: BatchGraderOptions) {
       outputDir,
       timeoutSeconds: options.timeoutSeconds,
       signal: abort.signal,
+      ...(container ? { started: container } : {}),
       ...(options.network ? { network: options.network } : {}),
     });
   };
 
   return {
+    /**
+     * Starts the fresh container an instance will be graded in, while its agent works (no grading waits
+     * for a container start then). It is used by that instance's grading only, and removed unused when the
+     * instance submits nothing or grading stops.
+     */
+    prepare(instanceId: string): void {
+      const instance = specs.get(instanceId);
+      if (!instance || started.has(instanceId) || abort.signal.aborted) return;
+      const container = imageReady(instance).then(() =>
+        startGradingContainer({
+          docker: options.docker,
+          instance,
+          runId: options.runId,
+          ...(options.network ? { network: options.network } : {}),
+        }),
+      );
+      container.catch(() => {});
+      started.set(instanceId, container);
+    },
     /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
     submit(instanceId: string, submission: string): void {
       predictions.set(instanceId, {
@@ -77,9 +127,14 @@ export function batchGrader(options: BatchGraderOptions) {
         instance_id: instanceId,
         model_patch: submission,
       });
-      if (!submission) return;
+      if (!submission) {
+        pending.push(discard(instanceId));
+        return;
+      }
+      const container = started.get(instanceId);
+      started.delete(instanceId);
       pending.push(
-        limit(() => grade(instanceId)).then(
+        limit(() => grade(instanceId, container)).then(
           (result) => {
             if (!result) return;
             done += 1;
@@ -104,9 +159,12 @@ export function batchGrader(options: BatchGraderOptions) {
     /** Stops the running gradings (their containers are removed). */
     stop(): void {
       abort.abort();
+      for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
     },
     /** Waits for the queued gradings, then writes the run report over the batch's instances. */
     async finish(): Promise<{ report: RunReport; path: string }> {
+      // Containers started for instances that never ended (the batch was stopped) are not used.
+      for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
       await Promise.all(pending);
       // Instances finished by an earlier run of the batch count with their predictions (and reports, if graded).
       const predsPath = join(options.folder, "preds.json");

@@ -2,9 +2,17 @@ import type { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { demultiplex } from "../environments/docker/exec.js";
 
+/** One piece of an exec's output as it arrived, and whether it came from stderr. */
+export interface OutputChunk {
+  data: Buffer;
+  stderr: boolean;
+}
+
 /** What a grading exec gave: raw merged output, exit code (-1 when unknown), and how it ended. */
 export interface ExecResult {
   output: Buffer;
+  /** The output as it arrived, each piece marked with its stream. */
+  chunks: OutputChunk[];
   exitCode: number;
   timedOut: boolean;
   aborted: boolean;
@@ -20,8 +28,14 @@ export async function execCollect(
   cmd: string[],
   options: { workdir?: string; timeoutSeconds?: number; signal?: AbortSignal } = {},
 ): Promise<ExecResult> {
-  const chunks: Buffer[] = [];
-  const result: ExecResult = { output: Buffer.alloc(0), exitCode: -1, timedOut: false, aborted: false };
+  const chunks: OutputChunk[] = [];
+  const result: ExecResult = {
+    output: Buffer.alloc(0),
+    chunks,
+    exitCode: -1,
+    timedOut: false,
+    aborted: false,
+  };
   if (options.signal?.aborted) return { ...result, aborted: true };
   const exec = await container.exec({
     Cmd: cmd,
@@ -49,12 +63,15 @@ export async function execCollect(
   // Aborted while the exec was being created or started.
   if (options.signal?.aborted) onAbort();
   try {
-    await Promise.race([demultiplex(stream, (chunk) => chunks.push(Buffer.from(chunk))), stopped]);
+    await Promise.race([
+      demultiplex(stream, (chunk, stderr) => chunks.push({ data: Buffer.from(chunk), stderr })),
+      stopped,
+    ]);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
-  result.output = Buffer.concat(chunks);
+  result.output = Buffer.concat(chunks.map((chunk) => chunk.data));
   if (result.timedOut || result.aborted) {
     stream.destroy();
     return result;

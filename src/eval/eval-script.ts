@@ -27,3 +27,47 @@ export function makeEvalScript(evalScript: string): string {
         ];
   return `${[SHEBANG, SHELL_OPTIONS, ...body].join("\n")}\n`;
 }
+
+/**
+ * The command of the tests' exec: `/bin/bash /eval.sh` as the harness runs it, then, in the same exec (one
+ * Docker exec fewer per grading), a line holding `token` on stdout and on stderr, and the `git diff` the
+ * harness logs after the tests.
+ */
+export function evalCommand(scriptPath: string, workdir: string, token: string): string[] {
+  const mark = `printf '\\n%s\\n' '${token}'`;
+  return [
+    "/bin/bash",
+    "-c",
+    `/bin/bash ${scriptPath}; ${mark}; ${mark} >&2; cd ${workdir} && git -c core.fileMode=false diff 2>&1`,
+  ];
+}
+
+/**
+ * Splits that exec's output into the eval script's own output (stdout and stderr merged in arrival order,
+ * each stream cut at its token line: Docker does not keep the order across the two streams) and the diff
+ * (undefined when the script never finished, e.g. timed out: then all the output is the script's).
+ */
+export function splitEvalOutput(
+  chunks: Array<{ data: Buffer; stderr: boolean }>,
+  token: string,
+): { testOutput: Buffer; diff?: Buffer } {
+  const line = Buffer.from(`\n${token}\n`);
+  const whole = (stderr: boolean) =>
+    Buffer.concat(chunks.filter((chunk) => chunk.stderr === stderr).map((chunk) => chunk.data));
+  const cut = { out: whole(false).lastIndexOf(line), err: whole(true).lastIndexOf(line) };
+  if (cut.out === -1 || cut.err === -1)
+    return { testOutput: Buffer.concat(chunks.map((chunk) => chunk.data)) };
+  const test: Buffer[] = [];
+  const after: Buffer[] = [];
+  const seen = { out: 0, err: 0 };
+  for (const { data, stderr } of chunks) {
+    const key = stderr ? "err" : "out";
+    const start = seen[key];
+    seen[key] += data.length;
+    const keep = Math.max(0, Math.min(data.length, cut[key] - start));
+    test.push(data.subarray(0, keep));
+    const skip = Math.max(keep, Math.min(data.length, cut[key] + line.length - start));
+    if (!stderr) after.push(data.subarray(skip));
+  }
+  return { testOutput: Buffer.concat(test), diff: Buffer.concat(after) };
+}

@@ -1,23 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/environment.js";
-import { daemonMessage, ensureImage } from "../environments/docker/pull.js";
-import {
-  type LiveContainer,
-  registerContainer,
-  unregisterContainer,
-} from "../environments/docker/registry.js";
+import { daemonMessage } from "../environments/docker/pull.js";
 import { writeTar } from "../images/tar.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import { decodeOutput, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { makeEvalScript } from "./eval-script.js";
+import { evalCommand, makeEvalScript, splitEvalOutput } from "./eval-script.js";
 import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
+import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
   CONTAINER_PATCH,
@@ -66,6 +59,11 @@ export interface GradeOptions {
   signal?: AbortSignal;
   /** Pull progress and the name of a kept container. */
   onProgress?: (line: string) => void;
+  /**
+   * A fresh container of the instance's image started for this grading ahead of time (`swebench --eval`
+   * starts it while the agent works); when missing or it failed, the grading starts its own.
+   */
+  started?: Promise<GradingContainer>;
   /** The step the grading is at (`pulling`, `starting`, `applying patch`, `running tests`, `grading`). */
   onPhase?: (phase: string) => void;
 }
@@ -74,14 +72,6 @@ export interface GradeOptions {
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
   const model = (prediction.model_name_or_path ?? "None").replaceAll("/", "__");
   return join(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
-}
-
-function containerName(instanceId: string): string {
-  const slug = instanceId
-    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
-    .replace(/^[^a-zA-Z0-9]+/, "")
-    .slice(0, 48);
-  return `${CONTAINER_PREFIX}eval-${slug}-${randomBytes(4).toString("hex")}`;
 }
 
 class GradingError extends Error {}
@@ -117,44 +107,34 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     return result("error", { error });
   }
   const phase = options.onPhase ?? (() => {});
-  let container: Docker.Container | undefined;
-  let live: LiveContainer | undefined;
+  let grading: GradingContainer | undefined;
   let testSeconds = 0;
   try {
-    phase("pulling");
-    await ensureImage(docker, instance.image, {
-      timeoutSeconds: options.pullTimeoutSeconds ?? 600,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
-    phase("starting");
-    const name = containerName(instance.instance_id);
-    log.info(`Creating container for ${instance.instance_id}...`);
-    container = await docker.createContainer({
-      name,
-      Image: instance.image,
-      Cmd: ["tail", "-f", "/dev/null"],
-      User: "root",
-      Labels: {
-        [CONTAINER_LABELS.runId]: options.runId,
-        [CONTAINER_LABELS.instanceId]: instance.instance_id,
-        [CONTAINER_LABELS.pid]: String(process.pid),
-        [CONTAINER_LABELS.host]: os.hostname(),
-        [CONTAINER_LABELS.keep]: String(Boolean(options.keep)),
-      },
-      HostConfig: { CapAdd: ["SYS_ADMIN"], ...(options.network ? { NetworkMode: options.network } : {}) },
-    });
-    const created = container;
-    live = {
-      name,
-      remove: () =>
-        created.remove({ force: true }).then(
-          () => {},
-          () => {},
-        ),
-    };
-    if (!options.keep) registerContainer(live);
-    log.info(`Container for ${instance.instance_id} created: ${container.id}`);
-    await container.start();
+    grading = options.started ? await options.started.catch(() => undefined) : undefined;
+    if (grading) {
+      log.info(`Creating container for ${instance.instance_id}...`);
+      log.info(`Container for ${instance.instance_id} created: ${grading.container.id}`);
+    } else {
+      phase("pulling");
+      grading = await startGradingContainer({
+        docker,
+        instance,
+        runId: options.runId,
+        ...(options.keep ? { keep: true } : {}),
+        ...(options.network ? { network: options.network } : {}),
+        ...(options.pullTimeoutSeconds ? { pullTimeoutSeconds: options.pullTimeoutSeconds } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        onCreating: () => {
+          phase("starting");
+          log.info(`Creating container for ${instance.instance_id}...`);
+        },
+        onCreated: (created) => {
+          grading = created;
+          log.info(`Container for ${instance.instance_id} created: ${created.container.id}`);
+        },
+      });
+    }
+    const { container, name } = grading;
     log.info(`Container for ${instance.instance_id} started: ${container.id}`);
     if (options.keep)
       options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
@@ -199,24 +179,27 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
 
     phase("running tests");
     const testStarted = Date.now();
-    const run = await execCollect(container, ["/bin/bash", CONTAINER_EVAL_SCRIPT], {
-      timeoutSeconds: options.timeoutSeconds,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const diffToken = newToken();
+    const run = await execCollect(
+      container,
+      evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, diffToken),
+      {
+        timeoutSeconds: options.timeoutSeconds,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
     testSeconds = (Date.now() - testStarted) / 1000;
     if (run.aborted) throw new GradingError("interrupted");
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     const outputPath = join(logDir, LOG_FILES.testOutput);
-    let testOutput = decodeOutput(run.output);
+    const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
+    let testOutput = decodeOutput(output);
     if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
     writeFileSync(outputPath, redact(testOutput));
     log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
     if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
 
-    const after = await execCollect(container, ["git", "-c", "core.fileMode=false", "diff"], {
-      workdir: CONTAINER_WORKDIR,
-    });
-    const diffAfter = decodeOutput(after.output).trim();
+    const diffAfter = diff ? decodeOutput(diff).trim() : "";
     log.info(`Git diff after:\n${diffAfter}`);
     if (diffAfter !== applied.diffBefore) log.info("Git diff changed after running eval script");
 
@@ -239,14 +222,13 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     log.error(`Error in evaluating ${instance.instance_id}: ${message}`);
     return result("error", { error: message.split("\n")[0] ?? message, testSeconds });
   } finally {
-    if (container && !options.keep) {
+    if (grading && !options.keep) {
       try {
-        await container.remove({ force: true });
+        await grading.remove();
         log.info(`Container for ${instance.instance_id} removed`);
       } catch (error) {
         log.error(`Removing the container of ${instance.instance_id} failed: ${daemonMessage(error)}`);
       }
-      if (live) unregisterContainer(live);
     }
   }
 }

@@ -51,6 +51,11 @@ export interface BatchOptions {
   removeContainers?: (runId: string) => Promise<string[]>;
   /** Called after each instance ends and its prediction is saved (e.g. `--eval` grades it); must not throw. */
   onInstanceEnd?: (result: InstanceResult) => void;
+  /**
+   * Called when an instance's agent starts, its environment up (`--eval` starts the grading container
+   * then, so that it does not compete with the agents' own container starts); must not throw.
+   */
+  onInstanceRunning?: (instanceId: string) => void;
 }
 
 export interface BatchSummary {
@@ -178,6 +183,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
+        if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id);
         if (event.type === "action_start") chaosPoint("action-start");
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);

@@ -53,4 +53,23 @@ await describeDocker("swebench --subset demo --eval", () => {
     expect(again.stderr).toContain("0 instances to grade, 3 graded before (skipped)");
     expect(again.stdout).toContain("resolved: 3/3");
   });
+
+  it("removes the grading containers started for instances that submit nothing (never run)", async () => {
+    const out = join(tempDir(), "limited");
+    const result = await runCli([
+      "swebench",
+      "--subset",
+      "demo",
+      "--eval",
+      "-w",
+      "2",
+      "-o",
+      out,
+      "-c",
+      "agent.step_limit=1",
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("resolved: 0/3 (0 graded, 3 empty, 0 errors)");
+    expect(await swerunContainers(docker, "limited")).toEqual([]);
+  });
 });
