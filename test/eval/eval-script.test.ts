@@ -61,6 +61,6 @@ describe("the tests' exec output, split into the eval script's output and the di
     expect(split.testOutput.split("\n").sort()).toEqual(
       ["+ echo to-stdout", "to-stdout", "+ echo to-stderr", "to-stderr", "+ echo two", "+ exit 3", ""].sort(),
     );
-    expect(split.diff).toMatch(/^diff --git a\/a.txt b\/a.txt\n[^]*\n one\n\+two\n$/);
+    expect(split.diff).toMatch(/^diff --git a\/a.txt b\/a.txt\n[\s\S]*\n one\n\+two\n$/);
   });
 });
