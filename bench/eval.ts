@@ -7,9 +7,9 @@
  * Usage: node dist/bench/eval.js [rounds, default 5]
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { evalInstances } from "../src/eval/eval-instance.js";
@@ -34,14 +34,32 @@ async function bareRun(docker: Docker, image: string): Promise<number> {
   return performance.now() - started;
 }
 
-function demoBatch(withEval: boolean): number {
+/**
+ * The demo dataset copied with images of its own (`swerun-bench-eval/<name>`), so that other checkouts
+ * rebuilding the shared `swerun-demo/*` images while this runs do not add their rebuilds to the figures.
+ */
+function benchDemo(): string {
+  const dir = mkdtempSync(join(tmpdir(), "swerun-bench-demo-"));
+  cpSync(join(packageRoot(), "config", "swebench-demo"), dir, { recursive: true });
+  const path = join(dir, "instances.json");
+  writeFileSync(path, readFileSync(path, "utf8").replaceAll('"swerun-demo/', '"swerun-bench-eval/'));
+  return path;
+}
+
+function demoBatch(dataset: string, withEval: boolean): number {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-eval-"));
   try {
     const started = performance.now();
     const args = [
       "swebench",
       "--subset",
-      "demo",
+      dataset,
+      "-c",
+      "swebench",
+      "-c",
+      "swebench-demo",
+      "--environment-class",
+      "docker",
       "-w",
       "2",
       "-q",
@@ -49,14 +67,15 @@ function demoBatch(withEval: boolean): number {
       join(dir, "demo"),
       ...(withEval ? ["--eval"] : []),
     ];
-    execFileSync(
+    const output = execFileSync(
       process.execPath,
       ["--max-semi-space-size=4", join(packageRoot(), "dist", "src", "cli.js"), ...args],
-      {
-        stdio: "ignore",
-      },
+      { stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" },
     );
-    return performance.now() - started;
+    const elapsed = performance.now() - started;
+    if (!output.includes("Submitted 3") || (withEval && !output.includes("resolved: 3/3")))
+      throw new Error(`the demo batch did not run as expected:\n${output}`);
+    return elapsed;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -107,13 +126,15 @@ try {
     `per instance (${ROUNDS} rounds, medians): bare docker run+rm ${floor.toFixed(0)} ms; swerun grading ${median(totals).toFixed(0)} ms, of which outside the eval script ${overhead.toFixed(0)} ms (${(overhead / floor).toFixed(2)}x the floor, ${(overhead - floor).toFixed(0)} ms beyond it)\n`,
   );
 
-  demoBatch(false);
+  const dataset = benchDemo();
+  demoBatch(dataset, false);
   const plain: number[] = [];
   const graded: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    plain.push(demoBatch(false));
-    graded.push(demoBatch(true));
+    plain.push(demoBatch(dataset, false));
+    graded.push(demoBatch(dataset, true));
   }
+  rmSync(dirname(dataset), { recursive: true, force: true });
   const base = median(plain);
   const withEval = median(graded);
   process.stdout.write(

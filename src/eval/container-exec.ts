@@ -8,12 +8,14 @@ export interface OutputChunk {
   stderr: boolean;
 }
 
-/** What a grading exec gave: raw merged output, exit code (-1 when unknown), and how it ended. */
+/**
+ * What a grading exec gave: raw merged output and how it ended. No exit code: grading reads what the
+ * commands print (the harness's exit-code line, the patch script's step lines), so no inspect call is made.
+ */
 export interface ExecResult {
   output: Buffer;
   /** The output as it arrived, each piece marked with its stream. */
   chunks: OutputChunk[];
-  exitCode: number;
   timedOut: boolean;
   aborted: boolean;
 }
@@ -32,7 +34,6 @@ export async function execCollect(
   const result: ExecResult = {
     output: Buffer.alloc(0),
     chunks,
-    exitCode: -1,
     timedOut: false,
     aborted: false,
   };
@@ -72,18 +73,7 @@ export async function execCollect(
     options.signal?.removeEventListener("abort", onAbort);
   }
   result.output = Buffer.concat(chunks.map((chunk) => chunk.data));
-  if (result.timedOut || result.aborted) {
-    stream.destroy();
-    return result;
-  }
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const info = await exec.inspect();
-    if (!info.Running && typeof info.ExitCode === "number") {
-      result.exitCode = info.ExitCode;
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  if (result.timedOut || result.aborted) stream.destroy();
   return result;
 }
 
