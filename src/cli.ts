@@ -164,6 +164,15 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
     );
   cli
+    .command("view [...paths]", "Write a self-contained HTML page of a run, two runs side by side, or trajectories")
+    .option("-o, --output <file>", "Page path (default: <run folder>/index.html, or <name>.html next to a trajectory)")
+    .option("--open", "Open the page in the default browser")
+    .option("--watch", "Rewrite the page whenever the run folder changes (until Ctrl-C)")
+    .example("swerun view runs/my-batch --open")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/view.js")).viewCommand(paths, flags)),
+    );
+  cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
     .option("--run-id <id>", "Only containers of this run")
     .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")

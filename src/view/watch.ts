@@ -1,0 +1,69 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * A cheap fingerprint of what a page is built from: names, sizes and times of the run folders' files
+ * (trajectories, run.json, eval reports), two levels deep plus the eval folder. A change means rebuild.
+ */
+export function folderStamp(paths: string[]): string {
+  const parts: string[] = [];
+  const visit = (dir: string, depth: number, deep: boolean) => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name === "index.html" || entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (deep) visit(path, depth + 1, true);
+        else if (depth === 0) visit(path, 1, entry.name === "eval");
+        continue;
+      }
+      try {
+        const stat = statSync(path);
+        parts.push(`${path}:${stat.size}:${stat.mtimeMs}`);
+      } catch {
+        // renamed away between listing and stat
+      }
+    }
+  };
+  for (const path of paths) {
+    try {
+      if (statSync(path).isDirectory()) visit(path, 0, false);
+      else parts.push(`${path}:${statSync(path).size}:${statSync(path).mtimeMs}`);
+    } catch {
+      parts.push(`${path}:missing`);
+    }
+  }
+  return parts.sort().join("\n");
+}
+
+/**
+ * Calls `rebuild` whenever the stamp of `paths` changes, checking every `intervalMs`, until `signal` aborts.
+ * Polling works the same on every file system (network mounts and containers included).
+ */
+export async function watchFolders(
+  paths: string[],
+  rebuild: () => void,
+  signal: AbortSignal,
+  intervalMs = 1000,
+): Promise<void> {
+  let last = folderStamp(paths);
+  while (!signal.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, intervalMs);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    if (signal.aborted) return;
+    const stamp = folderStamp(paths);
+    if (stamp === last) continue;
+    last = stamp;
+    rebuild();
+  }
+}
