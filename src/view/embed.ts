@@ -16,7 +16,10 @@ export function scriptJson(value: unknown): string {
     .replace(/&/g, "\\u0026");
 }
 
-/** A detail record as it is embedded: base64 of gzip of its redacted JSON (base64 holds no markup). */
+/**
+ * A detail record as it is embedded: base64 of gzip of its redacted JSON (base64 holds no markup). Level 3
+ * compresses 2.7 times faster than the default 6 for a page about 15% larger (bench/view.ts).
+ */
 export function packDetail(value: unknown): string {
-  return gzipSync(Buffer.from(redact(JSON.stringify(value)), "utf8"), { level: 6 }).toString("base64");
+  return gzipSync(Buffer.from(redact(JSON.stringify(value)), "utf8"), { level: 3 }).toString("base64");
 }

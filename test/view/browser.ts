@@ -48,6 +48,7 @@ export async function openFile(
   hash = "",
 ): Promise<{ page: Page; errors: string[] }> {
   const page = await newPage();
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(`${pathToFileURL(file).href}${hash}`);
