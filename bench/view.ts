@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 
 type Node = { textContent: string | null };
+
 import { packageRoot } from "../src/util/package-root.js";
 
 const INSTANCES = Number(process.argv[2] ?? 500);
@@ -26,21 +27,29 @@ function trajectory(id: string, index: number): string {
     readFileSync(join(packageRoot(), "test", "fixtures", "report", "swerun-full.traj.json"), "utf8"),
   );
   const [system, user, assistant, tool] = source.messages as Array<Record<string, unknown>>;
-  const messages: unknown[] = [system, { ...user, content: `Problem statement of ${id}\n${"text ".repeat(600)}` }];
+  const messages: unknown[] = [
+    system,
+    { ...user, content: `Problem statement of ${id}\n${"text ".repeat(600)}` },
+  ];
   for (let step = 1; step <= STEPS; step++) {
     const callId = `call_${step}`;
     const command =
       step % 3 === 0 ? `cd /testbed && grep -rn 'def f${step}' src | head -20` : `sed -n '${step},+40p' a.py`;
     const output = Array.from(
       { length: 36 },
-      (_, line) => `src/module_${(index * 7 + step + line) % 97}.py:${step * 10 + line}: value_${line} = compute(${step}, ${index})`,
+      (_, line) =>
+        `src/module_${(index * 7 + step + line) % 97}.py:${step * 10 + line}: value_${line} = compute(${step}, ${index})`,
     ).join("\n");
     messages.push(
       {
         ...assistant,
         content: `Step ${step}: I look at the next part of the code around f${step}.`,
         tool_calls: [
-          { id: callId, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } },
+          {
+            id: callId,
+            type: "function",
+            function: { name: "bash", arguments: JSON.stringify({ command }) },
+          },
         ],
         extra: {
           ...(assistant?.extra as object),
@@ -54,19 +63,32 @@ function trajectory(id: string, index: number): string {
         ...tool,
         tool_call_id: callId,
         content: `<returncode>0</returncode>\n<output>\n${output}</output>`,
-        extra: { raw_output: output, returncode: 0, exception_info: "", duration_s: 0.05, timestamp: 1_700_000_000.5 + step },
+        extra: {
+          raw_output: output,
+          returncode: 0,
+          exception_info: "",
+          duration_s: 0.05,
+          timestamp: 1_700_000_000.5 + step,
+        },
       },
     );
   }
   const patch = `diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = ${index}\n+x = ${index + 1}\n`;
-  messages.push({ role: "exit", content: patch, extra: { exit_status: index % 10 === 0 ? "LimitsExceeded" : "Submitted", submission: patch } });
+  messages.push({
+    role: "exit",
+    content: patch,
+    extra: { exit_status: index % 10 === 0 ? "LimitsExceeded" : "Submitted", submission: patch },
+  });
   return JSON.stringify({ ...source, messages, instance_id: id });
 }
 
 function makeRunFolder(root: string): string {
   const run = join(root, "run");
   mkdirSync(run, { recursive: true });
-  writeFileSync(join(run, "run.json"), JSON.stringify({ run_id: "bench", status: "finished", instances: INSTANCES, cases: {} }));
+  writeFileSync(
+    join(run, "run.json"),
+    JSON.stringify({ run_id: "bench", status: "finished", instances: INSTANCES, cases: {} }),
+  );
   for (let index = 0; index < INSTANCES; index++) {
     const id = `owner__repo-${index + 1}`;
     mkdirSync(join(run, id), { recursive: true });
@@ -102,7 +124,16 @@ async function browserTimes(page: string, floorPage: string, firstId: string) {
   const profile = mkdtempSync(join(tmpdir(), "swerun-bench-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     headless: true,
   });
   try {
@@ -126,7 +157,8 @@ async function browserTimes(page: string, floorPage: string, firstId: string) {
     await tab.check("#search-regex");
     await tab.press("#search", "Enter");
     const searching = () => {
-      const doc = (globalThis as unknown as { document: { getElementById(id: string): Node | null } }).document;
+      const doc = (globalThis as unknown as { document: { getElementById(id: string): Node | null } })
+        .document;
       return !/^Searching/.test(doc.getElementById("search-status")?.textContent ?? "Searching");
     };
     await tab.waitForFunction(searching, null, { timeout: 120_000 });
@@ -145,7 +177,9 @@ async function main(): Promise<void> {
   try {
     const run = makeRunFolder(root);
     const size = INSTANCES * statSync(join(run, "owner__repo-1", "owner__repo-1.traj.json")).size;
-    console.log(`${INSTANCES} instances x ${STEPS} steps, ${(size / 2 ** 20).toFixed(0)} MiB of trajectories`);
+    console.log(
+      `${INSTANCES} instances x ${STEPS} steps, ${(size / 2 ** 20).toFixed(0)} MiB of trajectories`,
+    );
     const floorScript = join(root, "floor.mjs");
     writeFileSync(
       floorScript,
@@ -156,8 +190,12 @@ async function main(): Promise<void> {
     const generate = wall([CLI, "view", run, "-o", page]);
     const pageSize = statSync(page).size;
     console.log(`floor: read + parse every trajectory     ${floor.toFixed(2)} s`);
-    console.log(`swerun view (generate the page)         ${generate.toFixed(2)} s  (${(generate / floor).toFixed(1)}x floor)`);
-    console.log(`page size                               ${(pageSize / 2 ** 20).toFixed(1)} MiB (${((pageSize / size) * 100).toFixed(0)}% of the trajectories)`);
+    console.log(
+      `swerun view (generate the page)         ${generate.toFixed(2)} s  (${(generate / floor).toFixed(1)}x floor)`,
+    );
+    console.log(
+      `page size                               ${(pageSize / 2 ** 20).toFixed(1)} MiB (${((pageSize / size) * 100).toFixed(0)}% of the trajectories)`,
+    );
     if (!existsSync(CHROMIUM)) {
       console.log(`no chromium at ${CHROMIUM}: browser timings skipped`);
       return;
@@ -169,8 +207,12 @@ async function main(): Promise<void> {
     );
     const times = await browserTimes(page, floorPage, "owner__repo-1");
     console.log(`chromium floor: load a page of the same size (inert text)  ${times.floor.toFixed(2)} s`);
-    console.log(`overview usable (navigation to table rendered)            ${times.usable.toFixed(2)} s  (${(times.usable / times.floor).toFixed(1)}x floor; ${times.inPage.toFixed(2)} s by the page's clock)`);
-    console.log(`open an instance (${STEPS} steps)                              ${times.instance.toFixed(2)} s`);
+    console.log(
+      `overview usable (navigation to table rendered)            ${times.usable.toFixed(2)} s  (${(times.usable / times.floor).toFixed(1)}x floor; ${times.inPage.toFixed(2)} s by the page's clock)`,
+    );
+    console.log(
+      `open an instance (${STEPS} steps)                              ${times.instance.toFixed(2)} s`,
+    );
     console.log(`regex search over every command and output                ${times.search.toFixed(2)} s`);
   } finally {
     if (!keep) rmSync(root, { recursive: true, force: true });

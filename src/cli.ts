@@ -164,8 +164,14 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
     );
   cli
-    .command("view [...paths]", "Write a self-contained HTML page of a run, two runs side by side, or trajectories")
-    .option("-o, --output <file>", "Page path (default: <run folder>/index.html, or <name>.html next to a trajectory)")
+    .command(
+      "view [...paths]",
+      "Write a self-contained HTML page of a run, two runs side by side, or trajectories",
+    )
+    .option(
+      "-o, --output <file>",
+      "Page path (default: <run folder>/index.html, or <name>.html next to a trajectory)",
+    )
     .option("--open", "Open the page in the default browser")
     .option("--watch", "Rewrite the page whenever the run folder changes (until Ctrl-C)")
     .example("swerun view runs/my-batch --open")

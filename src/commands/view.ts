@@ -35,7 +35,10 @@ export async function viewCommand(paths: string[], flags: ViewFlags): Promise<nu
   if (flags.open) {
     const opener = browserOpener();
     if (opener) openInBrowser(opener, output);
-    else process.stderr.write(`no program to open a browser with was found (xdg-open); open ${output} yourself\n`);
+    else
+      process.stderr.write(
+        `no program to open a browser with was found (xdg-open); open ${output} yourself\n`,
+      );
   }
   if (!flags.watch) return 0;
   process.stderr.write("watching for changes; Ctrl-C stops\n");

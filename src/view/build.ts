@@ -19,7 +19,8 @@ const stem = (path: string) => basename(path).replace(/\.traj\.json(?:\.partial)
 
 /** One run folder, two run folders (compared), or trajectory files; anything else is a UserError. */
 export function viewTarget(given: string[]): ViewTarget {
-  if (given.length === 0) throw new UserError("give a run folder, two run folders to compare, or .traj.json files");
+  if (given.length === 0)
+    throw new UserError("give a run folder, two run folders to compare, or .traj.json files");
   const paths = given.map((path) => {
     const full = resolve(path);
     if (!existsSync(full)) throw new UserError(`${path}: no such file or folder`);
@@ -34,8 +35,7 @@ export function viewTarget(given: string[]): ViewTarget {
       defaultOutput: only ? join(dirname(only), `${stem(only)}.html`) : null,
     };
   }
-  if (folders.length !== paths.length)
-    throw new UserError("give run folders or trajectory files, not both");
+  if (folders.length !== paths.length) throw new UserError("give run folders or trajectory files, not both");
   if (folders.length > 2)
     throw new UserError(`${folders.length} run folders given: view shows one run, or two side by side`);
   const [a, b] = folders as [string, string | undefined];
@@ -87,5 +87,11 @@ export function buildView(target: ViewTarget, cache?: DetailCache): { chunks: st
     compare: second ? compareOf(first, second) : null,
   };
   const counts = views.map((view) => `${view.run.rows.length} instances`).join(" vs ");
-  return { chunks: pageChunks(page, views.map((view) => view.details)), summary: counts };
+  return {
+    chunks: pageChunks(
+      page,
+      views.map((view) => view.details),
+    ),
+    summary: counts,
+  };
 }

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { loadTrajectory } from "../replay/load.js";
-import { runFactsOf } from "../report/read-run.js";
 import { trajectoryInputs } from "../report/inputs.js";
+import { runFactsOf } from "../report/read-run.js";
 import { caseFromTrajectory, type RunCase } from "../runs/case.js";
 import { sumMetrics } from "../runs/metrics.js";
 import { readRun, type StoredRun } from "../runs/store.js";
@@ -47,7 +47,7 @@ function readOne(
   const stat = statSync(path);
   const fileStamp = `${stat.mtimeMs}:${stat.size}`;
   const cached = cache?.get(path);
-  if (cached && cached.stamp.startsWith(`${fileStamp}|`)) {
+  if (cached?.stamp.startsWith(`${fileStamp}|`)) {
     const verdict = verdictFor(cached.id);
     if (cached.stamp === `${fileStamp}|${JSON.stringify(verdict ?? null)}`) return { ...cached, verdict };
   }
@@ -109,7 +109,10 @@ function totalsOf(rows: InstanceRow[], expected: number | null): Array<[string, 
   const graded = rows.filter((row) => row.resolved !== null);
   const finished = rows.filter((row) => row.exit_status !== "running").length;
   const pairs: Array<[string, string]> = [
-    ["Instances", expected !== null && expected !== rows.length ? `${finished} of ${expected}` : `${finished}`],
+    [
+      "Instances",
+      expected !== null && expected !== rows.length ? `${finished} of ${expected}` : `${finished}`,
+    ],
     ["Submitted", `${rows.filter((row) => row.submitted).length}`],
     [
       "Resolved",
@@ -182,7 +185,9 @@ function collect(
   const cases: Record<string, RunCase> = {};
   for (const file of files) {
     const read = readOne(file.path, (id) => file.verdicts.get(id), cache);
-    const runCase = file.running ? { ...read.case, exit_status: "running" } : (recorded[read.id] ?? read.case);
+    const runCase = file.running
+      ? { ...read.case, exit_status: "running" }
+      : (recorded[read.id] ?? read.case);
     const resolved =
       read.verdict?.resolved ?? (typeof runCase.resolved === "boolean" ? runCase.resolved : null);
     if (read.id in cases) continue;
@@ -207,7 +212,11 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
   const verdicts = readVerdicts(dir);
   const stored = readRun(dir);
   if (!stored) {
-    const files = [...trajectoryInputs([dir])].map((input) => ({ path: input.path, running: false, verdicts }));
+    const files = [...trajectoryInputs([dir])].map((input) => ({
+      path: input.path,
+      running: false,
+      verdicts,
+    }));
     const { rows, details, cases } = collect(files, {}, cache);
     const run: ViewRun = {
       name: basename(dir),

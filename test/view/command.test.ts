@@ -27,7 +27,9 @@ describe("swerun view (command)", () => {
     cpSync(demo, run, { recursive: true });
     const result = await runCli(["view", run]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(`wrote ${join(run, "index.html")} (3 instances, ${/\d+\.\d s/.exec(result.stderr)?.[0]})\n`);
+    expect(result.stderr).toBe(
+      `wrote ${join(run, "index.html")} (3 instances, ${/\d+\.\d s/.exec(result.stderr)?.[0]})\n`,
+    );
     expect(pageData(join(run, "index.html")).runs[0]?.rows.map((row) => row.exit_status)).toEqual([
       "Submitted",
       "Submitted",
@@ -114,7 +116,10 @@ describe("swerun view (command)", () => {
     expect(status(pageData(page))).toBe("running");
 
     renameSync(`${trajectory}.partial`, trajectory);
-    writeFileSync(join(run, "run.json"), JSON.stringify({ ...record, cases: { ...record.cases, "swerun-demo__count-3": finished } }));
+    writeFileSync(
+      join(run, "run.json"),
+      JSON.stringify({ ...record, cases: { ...record.cases, "swerun-demo__count-3": finished } }),
+    );
     await waitFor(() => stderr.includes("updated "), 20_000, watch.child);
     expect(status(pageData(page))).toBe("Submitted");
     watch.child.kill("SIGINT");

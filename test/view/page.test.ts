@@ -102,14 +102,16 @@ describeBrowser("swerun view pages in headless chromium", () => {
     await page.click('.chip[data-status="all"]');
     await page.fill("#filter-text", "MIXED");
     expect(await ids(page)).toEqual(["view__mixed-2"]);
-    expect(await page.textContent('tr[data-id="view__mixed-2"] td:last-child')).toBe("1 format error, 1 timeout");
+    expect(await page.textContent('tr[data-id="view__mixed-2"] td:last-child')).toBe(
+      "1 format error, 1 timeout",
+    );
 
     await page.click('tr[data-id="view__mixed-2"] td:nth-child(4)');
     await page.waitForSelector('#instance[data-loaded="view__mixed-2"]');
-    expect(await page.$$eval("#instance .step.has-error", (s) => s.map((n) => n.getAttribute("data-step")))).toEqual([
-      "1",
-    ]);
-    expect(await page.textContent('#step-2 header')).toContain("timeout");
+    expect(
+      await page.$$eval("#instance .step.has-error", (s) => s.map((n) => n.getAttribute("data-step"))),
+    ).toEqual(["1"]);
+    expect(await page.textContent("#step-2 header")).toContain("timeout");
     expect(await page.textContent("#step-2 .call-meta")).toContain("exit code -1");
     expect(await page.$$eval(".chart polyline", (lines) => lines.length)).toBe(2);
 

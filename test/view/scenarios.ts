@@ -52,7 +52,9 @@ export async function recordScriptedBatch(dir: string): Promise<string> {
       ...base,
       instance_id: "view__limit-3",
       problem_statement: "Look around forever.",
-      swerun_scripted_outputs: Array.from({ length: 7 }, (_, i) => step(`Look ${i + 1}.`, "ls", 600 + i * 100)),
+      swerun_scripted_outputs: Array.from({ length: 7 }, (_, i) =>
+        step(`Look ${i + 1}.`, "ls", 600 + i * 100),
+      ),
     },
   ];
   const dataset = join(dir, "dataset.json");
@@ -86,9 +88,12 @@ export async function recordScriptedBatch(dir: string): Promise<string> {
 /** `swerun swebench --subset demo` into `dir/<name>`. */
 export async function recordDemo(dir: string, name: string): Promise<string> {
   const out = join(dir, name);
-  const result = await runCli(["swebench", "--subset", "demo", "--environment-class", "local", "-o", out, "-q"], {
-    cwd: dir,
-  });
+  const result = await runCli(
+    ["swebench", "--subset", "demo", "--environment-class", "local", "-o", out, "-q"],
+    {
+      cwd: dir,
+    },
+  );
   if (result.code !== 0) throw new Error(`swebench failed: ${result.stderr}`);
   return out;
 }

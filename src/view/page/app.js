@@ -37,9 +37,18 @@ function header() {
   return h(
     "header",
     { class: "top" },
-    h("div", { class: "brand" }, h("a", { href: "#", title: "Back to the overview" }, DATA.title), h("span", { class: "sub" }, `swerun view · written ${when.toLocaleString()}`)),
+    h(
+      "div",
+      { class: "brand" },
+      h("a", { href: "#", title: "Back to the overview" }, DATA.title),
+      h("span", { class: "sub" }, `swerun view · written ${when.toLocaleString()}`),
+    ),
     form,
-    h("button", { type: "button", class: "keys-button", title: "Keyboard shortcuts", onclick: toggleKeys }, "Keys (?)"),
+    h(
+      "button",
+      { type: "button", class: "keys-button", title: "Keyboard shortcuts", onclick: toggleKeys },
+      "Keys (?)",
+    ),
   );
 }
 
@@ -56,7 +65,11 @@ function keysHelp() {
     "aside",
     { id: "keys", class: "keys", hidden: true },
     h("h2", null, "Keyboard shortcuts"),
-    h("dl", null, keys.map(([key, what]) => [h("dt", null, h("kbd", null, key)), h("dd", null, what)])),
+    h(
+      "dl",
+      null,
+      keys.map(([key, what]) => [h("dt", null, h("kbd", null, key)), h("dd", null, what)]),
+    ),
   );
 }
 
@@ -107,7 +120,8 @@ function openStep(id, step, expand) {
 
 function stepNumbers() {
   const numbers = new Set();
-  for (const node of document.querySelectorAll("#instance .step[data-step]")) numbers.add(node.getAttribute("data-step"));
+  for (const node of document.querySelectorAll("#instance .step[data-step]"))
+    numbers.add(node.getAttribute("data-step"));
   return [...numbers];
 }
 
@@ -126,7 +140,9 @@ function markStep(expand) {
   const nodes = document.querySelectorAll(`#instance .step[data-step="${key}"]`);
   for (const node of nodes) {
     node.classList.add("current");
-    if (expand) for (const button of node.querySelectorAll("button.expand")) if (button.textContent !== "Show less") button.click();
+    if (expand)
+      for (const button of node.querySelectorAll("button.expand"))
+        if (button.textContent !== "Show less") button.click();
   }
   if (nodes[0]) {
     nodes[0].scrollIntoView({ block: "start" });
@@ -153,7 +169,12 @@ function moveInstance(delta) {
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
-  if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
+  if (
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement
+  )
+    return;
   const inInstance = view.current !== null;
   switch (event.key) {
     case "/":
@@ -200,7 +221,11 @@ function start() {
     h("section", { id: "search-results", class: "search-results", hidden: true, "aria-live": "polite" }),
     overviewNode,
     h("main", { id: "instance-view", hidden: true }),
-    h("footer", null, `Written by swerun ${DATA.swerun_version}. Everything is in this one file: no server, no network. Keys: j/k steps · n/p instances · / search · ? all keys.`),
+    h(
+      "footer",
+      null,
+      `Written by swerun ${DATA.swerun_version}. Everything is in this one file: no server, no network. Keys: j/k steps · n/p instances · / search · ? all keys.`,
+    ),
   );
   renderOverview(overviewNode);
   document.addEventListener("keydown", onKey);

@@ -79,10 +79,19 @@ function statusBadge(status) {
 }
 
 function verdictBadge(resolved) {
-  if (resolved === true) return h("span", { class: "badge verdict-yes", title: "The evaluation's tests pass" }, "✓ resolved");
+  if (resolved === true)
+    return h("span", { class: "badge verdict-yes", title: "The evaluation's tests pass" }, "✓ resolved");
   if (resolved === false)
-    return h("span", { class: "badge verdict-no", title: "The evaluation's tests do not all pass" }, "✗ unresolved");
-  return h("span", { class: "badge verdict-none", title: "No evaluation report for this instance" }, "not evaluated");
+    return h(
+      "span",
+      { class: "badge verdict-no", title: "The evaluation's tests do not all pass" },
+      "✗ unresolved",
+    );
+  return h(
+    "span",
+    { class: "badge verdict-none", title: "No evaluation report for this instance" },
+    "not evaluated",
+  );
 }
 
 /** The packed detail records, unpacked once each (gzip via DecompressionStream, then JSON). */

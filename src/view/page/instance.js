@@ -33,14 +33,21 @@ function nav(id) {
     { class: "crumbs" },
     h("a", { href: "#", title: "Back to the instance table (Esc)" }, "← All instances"),
     h("span", { class: "position" }, at >= 0 ? `instance ${at + 1} of ${order.length}` : ""),
-    h("button", { type: "button", title: "Previous instance (p)", onclick: () => moveInstance(-1) }, "◀ previous (p)"),
+    h(
+      "button",
+      { type: "button", title: "Previous instance (p)", onclick: () => moveInstance(-1) },
+      "◀ previous (p)",
+    ),
     h("button", { type: "button", title: "Next instance (n)", onclick: () => moveInstance(1) }, "next (n) ▶"),
   );
 }
 
 function instanceColumn({ run, runIndex, row, detail }) {
   const column = h("div", { class: "column", "data-run": runIndex });
-  if (COMPARE) column.append(h("div", { class: "column-run" }, h("span", { class: "side-tag" }, runLabel(runIndex)), run.name));
+  if (COMPARE)
+    column.append(
+      h("div", { class: "column-run" }, h("span", { class: "side-tag" }, runLabel(runIndex)), run.name),
+    );
   if (!row) {
     column.append(h("p", { class: "missing" }, "This instance is not in this run."));
     return column;
@@ -54,20 +61,49 @@ function instanceColumn({ run, runIndex, row, detail }) {
       " ",
       verdictBadge(row.resolved),
       " ",
-      h("span", { class: "meta" }, `${plural(row.steps, "step")} · ${fmtMoney(row.cost)} · ${fmtCount(row.tokens)} tokens · ${fmtSeconds(row.wall_s)}`),
+      h(
+        "span",
+        { class: "meta" },
+        `${plural(row.steps, "step")} · ${fmtMoney(row.cost)} · ${fmtCount(row.tokens)} tokens · ${fmtSeconds(row.wall_s)}`,
+      ),
     ),
   );
   if (!detail) {
-    column.append(h("p", { class: "banner" }, "No trajectory file was found for this instance; the row comes from run.json."));
+    column.append(
+      h(
+        "p",
+        { class: "banner" },
+        "No trajectory file was found for this instance; the row comes from run.json.",
+      ),
+    );
     return column;
   }
   if (detail.model || detail.path)
-    column.append(h("p", { class: "hint" }, detail.model ? `Model ${detail.model} · ` : "", `Trajectory: ${detail.path}`));
+    column.append(
+      h("p", { class: "hint" }, detail.model ? `Model ${detail.model} · ` : "", `Trajectory: ${detail.path}`),
+    );
   column.append(
-    section("Problem statement", h("details", { open: true, class: "problem" }, h("summary", null, "The task the agent was given"), h("pre", null, detail.problem || "(not recorded)"))),
+    section(
+      "Problem statement",
+      h(
+        "details",
+        { open: true, class: "problem" },
+        h("summary", null, "The task the agent was given"),
+        h("pre", null, detail.problem || "(not recorded)"),
+      ),
+    ),
     section("Cost and prompt tokens per step", chart(detail.steps)),
-    section(`Steps (${detail.steps.length})`, h("p", { class: "hint" }, "j/k move between steps. Long outputs are collapsed: click to see all."), steps(detail)),
-    section("Submission", detail.submission.trim() ? renderDiff(detail.submission) : h("p", { class: "hint" }, "No patch was submitted.")),
+    section(
+      `Steps (${detail.steps.length})`,
+      h("p", { class: "hint" }, "j/k move between steps. Long outputs are collapsed: click to see all."),
+      steps(detail),
+    ),
+    section(
+      "Submission",
+      detail.submission.trim()
+        ? renderDiff(detail.submission)
+        : h("p", { class: "hint" }, "No patch was submitted."),
+    ),
     section("Evaluation", verdictView(detail.verdict)),
   );
   return column;
@@ -93,7 +129,10 @@ function chart(steps) {
   const x = (i) => pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
   const y = (value, max) => height - pad - (max > 0 ? (value * (height - 2 * pad)) / max : 0);
   const line = (pick, max, cls) =>
-    svg("polyline", { class: cls, points: points.map((p, i) => `${x(i).toFixed(1)},${y(pick(p), max).toFixed(1)}`).join(" ") });
+    svg("polyline", {
+      class: cls,
+      points: points.map((p, i) => `${x(i).toFixed(1)},${y(pick(p), max).toFixed(1)}`).join(" "),
+    });
   const dots = points.map((p, i) =>
     svg(
       "circle",
@@ -113,7 +152,11 @@ function chart(steps) {
     { class: "chart" },
     svg(
       "svg",
-      { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "Cumulative cost and prompt tokens per step" },
+      {
+        viewBox: `0 0 ${width} ${height}`,
+        role: "img",
+        "aria-label": "Cumulative cost and prompt tokens per step",
+      },
       svg("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "axis" }),
       line((p) => p.cost, cost, "cost"),
       line((p) => p.tokens, tokens, "tokens"),
@@ -145,13 +188,38 @@ function steps(detail) {
 
 function stepCard(step) {
   const badges = [];
-  if (step.format_error) badges.push(h("span", { class: "badge status-limit", title: "The reply could not be run: it did not hold exactly one command" }, "format error"));
+  if (step.format_error)
+    badges.push(
+      h(
+        "span",
+        {
+          class: "badge status-limit",
+          title: "The reply could not be run: it did not hold exactly one command",
+        },
+        "format error",
+      ),
+    );
   if (step.retries.length)
-    badges.push(h("span", { class: "badge status-stopped", title: step.retries.map((r) => r.error).join("\n") }, `retried ${step.retries.length}×`));
+    badges.push(
+      h(
+        "span",
+        { class: "badge status-stopped", title: step.retries.map((r) => r.error).join("\n") },
+        `retried ${step.retries.length}×`,
+      ),
+    );
   if (step.finish_reason === "length")
-    badges.push(h("span", { class: "badge status-limit", title: "The reply stopped at the output token limit" }, "cut off"));
+    badges.push(
+      h(
+        "span",
+        { class: "badge status-limit", title: "The reply stopped at the output token limit" },
+        "cut off",
+      ),
+    );
   for (const call of step.calls)
-    if (call.timed_out) badges.push(h("span", { class: "badge status-error", title: "The command ran out of time" }, "timeout"));
+    if (call.timed_out)
+      badges.push(
+        h("span", { class: "badge status-error", title: "The command ran out of time" }, "timeout"),
+      );
   const meta = [
     step.duration_s !== null ? `model ${fmtSeconds(step.duration_s)}` : null,
     step.prompt_tokens !== null ? `${fmtCount(step.prompt_tokens)} prompt tokens` : null,
@@ -159,20 +227,48 @@ function stepCard(step) {
   ].filter(Boolean);
   return h(
     "article",
-    { class: `step${step.format_error ? " has-error" : ""}`, id: `step-${step.n}`, "data-step": step.n, tabindex: -1 },
-    h("header", null, h("h4", null, `Step ${step.n}`), badges, h("span", { class: "meta" }, meta.join(" · "))),
+    {
+      class: `step${step.format_error ? " has-error" : ""}`,
+      id: `step-${step.n}`,
+      "data-step": step.n,
+      tabindex: -1,
+    },
+    h(
+      "header",
+      null,
+      h("h4", null, `Step ${step.n}`),
+      badges,
+      h("span", { class: "meta" }, meta.join(" · ")),
+    ),
     step.retries.length
       ? h(
           "ul",
           { class: "retries" },
-          step.retries.map((r) => h("li", null, `Retried after: ${r.error}`, r.duration_s !== null ? ` (${fmtSeconds(r.duration_s)})` : "")),
+          step.retries.map((r) =>
+            h(
+              "li",
+              null,
+              `Retried after: ${r.error}`,
+              r.duration_s !== null ? ` (${fmtSeconds(r.duration_s)})` : "",
+            ),
+          ),
         )
       : null,
     step.reasoning
-      ? h("details", { class: "reasoning" }, h("summary", null, `Reasoning (${fmtCount(step.reasoning.length)} characters)`), h("pre", null, step.reasoning))
+      ? h(
+          "details",
+          { class: "reasoning" },
+          h("summary", null, `Reasoning (${fmtCount(step.reasoning.length)} characters)`),
+          h("pre", null, step.reasoning),
+        )
       : null,
     step.text !== null && step.text !== ""
-      ? h("div", { class: "block" }, h("div", { class: "label" }, "Model"), h("pre", { class: "text" }, step.text))
+      ? h(
+          "div",
+          { class: "block" },
+          h("div", { class: "label" }, "Model"),
+          h("pre", { class: "text" }, step.text),
+        )
       : null,
     step.format_error
       ? h(
@@ -181,7 +277,12 @@ function stepCard(step) {
           h("strong", null, "Format error: "),
           step.format_error,
           step.format_feedback && step.format_feedback !== step.format_error
-            ? h("details", null, h("summary", null, "Feedback sent to the model"), h("pre", null, step.format_feedback))
+            ? h(
+                "details",
+                null,
+                h("summary", null, "Feedback sent to the model"),
+                h("pre", null, step.format_feedback),
+              )
             : null,
         )
       : null,
@@ -200,7 +301,14 @@ function callBlock(call) {
     call.duration_s !== null ? ` ${fmtSeconds(call.duration_s)}` : "",
     call.timed_out ? h("span", { class: "badge status-error" }, "timed out") : null,
     call.env_truncated
-      ? h("span", { class: "badge status-limit", title: "The environment kept the start and end of the output and dropped the middle" }, `middle dropped: ${call.env_truncated}`)
+      ? h(
+          "span",
+          {
+            class: "badge status-limit",
+            title: "The environment kept the start and end of the output and dropped the middle",
+          },
+          `middle dropped: ${call.env_truncated}`,
+        )
       : null,
   ];
   return h(
@@ -223,7 +331,11 @@ function outputBlock(call) {
     if (!call.cut) return [call.output];
     return [
       call.output.slice(0, call.cut_at),
-      h("span", { class: "cut" }, `\n[… ${fmtCount(call.cut)} characters left out of this page; the trajectory file has them all …]\n`),
+      h(
+        "span",
+        { class: "cut" },
+        `\n[… ${fmtCount(call.cut)} characters left out of this page; the trajectory file has them all …]\n`,
+      ),
       call.output.slice(call.cut_at),
     ];
   };
@@ -235,7 +347,11 @@ function outputBlock(call) {
   if (preview.length > PREVIEW_CHARS) preview = preview.slice(0, PREVIEW_CHARS);
   pre.append(preview);
   const total = `${plural(lines.length, "line")}, ${plural(call.output_chars, "character")}`;
-  const toggle = h("button", { type: "button", class: "expand", title: "Show the whole output" }, `Show all (${total})`);
+  const toggle = h(
+    "button",
+    { type: "button", class: "expand", title: "Show the whole output" },
+    `Show all (${total})`,
+  );
   let open = false;
   toggle.addEventListener("click", () => {
     open = !open;
@@ -245,7 +361,12 @@ function outputBlock(call) {
   return h(
     "div",
     { class: "output collapsed" },
-    h("div", { class: "label" }, "Output ", h("span", { class: "hint" }, `(first ${PREVIEW_LINES} lines of ${total})`)),
+    h(
+      "div",
+      { class: "label" },
+      "Output ",
+      h("span", { class: "hint" }, `(first ${PREVIEW_LINES} lines of ${total})`),
+    ),
     pre,
     toggle,
   );
@@ -277,7 +398,8 @@ function renderDiff(text) {
     }
     if (!pre) start("patch");
     let cls = "ctx";
-    if (/^(\+\+\+|---|index |new file|deleted file|similarity|rename |old mode|new mode)/.test(line)) cls = "meta";
+    if (/^(\+\+\+|---|index |new file|deleted file|similarity|rename |old mode|new mode)/.test(line))
+      cls = "meta";
     else if (line.startsWith("@@")) cls = "hunk";
     else if (line.startsWith("+")) cls = "add";
     else if (line.startsWith("-")) cls = "del";
@@ -287,17 +409,32 @@ function renderDiff(text) {
 }
 
 function verdictView(verdict) {
-  if (!verdict) return h("p", { class: "hint" }, "Not evaluated: no evaluation report (eval/…/<instance>/report.json) was found.");
+  if (!verdict)
+    return h(
+      "p",
+      { class: "hint" },
+      "Not evaluated: no evaluation report (eval/…/<instance>/report.json) was found.",
+    );
   const groups = Object.entries(verdict.tests);
   return h(
     "div",
     { class: "verdict" },
-    h("p", null, verdictBadge(verdict.resolved), " ", h("span", { class: "hint" }, `from ${verdict.report_path}`)),
+    h(
+      "p",
+      null,
+      verdictBadge(verdict.resolved),
+      " ",
+      h("span", { class: "hint" }, `from ${verdict.report_path}`),
+    ),
     groups.length
       ? h(
           "table",
           { class: "tests" },
-          h("thead", null, h("tr", null, h("th", null, "Tests"), h("th", null, "Passed"), h("th", null, "Failed"))),
+          h(
+            "thead",
+            null,
+            h("tr", null, h("th", null, "Tests"), h("th", null, "Passed"), h("th", null, "Failed")),
+          ),
           h(
             "tbody",
             null,
@@ -314,7 +451,12 @@ function verdictView(verdict) {
         )
       : null,
     verdict.log_lines.length
-      ? h("details", { class: "log", open: !verdict.resolved }, h("summary", null, `Relevant lines of the test log (${verdict.log_path})`), h("pre", null, verdict.log_lines.join("\n")))
+      ? h(
+          "details",
+          { class: "log", open: !verdict.resolved },
+          h("summary", null, `Relevant lines of the test log (${verdict.log_path})`),
+          h("pre", null, verdict.log_lines.join("\n")),
+        )
       : null,
   );
 }
@@ -328,5 +470,10 @@ function testHelp(kind) {
 function testList(names, cls) {
   if (!names.length) return h("span", { class: "hint" }, "none");
   const shown = names.slice(0, 50);
-  return h("ul", { class: `test-list ${cls}` }, shown.map((name) => h("li", null, name)), names.length > 50 ? h("li", { class: "hint" }, `… and ${names.length - 50} more`) : null);
+  return h(
+    "ul",
+    { class: `test-list ${cls}` },
+    shown.map((name) => h("li", null, name)),
+    names.length > 50 ? h("li", { class: "hint" }, `… and ${names.length - 50} more`) : null,
+  );
 }

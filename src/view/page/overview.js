@@ -138,7 +138,9 @@ function compareHeader() {
             h(
               "tbody",
               null,
-              changes.map((c) => h("tr", null, h("td", null, c.field), h("td", null, c.old), h("td", null, c.new))),
+              changes.map((c) =>
+                h("tr", null, h("td", null, c.field), h("td", null, c.old), h("td", null, c.new)),
+              ),
             ),
           ),
         ),
@@ -163,12 +165,26 @@ function filters() {
     const flips = DATA.compare.rows.filter((row) => row.flip).length;
     wrap.append(
       h("span", { class: "filter-label" }, "Show:"),
-      chip("All", DATA.compare.rows.length, !overview.flipsOnly, "Every instance of either run", () => {
-        overview.flipsOnly = false;
-      }, "all"),
-      chip("Flips", flips, overview.flipsOnly, "Instances resolved (or submitted) in one run only", () => {
-        overview.flipsOnly = true;
-      }, "flips"),
+      chip(
+        "All",
+        DATA.compare.rows.length,
+        !overview.flipsOnly,
+        "Every instance of either run",
+        () => {
+          overview.flipsOnly = false;
+        },
+        "all",
+      ),
+      chip(
+        "Flips",
+        flips,
+        overview.flipsOnly,
+        "Instances resolved (or submitted) in one run only",
+        () => {
+          overview.flipsOnly = true;
+        },
+        "flips",
+      ),
       text,
     );
     return wrap;
@@ -180,19 +196,37 @@ function filters() {
   }
   wrap.append(
     ...[
-    h("span", { class: "filter-label", title: "Click a status to show only it; click more to add them" }, "Exit status:"),
-    chip("All", DATA.runs[0].rows.length, overview.statuses.size === 0, "Show every instance", () => {
-      overview.statuses.clear();
-    }, "all"),
-    [...counts.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .map(([status, count]) =>
-        chip(status, count, overview.statuses.has(status), statusHelp(status), () => {
-          if (overview.statuses.has(status)) overview.statuses.delete(status);
-          else overview.statuses.add(status);
-        }, status),
+      h(
+        "span",
+        { class: "filter-label", title: "Click a status to show only it; click more to add them" },
+        "Exit status:",
       ),
-    text,
+      chip(
+        "All",
+        DATA.runs[0].rows.length,
+        overview.statuses.size === 0,
+        "Show every instance",
+        () => {
+          overview.statuses.clear();
+        },
+        "all",
+      ),
+      [...counts.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([status, count]) =>
+          chip(
+            status,
+            count,
+            overview.statuses.has(status),
+            statusHelp(status),
+            () => {
+              if (overview.statuses.has(status)) overview.statuses.delete(status);
+              else overview.statuses.add(status);
+            },
+            status,
+          ),
+        ),
+      text,
     ].flat(),
   );
   return wrap;
@@ -241,7 +275,8 @@ function visibleRows() {
     return rows;
   }
   let rows = DATA.runs[0].rows.slice();
-  if (overview.statuses.size > 0) rows = rows.filter((row) => overview.statuses.has(row.exit_status || "unknown"));
+  if (overview.statuses.size > 0)
+    rows = rows.filter((row) => overview.statuses.has(row.exit_status || "unknown"));
   if (text) rows = rows.filter((row) => row.id.toLowerCase().includes(text));
   const { key, dir } = overview.sort;
   rows.sort((x, y) => compareValues(sortValue(x, key), sortValue(y, key)) * dir || compareValues(x.id, y.id));
@@ -308,12 +343,18 @@ function renderTable() {
   table.tBodies[0].replaceChildren(body);
   const total = COMPARE ? DATA.compare.rows.length : DATA.runs[0].rows.length;
   document.getElementById("shown-count").textContent =
-    rows.length === total ? `Showing all ${plural(total, "instance")}` : `Showing ${fmtCount(rows.length)} of ${plural(total, "instance")}`;
+    rows.length === total
+      ? `Showing all ${plural(total, "instance")}`
+      : `Showing ${fmtCount(rows.length)} of ${plural(total, "instance")}`;
   markSelected(false);
 }
 
 function openCell(id) {
-  return h("td", { class: "id" }, h("a", { href: `#${encodeURIComponent(id)}`, title: "Open this instance" }, id));
+  return h(
+    "td",
+    { class: "id" },
+    h("a", { href: `#${encodeURIComponent(id)}`, title: "Open this instance" }, id),
+  );
 }
 
 function problemsCell(row) {
@@ -321,7 +362,11 @@ function problemsCell(row) {
   const parts = [];
   if (row.format_errors) parts.push(plural(row.format_errors, "format error"));
   if (row.timeouts) parts.push(plural(row.timeouts, "timeout"));
-  return h("td", { class: `num${parts.length ? " warn" : ""}`, title: parts.join(", ") || "none" }, parts.length ? parts.join(", ") : "—");
+  return h(
+    "td",
+    { class: `num${parts.length ? " warn" : ""}`, title: parts.join(", ") || "none" },
+    parts.length ? parts.join(", ") : "—",
+  );
 }
 
 function instanceRow(row, index) {
@@ -342,8 +387,16 @@ function instanceRow(row, index) {
 
 function compareColumns() {
   const side = (s) => [
-    { key: `${s}.exit_status`, label: `${s.toUpperCase()}: exit status`, title: `How run ${s.toUpperCase()} ended` },
-    { key: `${s}.resolved`, label: `${s.toUpperCase()}: resolved`, title: `Run ${s.toUpperCase()}'s evaluation verdict` },
+    {
+      key: `${s}.exit_status`,
+      label: `${s.toUpperCase()}: exit status`,
+      title: `How run ${s.toUpperCase()} ended`,
+    },
+    {
+      key: `${s}.resolved`,
+      label: `${s.toUpperCase()}: resolved`,
+      title: `Run ${s.toUpperCase()}'s evaluation verdict`,
+    },
     { key: `${s}.steps`, label: `${s.toUpperCase()}: steps`, title: "Model calls", num: true },
     { key: `${s}.cost`, label: `${s.toUpperCase()}: cost`, title: "Model cost in US dollars", num: true },
   ];
@@ -377,7 +430,12 @@ function compareRow(row, index) {
     : "";
   return h(
     "tr",
-    { "data-id": row.id, "data-index": index, class: row.flip ? "flipped" : null, onclick: (event) => openFromRow(event, row.id) },
+    {
+      "data-id": row.id,
+      "data-index": index,
+      class: row.flip ? "flipped" : null,
+      onclick: (event) => openFromRow(event, row.id),
+    },
     openCell(row.id),
     h("td", null, flip),
     side(row.a),
@@ -392,7 +450,14 @@ function openFromRow(event, id) {
 
 function legend(run) {
   const present = new Set(run.rows.map((row) => row.exit_status || "unknown"));
-  const known = ["Submitted", "LimitsExceeded", "TimeExceeded", "RepeatedFormatError", "UserInterruption", "running"];
+  const known = [
+    "Submitted",
+    "LimitsExceeded",
+    "TimeExceeded",
+    "RepeatedFormatError",
+    "UserInterruption",
+    "running",
+  ];
   const statuses = [...new Set([...known, ...present])];
   return h(
     "section",
@@ -414,7 +479,10 @@ function legend(run) {
               : "No evaluation report was found for this instance (run an evaluation to get one).",
         ),
       ]),
-      [h("dt", null, "Problems"), h("dd", null, "Replies the agent could not run (format errors) and commands that ran out of time.")],
+      [
+        h("dt", null, "Problems"),
+        h("dd", null, "Replies the agent could not run (format errors) and commands that ran out of time."),
+      ],
     ),
   );
 }
@@ -429,7 +497,8 @@ function moveSelection(delta) {
 
 function markSelected(scroll) {
   const rows = document.querySelectorAll("#instances tbody tr");
-  for (const row of document.querySelectorAll("#instances tbody tr.selected")) row.classList.remove("selected");
+  for (const row of document.querySelectorAll("#instances tbody tr.selected"))
+    row.classList.remove("selected");
   const row = rows[overview.selected];
   if (!row) return;
   row.classList.add("selected");

@@ -43,7 +43,14 @@ async function runSearch(query, isRegex) {
             const match = pattern.exec(call[field]);
             if (!match) continue;
             hits += 1;
-            found.push({ step: step.n, call: index, field, text: call[field], at: match.index, length: match[0].length });
+            found.push({
+              step: step.n,
+              call: index,
+              field,
+              text: call[field],
+              at: match.index,
+              length: match[0].length,
+            });
           }
         });
       }
@@ -65,7 +72,16 @@ function showResults(panel, children) {
       "div",
       { class: "results-head" },
       h("h2", null, "Search results"),
-      h("button", { type: "button", class: "close", title: "Close the results (Esc in the search box)", onclick: closeSearch }, "✕ close"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "close",
+          title: "Close the results (Esc in the search box)",
+          onclick: closeSearch,
+        },
+        "✕ close",
+      ),
     ),
     ...children,
   );
@@ -82,7 +98,13 @@ function hitGroup(group) {
   return h(
     "section",
     { class: "hit-group", "data-id": group.id, "data-run": group.runIndex },
-    h("h3", null, COMPARE ? h("span", { class: "side-tag" }, runLabel(group.runIndex)) : null, group.id, h("span", { class: "count" }, plural(group.found.length, "hit"))),
+    h(
+      "h3",
+      null,
+      COMPARE ? h("span", { class: "side-tag" }, runLabel(group.runIndex)) : null,
+      group.id,
+      h("span", { class: "count" }, plural(group.found.length, "hit")),
+    ),
     h(
       "ul",
       null,
