@@ -49,6 +49,7 @@ export async function viewCommand(paths: string[], flags: ViewFlags): Promise<nu
   try {
     await watchFolders(
       target.paths,
+      [output],
       () => {
         try {
           process.stderr.write(`updated ${output} (${write()})\n`);

@@ -23,6 +23,8 @@ const escapeText = (text: string) =>
 export function pageChunks(page: ViewPage, details: string[][]): string[] {
   const style = asset("style.css");
   const script = SCRIPTS.map((name) => `// ${name}\n${asset(name)}`).join("\n");
+  if (/<\/script|<!--/i.test(script + style))
+    throw new Error("the page's script or style would end its element");
   const chunks = [
     "<!doctype html>\n",
     '<html lang="en">\n<head>\n<meta charset="utf-8">\n',

@@ -3,9 +3,10 @@ import { join } from "node:path";
 
 /**
  * A cheap fingerprint of what a page is built from: names, sizes and times of the run folders' files
- * (trajectories, run.json, eval reports), two levels deep plus the eval folder. A change means rebuild.
+ * (trajectories, run.json, eval reports), two levels deep plus the eval folder, leaving out `ignore` (the
+ * page itself) and dot-files (temporary files of atomic writes). A change means rebuild.
  */
-export function folderStamp(paths: string[]): string {
+export function folderStamp(paths: string[], ignore: string[] = []): string {
   const parts: string[] = [];
   const visit = (dir: string, depth: number, deep: boolean) => {
     let entries: import("node:fs").Dirent[];
@@ -15,8 +16,8 @@ export function folderStamp(paths: string[]): string {
       return;
     }
     for (const entry of entries) {
-      if (entry.name === "index.html" || entry.name.startsWith(".")) continue;
       const path = join(dir, entry.name);
+      if (entry.name.startsWith(".") || ignore.includes(path)) continue;
       if (entry.isDirectory()) {
         if (deep) visit(path, depth + 1, true);
         else if (depth === 0) visit(path, 1, entry.name === "eval");
@@ -47,11 +48,12 @@ export function folderStamp(paths: string[]): string {
  */
 export async function watchFolders(
   paths: string[],
+  ignore: string[],
   rebuild: () => void,
   signal: AbortSignal,
   intervalMs = 1000,
 ): Promise<void> {
-  let last = folderStamp(paths);
+  let last = folderStamp(paths, ignore);
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, intervalMs);
@@ -61,7 +63,7 @@ export async function watchFolders(
       });
     });
     if (signal.aborted) return;
-    const stamp = folderStamp(paths);
+    const stamp = folderStamp(paths, ignore);
     if (stamp === last) continue;
     last = stamp;
     rebuild();
