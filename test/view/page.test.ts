@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { artifactsDir, describeBrowser, launchBrowser, openFile } from "./browser.js";
 import {
@@ -14,6 +15,8 @@ import {
 } from "./scenarios.js";
 
 const SECRET = "sk-viewtest-0123456789abcdef";
+/** A recorded `swerun run` (test/helpers/report-scenarios.ts): a retry, reasoning, a cut-off reply, a timeout. */
+const FULL = join(packageRoot(), "test", "fixtures", "report", "swerun-full.traj.json");
 
 describeBrowser("swerun view pages in headless chromium", () => {
   let root: string;
@@ -49,6 +52,7 @@ describeBrowser("swerun view pages in headless chromium", () => {
     await view([scripted]);
     await view([demo, demoB, "-o", join(root, "cmp.html")]);
     await view([mini], { OPENAI_API_KEY: SECRET });
+    await view([FULL, "-o", join(root, "full.html")]);
     browser = await launchBrowser();
   }, 120_000);
 
@@ -209,6 +213,20 @@ describeBrowser("swerun view pages in headless chromium", () => {
     expect(await page.textContent("#step-1 .output-text")).toContain("OPENAI_API_KEY=[REDACTED]");
     expect(await page.$$eval("#instance .step.has-error", (s) => s.length)).toBe(1);
     expect(await page.textContent(".step.exit")).toContain("Submitted");
+    expect(errors).toEqual([]);
+  });
+
+  it("marks retries, collapses reasoning, and marks a reply cut off at the token limit", async () => {
+    const { page, errors } = await openFile(newPage, join(root, "full.html"));
+    await page.waitForSelector("#instance[data-loaded]");
+    expect(await page.textContent("#step-1 header")).toContain("retried 1×");
+    expect(await page.getAttribute("#step-1 details.reasoning", "open")).toBeNull();
+    expect(await page.isVisible("#step-1 details.reasoning pre")).toBe(false);
+    await page.click("#step-1 details.reasoning summary");
+    expect(await page.textContent("#step-1 details.reasoning pre")).toContain("so I read it before changing");
+    expect(await page.textContent("#step-2 header")).toContain("cut off");
+    expect(await page.textContent("#step-2 header")).toContain("format error");
+    expect(await page.textContent("#step-3 header")).toContain("timeout");
     expect(errors).toEqual([]);
   });
 });
