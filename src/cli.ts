@@ -6,7 +6,7 @@ import { swerunVersion } from "./util/package-root.js";
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
 async function report(error: unknown): Promise<number> {
   const { redact } = await import("./util/secrets.js");
-  const { UserError } = await import("./agent/exceptions.js");
+  const { UserError } = await import("./errors.js");
   if (error instanceof UserError) {
     process.stderr.write(`swerun: ${redact(error.message)}\n`);
     return 2;

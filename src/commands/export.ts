@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
 import { readRunFacts } from "../report/read-run.js";

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { checkShards } from "../runs/shards.js";
 import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { readRunFacts } from "../report/read-run.js";
 import { buildReport, reportText } from "../report/swival-report.js";

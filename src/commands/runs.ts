@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../agent/exceptions.js";
 import { ask } from "../console/prompt.js";
+import { UserError } from "../errors.js";
 import { compareRuns } from "../runs/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../runs/format.js";
 import { resolveRun } from "../runs/ref.js";

@@ -1,8 +1,8 @@
 import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
@@ -47,7 +47,7 @@ export function datasetSource(subset: string): string {
 /** Whether a Docker daemon answers (quietly; for choosing the demo's environment). */
 async function dockerAnswers(): Promise<boolean> {
   try {
-    const { connectDocker, closeDockerClient } = await import("../environments/docker-client.js");
+    const { connectDocker, closeDockerClient } = await import("../environments/docker/client.js");
     const docker = await connectDocker(undefined, 3000);
     closeDockerClient(docker);
     return true;
@@ -97,7 +97,7 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
     if (config.environment.environment_class === "docker") {
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
-        const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+        const { ensureFixtureImage } = await import("../images/fixture-image.js");
         await ensureFixtureImage(config.environment.image, instance, datasetDir);
       }
       return undefined;
@@ -182,6 +182,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { buildView, viewTarget } from "../view/build.js";
 import { browserOpener, openInBrowser } from "../view/open.js";

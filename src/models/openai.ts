@@ -1,7 +1,7 @@
 import OpenAI from "openai";
-import type { AgentEvent } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIError } from "openai";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { redact } from "../util/secrets.js";
 
 /** How often and how long a failed model request is retried. */

@@ -1,4 +1,4 @@
-import { FormatError } from "../agent/exceptions.js";
+import { FormatError } from "../errors.js";
 import type { Action, Message } from "../messages.js";
 import { type FormatErrorVars, formatError } from "./text-actions.js";
 

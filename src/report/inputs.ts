@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { UserError } from "../agent/exceptions.js";
 import { isPlainObject } from "../config/merge.js";
+import { UserError } from "../errors.js";
 
 /** One trajectory to report on, with the evaluation verdict of its run folder when there is one. */
 export interface TrajectoryInput {

@@ -141,7 +141,7 @@ export function runFactsOf(trajectory: LoadedTrajectory): RunFacts {
     model_kwargs: model && isPlainObject(model.model_kwargs) ? model.model_kwargs : null,
     agent_config: isPlainObject(config.agent) ? config.agent : null,
     exit_status: status,
-    submission: run.submission,
+    submission: run.submission ?? "",
     error_message: failed ? (str(exitExtra.exception_str) ?? textOf(run.exit?.content) ?? status) : null,
     cost: num(stats.instance_cost),
     api_calls: num(stats.api_calls),

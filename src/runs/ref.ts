@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { readRun, type StoredRun } from "./store.js";
 
 /**

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { sumMetrics } from "./metrics.js";
 import type { RunState, StoredRun } from "./store.js";
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parsePatch } from "diff";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";
 

@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../events.js";
 import { redact } from "../util/secrets.js";
 import type { InstanceResult } from "./instance.js";
 

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 
 /** Which instances to run, from `--filter`, `--instance-ids`, `--slice` and `--shuffle`. */
 export interface Selection {

@@ -10,14 +10,15 @@ function reason(error: unknown): string {
 }
 
 /**
- * Why `dir` cannot be an output folder, or undefined when it can: makes it (when missing), then writes and
+ * Why `dir` cannot be an output folder, or undefined when it can: makes it (when missing), writes and
  * removes a probe file, so a file in the way, a read-only mount or missing permissions show before any
  * paid work starts.
  */
 export function outputDirProblem(dir: string): string | undefined {
   if (existsSync(dir) && !statSync(dir).isDirectory()) return "exists and is not a folder";
+  let made: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    made = mkdirSync(dir, { recursive: true });
   } catch (error) {
     return `cannot create the folder (${reason(error)})`;
   }
@@ -27,6 +28,9 @@ export function outputDirProblem(dir: string): string | undefined {
     rmSync(probe, { force: true });
   } catch (error) {
     return `cannot write in the folder (${reason(error)})`;
+  } finally {
+    // The check leaves no trace: folders it made are made again when the run writes its first file.
+    if (made) rmSync(made, { recursive: true, force: true });
   }
   return undefined;
 }

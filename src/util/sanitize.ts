@@ -1,4 +1,3 @@
-import { isPlainObject } from "../config/merge.js";
 import { isCredentialName } from "./secrets.js";
 
 const SECRET_KEY = /(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|secret|password|^token$)/i;
@@ -18,4 +17,8 @@ export function withoutSecrets<T>(value: T, headers = false): T {
     result[key] = withoutSecrets(item, HEADER_MAP.test(key));
   }
   return result as T;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

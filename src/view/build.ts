@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { compareRuns } from "../runs/compare.js";
 import { swerunVersion } from "../util/package-root.js";
 import type { ViewCompare, ViewPage } from "./model.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { exitMessage, UserInterruption } from "../../src/agent/exceptions.js";
 import type { Interaction } from "../../src/agent/interaction.js";
+import { exitMessage, UserInterruption } from "../../src/errors.js";
 import { ScriptExhausted } from "../../src/models/deterministic.js";
 import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
 

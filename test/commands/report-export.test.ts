@@ -145,11 +145,11 @@ describe("swerun run --report (a real run against the local OpenAI server)", () 
       ],
       { cwd: dir },
     );
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     const report = json(join(dir, "r.json"));
     expect(report.result.outcome).toBe("error");
     expect(report.result.exit_code).toBe(1);
-    expect(report.result.error_message).toMatch(/env_startup_command failed with exit code 3/);
+    expect(report.result.error_message).toMatch(/env_startup_command exited with 3/);
   });
 });
 

@@ -64,7 +64,12 @@ describe("swerun runs", () => {
     );
     const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
     expect(listed.map((run: { label: string }) => run.label).sort()).toEqual(["baseline", "tight"]);
-    expect(listed[0]).toMatchObject({ cases_finished: 3, cases_total: 3, submitted: 3, state: "complete" });
+    expect(listed.find((run: { label: string }) => run.label === "baseline")).toMatchObject({
+      cases_finished: 3,
+      cases_total: 3,
+      submitted: 3,
+      state: "complete",
+    });
 
     const show = await runs(root, "show", "tight");
     expect(show.code).toBe(0);

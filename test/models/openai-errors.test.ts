@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
+import type { AgentEvent } from "../../src/events.js";
 import type { Message } from "../../src/messages.js";
 import { modelSchema } from "../../src/models/config.js";
 import { MissingApiKeyError, OpenAIModel } from "../../src/models/openai.js";
