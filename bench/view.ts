@@ -6,81 +6,27 @@
  * same size). Usage: node dist/bench/view.js [instances, default 500] [steps, default 100]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { packageRoot } from "../src/util/package-root.js";
+import { CHROMIUM, launchChromium } from "../test/view/chromium.js";
+import { syntheticTrajectory, writeEvalReport, writeParseFloor } from "./synthetic-run.js";
 
 type Node = { textContent: string | null };
-
-import { packageRoot } from "../src/util/package-root.js";
 
 const INSTANCES = Number(process.argv[2] ?? 500);
 const STEPS = Number(process.argv[3] ?? 100);
 const CLI = join(packageRoot(), "dist", "src", "cli.js");
-const CHROMIUM = process.env.SWERUN_CHROMIUM ?? "/usr/bin/chromium";
 
-/** One instance: `STEPS` tool-call turns with ~1.5 KB outputs that differ per step, then a submission. */
-function trajectory(id: string, index: number): string {
-  const source = JSON.parse(
-    readFileSync(join(packageRoot(), "test", "fixtures", "report", "swerun-full.traj.json"), "utf8"),
-  );
-  const [system, user, assistant, tool] = source.messages as Array<Record<string, unknown>>;
-  const messages: unknown[] = [
-    system,
-    { ...user, content: `Problem statement of ${id}\n${"text ".repeat(600)}` },
-  ];
-  for (let step = 1; step <= STEPS; step++) {
-    const callId = `call_${step}`;
-    const command =
-      step % 3 === 0 ? `cd /testbed && grep -rn 'def f${step}' src | head -20` : `sed -n '${step},+40p' a.py`;
-    const output = Array.from(
-      { length: 36 },
-      (_, line) =>
-        `src/module_${(index * 7 + step + line) % 97}.py:${step * 10 + line}: value_${line} = compute(${step}, ${index})`,
-    ).join("\n");
-    messages.push(
-      {
-        ...assistant,
-        content: `Step ${step}: I look at the next part of the code around f${step}.`,
-        tool_calls: [
-          {
-            id: callId,
-            type: "function",
-            function: { name: "bash", arguments: JSON.stringify({ command }) },
-          },
-        ],
-        extra: {
-          ...(assistant?.extra as object),
-          actions: [{ command, tool_call_id: callId }],
-          cost: 0.0021,
-          usage: { prompt_tokens: 1200 + step * 150, completion_tokens: 40 },
-          timestamp: 1_700_000_000 + step,
-        },
-      },
-      {
-        ...tool,
-        tool_call_id: callId,
-        content: `<returncode>0</returncode>\n<output>\n${output}</output>`,
-        extra: {
-          raw_output: output,
-          returncode: 0,
-          exception_info: "",
-          duration_s: 0.05,
-          timestamp: 1_700_000_000.5 + step,
-        },
-      },
-    );
-  }
-  const patch = `diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = ${index}\n+x = ${index + 1}\n`;
-  messages.push({
-    role: "exit",
-    content: patch,
-    extra: { exit_status: index % 10 === 0 ? "LimitsExceeded" : "Submitted", submission: patch },
-  });
-  return JSON.stringify({ ...source, messages, instance_id: id });
-}
+/** Step `step`'s ~1.5 KB output in instance `index`: it differs per step and instance (search has to look). */
+const output = (index: number, step: number) =>
+  Array.from(
+    { length: 36 },
+    (_, line) =>
+      `src/module_${(index * 7 + step + line) % 97}.py:${step * 10 + line}: value_${line} = compute(${step}, ${index})`,
+  ).join("\n");
 
 function makeRunFolder(root: string): string {
   const run = join(root, "run");
@@ -91,23 +37,28 @@ function makeRunFolder(root: string): string {
   );
   for (let index = 0; index < INSTANCES; index++) {
     const id = `owner__repo-${index + 1}`;
+    const patch = `diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = ${index}\n+x = ${index + 1}\n`;
+    const trajectory = syntheticTrajectory(id, {
+      steps: STEPS,
+      output: (step) => output(index, step),
+      modelExtra: (step) => ({
+        cost: 0.0021,
+        usage: { prompt_tokens: 1200 + step * 150, completion_tokens: 40 },
+      }),
+      exitStatus: index % 10 === 0 ? "LimitsExceeded" : "Submitted",
+      submission: patch,
+    });
     mkdirSync(join(run, id), { recursive: true });
-    writeFileSync(join(run, id, `${id}.traj.json`), trajectory(id, index));
+    writeFileSync(join(run, id, `${id}.traj.json`), JSON.stringify(trajectory));
     if (index % 2 === 0) {
-      mkdirSync(join(run, "eval", "bench", id), { recursive: true });
       const resolved = index % 4 === 0;
-      writeFileSync(
-        join(run, "eval", "bench", id, "report.json"),
-        JSON.stringify({
-          [id]: {
-            resolved,
-            tests_status: {
-              FAIL_TO_PASS: { success: resolved ? ["test_a"] : [], failure: resolved ? [] : ["test_a"] },
-              PASS_TO_PASS: { success: ["test_b", "test_c"], failure: [] },
-            },
-          },
-        }),
-      );
+      writeEvalReport(run, id, {
+        resolved,
+        tests_status: {
+          FAIL_TO_PASS: { success: resolved ? ["test_a"] : [], failure: resolved ? [] : ["test_a"] },
+          PASS_TO_PASS: { success: ["test_b", "test_c"], failure: [] },
+        },
+      });
     }
   }
   return run;
@@ -121,21 +72,7 @@ function wall(args: string[]): number {
 }
 
 async function browserTimes(page: string, floorPage: string, firstId: string) {
-  const profile = mkdtempSync(join(tmpdir(), "swerun-bench-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    headless: true,
-  });
+  const { context, close } = await launchChromium();
   try {
     const tab = await context.newPage();
     // Warm the browser once so neither measurement pays for its start-up.
@@ -165,8 +102,7 @@ async function browserTimes(page: string, floorPage: string, firstId: string) {
     const search = (Date.now() - started) / 1000;
     return { floor, usable, inPage, instance, search };
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }
 
@@ -180,11 +116,7 @@ async function main(): Promise<void> {
     console.log(
       `${INSTANCES} instances x ${STEPS} steps, ${(size / 2 ** 20).toFixed(0)} MiB of trajectories`,
     );
-    const floorScript = join(root, "floor.mjs");
-    writeFileSync(
-      floorScript,
-      `import { readdirSync, readFileSync } from "node:fs";\nlet n = 0;\nfor (const e of readdirSync(process.argv[2], { withFileTypes: true, recursive: true }))\n  if (e.name.endsWith(".traj.json")) n += JSON.parse(readFileSync(e.parentPath + "/" + e.name, "utf8")).messages.length;\nconsole.log(n);\n`,
-    );
+    const floorScript = writeParseFloor(root);
     const floor = wall([floorScript, run]);
     const page = join(root, "index.html");
     const generate = wall([CLI, "view", run, "-o", page]);

@@ -1,11 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { loadTrajectory } from "../replay/load.js";
-import { trajectoryInputs } from "../report/inputs.js";
+import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
 import { runFactsOf } from "../report/read-run.js";
 import { caseFromTrajectory, type RunCase } from "../runs/case.js";
-import { sumMetrics } from "../runs/metrics.js";
-import { readRun, type StoredRun } from "../runs/store.js";
+import { looseRun, readRun, type StoredRun } from "../runs/store.js";
 import { packDetail } from "./embed.js";
 import { instanceDetail } from "./instance-detail.js";
 import type { InstanceRow, VerdictView, ViewRun } from "./model.js";
@@ -149,26 +148,6 @@ function rowOf(id: string, runCase: RunCase, resolved: boolean | null, detail: n
   };
 }
 
-/** A stand-in run record for trajectories without run.json (enough to compare runs). */
-function looseRun(dir: string, name: string, cases: Record<string, RunCase>): StoredRun {
-  return {
-    id: name,
-    label: null,
-    dir,
-    created: "",
-    ended: null,
-    model: "",
-    state: "complete",
-    imported: true,
-    total: Object.keys(cases).length,
-    cases,
-    totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
-    agent: null,
-    dataset: null,
-    record: {},
-  };
-}
-
 interface Collected {
   rows: InstanceRow[];
   details: string[];
@@ -251,9 +230,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
 /** Trajectory files given one by one; evaluation verdicts come from their run folder when it has one. */
 export function readTrajectoryFiles(paths: string[], cache?: DetailCache): RunView {
   const files = paths.map((path) => {
-    const run = dirname(dirname(path));
-    const verdicts = readVerdicts(existsSync(join(run, "eval")) ? run : dirname(path));
-    return { path, running: path.endsWith(".partial"), verdicts };
+    return { path, running: path.endsWith(".partial"), verdicts: readVerdicts(evalRunDir(path)) };
   });
   const { rows, details, cases } = collect(files, {}, cache);
   const name = paths.length === 1 ? basename(paths[0] ?? "") : `${paths.length} trajectories`;

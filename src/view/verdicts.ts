@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
+import { type EvalReport, evalReports } from "../report/inputs.js";
 import type { VerdictView } from "./model.js";
 
 /** At most this many test-log lines are kept as evidence. */
@@ -19,9 +20,7 @@ function relevantLines(log: string, failing: string[]): string[] {
   return chosen.slice(0, LOG_LINES).map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line));
 }
 
-function verdictOf(dir: string, id: string, data: unknown): VerdictView | undefined {
-  const record = isPlainObject(data) ? data[id] : undefined;
-  if (!isPlainObject(record) || typeof record.resolved !== "boolean") return undefined;
+function verdictOf({ dir, record }: EvalReport): VerdictView {
   const status = isPlainObject(record.tests_status) ? record.tests_status : {};
   const tests: VerdictView["tests"] = {};
   for (const [kind, value] of Object.entries(status)) {
@@ -41,7 +40,7 @@ function verdictOf(dir: string, id: string, data: unknown): VerdictView | undefi
     }
   }
   return {
-    resolved: record.resolved,
+    resolved: record.resolved === true,
     report_path: join(dir, "report.json"),
     tests,
     log_lines: logLines,
@@ -50,27 +49,11 @@ function verdictOf(dir: string, id: string, data: unknown): VerdictView | undefi
 }
 
 /**
- * Evaluation verdicts under `<runDir>/eval/`: every `report.json` in a folder named after its instance, in
- * the SWE-bench harness's format (`{<id>: {resolved, tests_status: {FAIL_TO_PASS: {success, failure},
- * PASS_TO_PASS: ...}}}`), with the relevant lines of `test_output.txt` next to it. Unreadable reports are
- * skipped; when several reports name one instance, the last in path order wins.
+ * Evaluation verdicts of a run folder with their evidence: the SWE-bench harness's reports under `eval/` (read
+ * by `evalReports`: `{<id>: {resolved, tests_status: {FAIL_TO_PASS: {success, failure}, PASS_TO_PASS: ...}}}`)
+ * and the relevant lines of the `test_output.txt` next to each. When several reports name one instance, the
+ * last in path order wins.
  */
 export function readVerdicts(runDir: string): Map<string, VerdictView> {
-  const verdicts = new Map<string, VerdictView>();
-  const evalDir = join(runDir, "eval");
-  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return verdicts;
-  const reports = readdirSync(evalDir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name === "report.json")
-    .map((entry) => entry.parentPath)
-    .sort();
-  for (const dir of reports) {
-    const id = basename(dir);
-    try {
-      const verdict = verdictOf(dir, id, JSON.parse(readFileSync(join(dir, "report.json"), "utf8")));
-      if (verdict) verdicts.set(id, verdict);
-    } catch {
-      // a report being written or broken: no verdict
-    }
-  }
-  return verdicts;
+  return new Map(evalReports(runDir).map((report) => [report.id, verdictOf(report)]));
 }

@@ -1,44 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { describe, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { CHROMIUM, launchChromium } from "./chromium.js";
 
-/** Debian's chromium; nothing ever downloads a browser. */
-export const CHROMIUM = process.env.SWERUN_CHROMIUM ?? "/usr/bin/chromium";
 /** With SWERUN_REQUIRE_BROWSER=1 (CI), a missing chromium fails the browser tests instead of skipping them. */
 export const REQUIRE_BROWSER = process.env.SWERUN_REQUIRE_BROWSER === "1";
 
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 /** A headless chromium with a fresh profile; `close` removes the profile too. */
 export async function launchBrowser(): Promise<{ browser: Browser; close: () => Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), "swerun-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: ARGS,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-  });
+  const { context, close } = await launchChromium({ width: 1280, height: 900 });
   const browser = context.browser() as Browser | null;
-  return {
-    browser: (browser ?? { newPage: () => context.newPage() }) as Browser,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
+  return { browser: (browser ?? { newPage: () => context.newPage() }) as Browser, close };
 }
 
 /** Opens a page from a file:// URL (with an optional #hash), collecting page errors. */
