@@ -86,7 +86,9 @@ export function buildView(target: ViewTarget, cache?: DetailCache): { chunks: st
     runs: views.map((view) => view.run),
     compare: second ? compareOf(first, second) : null,
   };
-  const counts = views.map((view) => `${view.run.rows.length} instances`).join(" vs ");
+  const counts = views
+    .map(({ run }) => `${run.rows.length} ${run.rows.length === 1 ? "instance" : "instances"}`)
+    .join(" vs ");
   return {
     chunks: pageChunks(
       page,

@@ -26,11 +26,19 @@ interface Found {
   running: boolean;
 }
 
-/** `<dir>/<id>/<id>.traj.json`, else the `.partial` an instance still running writes. */
+/**
+ * A run folder's trajectories: `<dir>/<id>/<id>.traj.json` (a batch), else the `.partial` an instance still
+ * running writes, and `<dir>/<id>.traj.json` (swebench-single's folder, or its instance added to a batch's).
+ */
 function batchTrajectories(dir: string): Found[] {
   const found: Found[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "eval") continue;
+    if (entry.name.startsWith(".") || entry.name === "eval") continue;
+    if (entry.isFile() && entry.name.endsWith(".traj.json")) {
+      found.push({ path: join(dir, entry.name), running: false });
+      continue;
+    }
+    if (!entry.isDirectory()) continue;
     const path = join(dir, entry.name, `${entry.name}.traj.json`);
     if (existsSync(path)) found.push({ path, running: false });
     else if (existsSync(`${path}.partial`)) found.push({ path: `${path}.partial`, running: true });

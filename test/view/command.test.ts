@@ -7,7 +7,9 @@ import { tempDir } from "../helpers/tmp.js";
 import { recordDemo } from "./scenarios.js";
 
 /** The overview data a page embeds. */
-function pageData(file: string): { runs: Array<{ rows: Array<{ id: string; exit_status: string }> }> } {
+function pageData(file: string): {
+  runs: Array<{ name: string; rows: Array<{ id: string; exit_status: string; detail: number | null }> }>;
+} {
   const html = readFileSync(file, "utf8");
   const json = /<script type="application\/json" id="swerun-view-data">(.*?)<\/script>/s.exec(html)?.[1];
   return JSON.parse(json ?? "null");
@@ -43,6 +45,37 @@ describe("swerun view (command)", () => {
     const result = await runCli(["view", join(dir, "swerun-demo__calc-1.traj.json")]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(`wrote ${join(dir, "swerun-demo__calc-1.html")}`);
+  });
+
+  it("shows a swebench-single folder (its trajectory beside run.json) under its label, steps included", async () => {
+    const out = join(tempDir(), "single");
+    const single = await runCli(
+      [
+        "swebench-single",
+        "--subset",
+        "demo",
+        "-i",
+        "swerun-demo__calc-1",
+        "--environment-class",
+        "local",
+        "--label",
+        "calc once",
+        "-o",
+        out,
+        "-y",
+        "--exit-immediately",
+      ],
+      { cwd: root },
+    );
+    expect(single.code).toBe(0);
+    const result = await runCli(["view", out]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(`wrote ${join(out, "index.html")} (1 instance, `);
+    const data = pageData(join(out, "index.html"));
+    expect(data.runs[0]?.name).toBe("calc once");
+    expect(data.runs[0]?.rows).toEqual([
+      expect.objectContaining({ id: "swerun-demo__calc-1", exit_status: "Submitted", detail: 0 }),
+    ]);
   });
 
   it("refuses what it cannot show with one line and exit code 2", async () => {
