@@ -35,6 +35,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-l, --cost-limit <dollars>", "Stop once the run costs this much")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example("swerun run -c demo --yolo")
     .action((flags) =>
       run(async () =>
@@ -68,6 +69,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--repo-dir <dir>", "Local environment: a clone of the repository to make worktrees from")
     .option("-q, --quiet", "Only the final summary")
     .option("-v, --verbose", "Also print every command (without a terminal)")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli
@@ -88,6 +90,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--image-template <template>", "Image name for records without one")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .action((flags) =>
       run(async () => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags)),
     );
@@ -120,6 +123,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--exit-immediately", "With --continue: finish when the agent submits, without asking")
     .option("-o, --output <path>", "The replay's trajectory (default: runs/<name>.replay-<time>.traj.json)")
     .option("--report <path>", "Also write the divergence report as JSON")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example(
       "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
     )
@@ -153,13 +157,23 @@ function numberFlag(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : (value as number);
 }
 
+/** cac reads a lone `-` as a flag, so `--events -` (standard output) is passed on as `--events=-`. */
+export function joinDashValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (const arg of argv) {
+    if (arg === "-" && joined.at(-1) === "--events") joined[joined.length - 1] = "--events=-";
+    else joined.push(arg);
+  }
+  return joined;
+}
+
 async function main(): Promise<void> {
   let job: (() => Promise<number>) | undefined;
   const cli = buildCli((next) => {
     job = next;
   });
   try {
-    cli.parse(process.argv, { run: true });
+    cli.parse(joinDashValues(process.argv), { run: true });
   } catch (error) {
     process.exitCode = await report(error);
     return;

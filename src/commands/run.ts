@@ -7,8 +7,9 @@ import { UserError } from "../errors.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
-import { timestampSlug } from "../util/ids.js";
+import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { openEventLog } from "./event-log.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {
@@ -21,6 +22,8 @@ export interface RunFlags {
   costLimit?: number;
   yolo?: boolean;
   exitImmediately?: boolean;
+  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
+  events?: string;
 }
 
 export function asList(value: string | string[] | undefined): string[] {
@@ -75,14 +78,28 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
     flags.output ? "-o" : "agent.output_path",
   );
-  const result = await runTask(task, {
-    config,
-    output,
-    interactive: tty,
-    handleSignals: true,
-    subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-  });
+  const events = await openEventLog(flags.events, [config.model]);
+  const runId = newRunId();
+  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  stream?.start(task);
+  let result: RunResult;
+  try {
+    result = await runTask(task, {
+      config,
+      output,
+      runId,
+      interactive: tty,
+      handleSignals: true,
+      subscribers: [
+        consolePrinter({ color: Boolean(process.stdout.isTTY) }),
+        ...(stream ? [stream.listener] : []),
+      ],
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+    });
+    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
+  } finally {
+    events?.close();
+  }
   printRunEnd(result);
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (result.error !== undefined) throw runError(result.error);
