@@ -98,6 +98,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
     stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
   } finally {
+    stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
   }
   printRunEnd(result);

@@ -8,6 +8,8 @@ import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
+import { newRunId } from "../util/ids.js";
+import { openEventLog } from "./event-log.js";
 import { printRunEnd, runError } from "./run.js";
 import { datasetDirOf, instancePreparer, loadSwebench, type SwebenchFlags } from "./swebench.js";
 
@@ -50,19 +52,27 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }
+  const events = await openEventLog(flags.events, [config.model]);
+  const runId = newRunId();
+  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  stream?.start(instance.problem_statement);
   const release = lockOutputDir(outputDir);
   let checkout: Checkout | undefined;
   try {
     const options = {
       config,
       output,
+      runId,
       instanceId: id,
       vars: { instance_id: id },
       startupVars: { ...instance },
       extras: { instance_id: id },
       interactive: tty,
       handleSignals: true,
-      subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
+      subscribers: [
+        consolePrinter({ color: Boolean(process.stdout.isTTY) }),
+        ...(stream ? [stream.listener] : []),
+      ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
     let result: RunResult;
@@ -73,6 +83,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       if (error instanceof UserError) throw error;
       result = await failedRun(options, error);
     }
+    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({
       model_name_or_path: config.model.model_name || config.model.model_class,
@@ -87,5 +98,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   } finally {
     if (checkout && !flags.keep) checkout.remove();
     release();
+    stream?.stop({ success: false }); // a run that threw: the swarm still ends
+    events?.close();
   }
 }

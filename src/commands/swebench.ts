@@ -10,6 +10,7 @@ import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../sweben
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { packageRoot } from "../util/package-root.js";
+import { openEventLog } from "./event-log.js";
 import { asList } from "./run.js";
 
 /** `swerun swebench` and `swerun swebench-single` flags, as cac hands them over. */
@@ -32,6 +33,8 @@ export interface SwebenchFlags {
   verbose?: boolean;
   imageTemplate?: string;
   repoDir?: string;
+  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
+  events?: string;
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -144,9 +147,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
+  const events = await openEventLog(flags.events, [config.model]);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const summary = await runBatch({
+    ...(events ? { eventStreams: events.stream } : {}),
     instances,
     config,
     outputDir,
@@ -158,7 +163,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     split: flags.split ?? "test",
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
-  });
+  }).finally(() => events?.close());
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);

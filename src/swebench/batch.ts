@@ -4,6 +4,7 @@ import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { EventBus } from "../events.js";
+import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { timestampSlug } from "../util/ids.js";
 import { swerunVersion } from "../util/package-root.js";
@@ -34,6 +35,11 @@ export interface BatchOptions {
   split: string;
   display: BatchDisplay;
   prepare: InstanceContext["prepare"];
+  /**
+   * Event streams (`--events`): the batch is the root swarm (its run id), each instance a child swarm
+   * `<run id>/<instance id>`.
+   */
+  eventStreams?: (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;
 }
 
 export interface BatchSummary {
@@ -56,12 +62,23 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const modelName = options.config.model.model_name || options.config.model.model_class;
   const statuses = new Map<string, string[]>();
   const note = (status: string, id: string) => statuses.set(status, [...(statuses.get(status) ?? []), id]);
+  const root = options.eventStreams?.(
+    { swarmId: options.runId, executionId: options.runId },
+    { swarmName: options.label ?? options.subset },
+  );
+  root?.start();
+  const swarmTotals = { tokens: 0, errors: 0, agents: new Set<string>() };
   const queue: Instance[] = [];
   for (const instance of options.instances) {
     const previous = recordedStatus(outputDir, instance.instance_id);
-    if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous))
+    if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous)) {
       note(previous, instance.instance_id);
-    else queue.push(instance);
+      root?.emit("instance_skipped", {
+        instance_id: instance.instance_id,
+        exit_status: previous,
+        reason: "finished in an earlier run (--redo-existing runs it again)",
+      });
+    } else queue.push(instance);
   }
   const record: RunRecord = {
     run_id: options.runId,
@@ -122,6 +139,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
       });
+      const swarm = options.eventStreams?.({
+        swarmId: `${options.runId}/${instance.instance_id}`,
+        parentSwarmId: options.runId,
+        executionId: options.runId,
+      });
+      if (swarm) {
+        swarm.start(instance.problem_statement);
+        bus.subscribe(swarm.listener);
+      }
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
       const result: InstanceResult = await runInstance(instance, {
         config: options.config,
@@ -143,6 +169,24 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       });
       note(result.exit_status, result.instance_id);
       record.total_cost += result.cost;
+      if (swarm) {
+        swarm.emit("instance_end", {
+          instance_id: result.instance_id,
+          exit_status: result.exit_status,
+          cost: result.cost,
+          api_calls: result.api_calls,
+          patch_bytes: Buffer.byteLength(result.submission, "utf8"),
+          duration: Math.round(Date.now() - started) / 1000,
+        });
+        swarm.stop({
+          success: result.exit_status === "Submitted",
+          totalCost: result.cost,
+          error: result.error,
+        });
+        swarmTotals.tokens += swarm.totals.tokens;
+        if (result.error !== undefined) swarmTotals.errors += 1;
+        for (const agent of swarm.totals.agents) swarmTotals.agents.add(agent);
+      }
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -163,6 +207,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     record.status = stopping > 0 ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
+    root?.stop({
+      success: stopping === 0 && swarmTotals.errors === 0,
+      content: `${record.status}: ${Object.entries(record.exit_statuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(", ")}`,
+      totalCost: record.total_cost,
+      totalTokens: swarmTotals.tokens,
+      agentsInvolved: [...swarmTotals.agents],
+    });
     log(`run ${options.runId}: ${record.status}`);
     release();
   }
