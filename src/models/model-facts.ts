@@ -100,7 +100,7 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
       splitCost ??= genaiSplit(calcPrice, endpoint.model, priceProvider);
     }
   }
-  const missing = [splitCost ? "" : "a price", contextWindow === undefined ? "a context window" : ""];
+  const missing = [splitCost ? "" : "price", contextWindow === undefined ? "context window" : ""];
   const lacking = missing.filter(Boolean).join(" or ");
   const looked = config.litellm_model_registry
     ? `the registry ${config.litellm_model_registry}${priceProvider ? " and @pydantic/genai-prices" : ""}`
