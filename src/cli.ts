@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
+import { joinDashValues } from "./util/argv.js";
 import { swerunVersion } from "./util/package-root.js";
 
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
@@ -155,16 +156,6 @@ function numberFlag(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
   return Number.isFinite(number) ? number : (value as number);
-}
-
-/** cac reads a lone `-` as a flag, so `--events -` (standard output) is passed on as `--events=-`. */
-export function joinDashValues(argv: string[]): string[] {
-  const joined: string[] = [];
-  for (const arg of argv) {
-    if (arg === "-" && joined.at(-1) === "--events") joined[joined.length - 1] = "--events=-";
-    else joined.push(arg);
-  }
-  return joined;
 }
 
 async function main(): Promise<void> {

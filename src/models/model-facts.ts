@@ -90,8 +90,9 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
     const { calcPrice } = await import("@pydantic/genai-prices");
     let info: { context_window?: number } | undefined;
     try {
-      info = calcPrice({ input_tokens: 0, output_tokens: 0 }, endpoint.model, { providerId: priceProvider })
-        ?.model;
+      info = calcPrice({ input_tokens: 0, output_tokens: 0 }, endpoint.model, {
+        providerId: priceProvider,
+      })?.model;
     } catch {
       info = undefined;
     }

@@ -57,8 +57,7 @@ interface CallUsage {
 
 function text(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((part) => (part as { text?: unknown })?.text ?? "").join("");
+  if (Array.isArray(content)) return content.map((part) => (part as { text?: unknown })?.text ?? "").join("");
   return content == null ? "" : JSON.stringify(content);
 }
 

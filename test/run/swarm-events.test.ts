@@ -61,7 +61,9 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
   it("maps tool calls, a retry, a format error, a timeout and a submission to the exact event sequence", async () => {
     const dir = tempDir();
     server.push(
-      { body: completion({ toolCalls: [toolCall("call_a", { command: "echo hi" })], usage: usage(500, 20) }) },
+      {
+        body: completion({ toolCalls: [toolCall("call_a", { command: "echo hi" })], usage: usage(500, 20) }),
+      },
       { status: 500, body: { error: { message: "overloaded" } } },
       { body: completion({ content: "I am done.", usage: usage(650, 10) }) },
       { body: completion({ toolCalls: [toolCall("call_b", { command: "sleep 5" })], usage: usage(850, 5) }) },
