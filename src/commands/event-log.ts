@@ -1,7 +1,7 @@
 import type { ModelConfig } from "../config/schema.js";
 import { describeModel, type ModelFacts } from "../models/model-facts.js";
 import { checkOutputPath } from "../run/output.js";
-import { type SwarmIds, SwarmEventStream } from "../run/swarm-events.js";
+import { SwarmEventStream, type SwarmIds } from "../run/swarm-events.js";
 import { JsonlSink } from "../util/jsonl-sink.js";
 
 /** The `--events PATH` of a command: one sink, and a SwarmSDK-shaped stream per swarm written to it. */

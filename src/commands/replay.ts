@@ -29,7 +29,7 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
-import { type SwarmEventStream, AGENT_NAME } from "../run/swarm-events.js";
+import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
@@ -179,14 +179,13 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
   // The replayed steps are the agent "replay"; a model that carries on is swerun's agent.
   const stream = events?.stream({ swarmId: "main", executionId: runId }, { agents: ["replay", AGENT_NAME] });
   try {
-    return await replay(path, flags, s, runId, stream);
+    return await replay(flags, s, runId, stream);
   } finally {
     events?.close();
   }
 }
 
 async function replay(
-  path: string,
   flags: ReplayFlags,
   s: Setup,
   runId: string,

@@ -1,7 +1,7 @@
 import type { AgentEvent, AgentListener } from "../events.js";
 import type { Action, Message } from "../messages.js";
-import type { ModelFacts } from "../models/model-facts.js";
 import { normalizeUsage } from "../models/cost.js";
+import type { ModelFacts } from "../models/model-facts.js";
 import type { LineSink } from "../util/jsonl-sink.js";
 
 /** The name of swerun's one agent in the event stream (SwarmSDK events name the agent that emitted them). */
@@ -92,7 +92,6 @@ export class SwarmEventStream {
   #started = false;
   #stopped = false;
   #startedAt = 0;
-  #prompt: string | undefined;
   #messageCount = 0;
   #call: CallUsage | undefined;
   #lastPrompt = 0;
@@ -146,7 +145,6 @@ export class SwarmEventStream {
     if (this.#started) return;
     this.#started = true;
     this.#startedAt = performance.now();
-    this.#prompt = prompt;
     this.emit("swarm_start", { swarm_name: this.#swarmName, lead_agent: this.#agent, prompt });
   }
 

@@ -27,21 +27,31 @@ export class JsonlSink implements LineSink {
 
   write(record: Record<string, unknown>): void {
     if (this.#fd === undefined || this.#failed) return;
-    const bytes = Buffer.from(`${redact(JSON.stringify(record))}\n`, "utf8");
+    const line = `${redact(JSON.stringify(record))}\n`;
     try {
-      let offset = 0;
-      while (offset < bytes.length) {
-        try {
-          offset += writeSync(this.#fd, bytes, offset);
-        } catch (error) {
-          // standard output may be a non-blocking pipe: wait for it rather than drop or tear a line
-          if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-        }
+      // One write of the whole line; a short write (a full pipe) continues with the rest of its bytes.
+      let written = this.#writeOnce(line);
+      const length = Buffer.byteLength(line);
+      if (written < length) {
+        const bytes = Buffer.from(line);
+        while (written < length) written += this.#writeOnce(bytes, written);
       }
     } catch (error) {
       this.#failed = true;
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       process.stderr.write(`swerun: writing events to ${this.path} failed (${code}); no more events\n`);
+    }
+  }
+
+  /** One write(2); 0 when standard output is a non-blocking pipe that is full for now (then it is tried again). */
+  #writeOnce(data: string | Buffer, offset = 0): number {
+    try {
+      return typeof data === "string"
+        ? writeSync(this.#fd ?? 1, data)
+        : writeSync(this.#fd ?? 1, data, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return 0;
+      throw error;
     }
   }
 
