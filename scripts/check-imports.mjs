@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks the import graph of src/: no import cycles between files, and no folder importing a folder above it.
 // Layers, top to bottom (a file may import its own layer and the layers below):
-//   commands, cli.ts, index.ts > swebench > run > console > agent, models, environments, replay
+//   commands, cli.ts, index.ts > images (offline Docker images) > swebench > run > report, runs (readers of what runs wrote) > console
+//   > agent, models, environments, replay
 //   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
 // The config schema of a class lives next to the class (STYLE: defaults live next to the type) but belongs to the
 // config layer: the files in CONFIG_FILES are checked as config files, so config/schema.ts may import them and
@@ -14,16 +15,18 @@ const LAYERS = [
   ["config", "templates", "util", "(root)"],
   ["agent", "models", "environments", "replay"],
   ["console"],
+  ["report", "runs"],
   ["run"],
   ["swebench"],
+  ["images"],
   ["commands", "cli.ts", "index.ts"],
 ];
 
 const CONFIG_FILES = [
   "models/config.ts",
   "models/keys.ts",
-  "environments/docker-config.ts",
-  "environments/docker-run-args.ts",
+  "environments/docker/config.ts",
+  "environments/docker/run-args.ts",
 ];
 
 const src = resolve(process.argv[2] ?? "src");

@@ -29,7 +29,7 @@ export { HumanModel } from "./console/human-model.js";
 export { TerminalInteraction } from "./console/interaction.js";
 export { consolePrinter, type PrinterOptions } from "./console/printer.js";
 // Environments: the interface, the implementations, the factory.
-export { DockerContainerError, DockerEnvironment } from "./environments/docker.js";
+export { DockerContainerError, DockerEnvironment } from "./environments/docker/environment.js";
 export type { Environment, EnvironmentContext, ExecuteOptions } from "./environments/environment.js";
 export {
   createEnvironment,

@@ -92,6 +92,8 @@ export class Agent {
   /** Runs until an exit message; returns its `extra` (exit_status, submission, ...). Uncaught errors are recorded, then re-thrown. */
   async run(task: string, extraVars: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.#prepare({ task, ...extraVars });
+    // The raw task, for reports (the messages hold only the rendered prompt); mini-swe-agent ignores it.
+    this.info = { ...this.info, task };
     this.#emit({ type: "run_start", task });
     try {
       this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });

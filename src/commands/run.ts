@@ -1,9 +1,11 @@
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
@@ -22,6 +24,8 @@ export interface RunFlags {
   costLimit?: number;
   yolo?: boolean;
   exitImmediately?: boolean;
+  /** Write the run's report (swival's shape) here when the run ends, however it ends. */
+  report?: string;
   /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
   events?: string;
 }
@@ -74,10 +78,15 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before anything is written
   const output = checkOutputPath(
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
     flags.output ? "-o" : "agent.output_path",
   );
+  const report = flags.report ? resolve(flags.report) : undefined;
+  if (report && existsSync(report) && statSync(report).isDirectory()) {
+    throw new UserError(`--report: ${flags.report} is a folder; give a file path`);
+  }
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId });
@@ -103,6 +112,15 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   printRunEnd(result);
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
+  if (report) {
+    const { writeRunReport } = await import("../report/write-report.js");
+    writeRunReport(report, result.trajectory ?? output, {
+      task,
+      model: config.model.model_name,
+      error: result.error,
+    });
+    process.stderr.write(`report: ${report}\n`);
+  }
   if (result.error !== undefined) throw runError(result.error);
   return 0;
 }

@@ -11,7 +11,13 @@ import { PredictionsFile } from "../swebench/predictions.js";
 import { newRunId } from "../util/ids.js";
 import { openEventLog } from "./event-log.js";
 import { printRunEnd, runError } from "./run.js";
-import { datasetDirOf, instancePreparer, loadSwebench, type SwebenchFlags } from "./swebench.js";
+import {
+  checkOutputDir,
+  datasetDirOf,
+  instancePreparer,
+  loadSwebench,
+  type SwebenchFlags,
+} from "./swebench.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;
@@ -40,6 +46,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
  * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
  */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
@@ -55,8 +62,8 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId });
-  stream?.start(instance.problem_statement);
   const release = lockOutputDir(outputDir);
+  stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
   try {
     const options = {

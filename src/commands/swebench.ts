@@ -3,12 +3,14 @@ import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
+import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
 import { openEventLog } from "./event-log.js";
 import { asList } from "./run.js";
@@ -33,6 +35,7 @@ export interface SwebenchFlags {
   verbose?: boolean;
   imageTemplate?: string;
   repoDir?: string;
+  shard?: string;
   /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
   events?: string;
 }
@@ -47,7 +50,7 @@ export function datasetSource(subset: string): string {
 /** Whether a Docker daemon answers (quietly; for choosing the demo's environment). */
 async function dockerAnswers(): Promise<boolean> {
   try {
-    const { connectDocker, closeDockerClient } = await import("../environments/docker-client.js");
+    const { connectDocker, closeDockerClient } = await import("../environments/docker/client.js");
     const docker = await connectDocker(undefined, 3000);
     closeDockerClient(docker);
     return true;
@@ -97,7 +100,7 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
     if (config.environment.environment_class === "docker") {
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
-        const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+        const { ensureFixtureImage } = await import("../images/fixture-image.js");
         await ensureFixtureImage(config.environment.image, instance, datasetDir);
       }
       return undefined;
@@ -127,6 +130,7 @@ export async function loadSwebench(flags: SwebenchFlags) {
   const subset = flags.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const config = await swebenchConfig({ ...flags, subset }, say);
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
   const instances = await loadInstances({
     subset: datasetSource(subset),
     split: flags.split,
@@ -134,19 +138,31 @@ export async function loadSwebench(flags: SwebenchFlags) {
     filter: flags.filter,
     shuffle: flags.shuffle,
     instanceIds: flags.instanceIds,
+    shard: flags.shard,
     onProgress: flags.quiet ? undefined : say,
   });
   return { subset, say, config, instances };
 }
 
+/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
+export function checkOutputDir(dir: string): void {
+  const problem = outputDirProblem(dir);
+  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  const { subset, say, config, instances } = await loadSwebench(flags);
   const workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  if (flags.output) checkOutputDir(resolve(flags.output));
+  const { subset, say, config, instances } = await loadSwebench(flags);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
-  const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
+  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
+  const outputDir = resolve(
+    flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
+  );
+  if (!flags.output) checkOutputDir(outputDir);
   const events = await openEventLog(flags.events, [config.model]);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
@@ -161,8 +177,17 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     label: flags.label,
     subset,
     split: flags.split ?? "test",
+    dataset: {
+      slice: flags.slice ?? null,
+      filter: flags.filter ?? null,
+      instance_ids: flags.instanceIds ?? null,
+      shuffle: Boolean(flags.shuffle),
+      shard: flags.shard?.replace(/\s+/g, "") ?? null,
+    },
+    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
   }).finally(() => events?.close());
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);

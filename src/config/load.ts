@@ -4,6 +4,8 @@ import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
 import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
+import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
+import { decodeUtf8 } from "../util/utf8.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import { configSchema, MODEL_CLASSES, type SwerunConfig, UNSUPPORTED_KEYS } from "./schema.js";
 
@@ -86,12 +88,21 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   return Object.assign(target, root);
 }
 
+/** A config or template file's text; bytes that are not UTF-8 are refused (not turned into U+FFFD). */
+function readUtf8File(path: string): string {
+  return decodeUtf8(
+    readFileSync(path),
+    (offset, line) => new ConfigError(`${path}: not valid UTF-8 at byte offset ${offset} (line ${line})`),
+  );
+}
+
 /** Reads one YAML config file into a plain object; template values `{file: path}` are read from disk. */
 export function readConfigFile(path: string): Record<string, unknown> {
   let data: unknown;
   try {
-    data = parseYaml(readFileSync(path, "utf8"));
+    data = parseYaml(readUtf8File(path));
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if (error instanceof YAMLParseError) {
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "";
       const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
@@ -117,7 +128,7 @@ function resolveTemplateFiles(node: Record<string, unknown>, file: string, prefi
       const candidates = [resolve(dirname(file), value.file), join(packageRoot(), value.file)];
       const found = candidates.find((candidate) => existsSync(candidate));
       if (!found) throw new ConfigError(`${file}: ${keyPath}: template file not found: ${value.file}`);
-      node[key] = readFileSync(found, "utf8");
+      node[key] = readUtf8File(found);
     } else {
       resolveTemplateFiles(value, file, keyPath);
     }
@@ -221,5 +232,17 @@ export function loadConfig(
     const origin = originOf("model.model_class", provenance) ?? "config";
     throw new ConfigError(`${origin}: model.outputs: required when model_class is deterministic`);
   }
+  registerConfigCredentials(config);
   return config;
+}
+
+/**
+ * Registers the credentials a config holds as secrets, before anything is printed or written:
+ * model_kwargs.api_key, credential-looking extra_headers, and credential-looking environment.env values.
+ */
+function registerConfigCredentials(config: SwerunConfig): void {
+  const kwargs = config.model.model_kwargs;
+  if (typeof kwargs.api_key === "string") registerCredential(kwargs.api_key);
+  if (isPlainObject(kwargs.extra_headers)) registerCredentialEntries(kwargs.extra_headers);
+  registerCredentialEntries(config.environment.env);
 }

@@ -30,7 +30,7 @@ export async function createEnvironment(
       return new LocalEnvironment(config);
     }
     case "docker": {
-      const { DockerEnvironment } = await import("./docker.js");
+      const { DockerEnvironment } = await import("./docker/environment.js");
       return DockerEnvironment.create(config, context);
     }
   }

@@ -1,6 +1,7 @@
 import { MODEL_CLASSES, type ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import { withoutSecrets } from "../util/sanitize.js";
+import { globalModelStats } from "./global-stats.js";
 import type { Model } from "./model.js";
 
 /** `info.config.model_type` of each model class, as the classes' `serialize()` write it. */
@@ -27,6 +28,8 @@ export interface ModelContext {
 
 /** Builds the model a config names. The OpenAI client loads only when a real model is used. */
 export async function createModel(config: ModelConfig, context: ModelContext = {}): Promise<Model> {
+  // Reads (and checks) the global limits now: a bad SWERUN_GLOBAL_* value stops the run before any call.
+  globalModelStats();
   const kind = MODEL_CLASSES[config.model_class];
   switch (kind) {
     case "deterministic": {

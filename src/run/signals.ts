@@ -33,5 +33,5 @@ export function onInterruptSignals(handlers: { interrupt: () => void; stop: () =
 
 /** Ctrl-C before the agent exists: remove a container that is still being started (the start then fails). */
 export function abortStartup(): void {
-  void import("../environments/docker-registry.js").then((registry) => registry.removeAllLiveContainers());
+  void import("../environments/docker/registry.js").then((registry) => registry.removeAllLiveContainers());
 }

@@ -1,7 +1,9 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { chaosPoint } from "./chaos.js";
 import { makeDirs, makeDirsSync } from "./make-dirs.js";
+import { processAlive } from "./process-alive.js";
 
 let counter = 0;
 /** Folders this process has created or found: a save does not ask again (one syscall less per step). */
@@ -37,6 +39,7 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
     throw error;
   }
   closeSync(fd);
+  chaosPoint("atomic-rename");
   renameSync(temp, path);
 }
 
@@ -65,7 +68,32 @@ export async function writeFileAtomicAsync(path: string, buffers: Buffer[], dura
     throw error;
   }
   await handle.close();
+  chaosPoint("atomic-rename");
   await rename(temp, path);
+}
+
+/** The temp file of an atomic write: `.<name>.<pid>.<counter>.tmp`, next to its target. */
+const TEMP_FILE = /^\..+\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Removes from `dir` the temp files of atomic writes that were interrupted (their process was killed
+ * between writing and renaming); those of live processes stay. Returns the names removed.
+ */
+export function removeStaleTemps(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(TEMP_FILE.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 function skipBytes(buffers: Buffer[], count: number): Buffer[] {

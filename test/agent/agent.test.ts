@@ -23,7 +23,9 @@ describe("Agent with the scripted model and the local environment", () => {
       "mini_version",
       "exit_status",
       "submission",
+      "task",
     ]);
+    expect(trajectory.info.task).toBe("write hello");
     expect(trajectory.info.model_stats).toEqual({ instance_cost: 1, api_calls: 2 });
     expect(Object.keys(trajectory.info.config)).toEqual([
       "agent",

@@ -11,7 +11,7 @@ const FAILING_STARTUP = "run.env_startup_command=echo the-startup-broke && exit 
 const SWEBENCH_LOCAL = ["--environment-class", "local", "-c", "swebench", "-c", "swebench-demo"];
 
 /** What every command must say and record when run.env_startup_command fails: the same outcome. */
-function expectStartupFailure(trajectoryPath: string, result: { stdout: string; stderr: string }) {
+function expectStartupFailure(trajectoryPath: string) {
   const trajectory = readJson(trajectoryPath);
   expect(trajectory.info.exit_status).toBe("StartupCommandFailed");
   expect(trajectory.info.model_stats).toEqual({ instance_cost: 0, api_calls: 0 });
@@ -31,7 +31,7 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
     expect(result.stderr).toBe(
       "swerun: StartupCommandFailed: run.env_startup_command exited with 3: the-startup-broke\n",
     );
-    const trajectory = expectStartupFailure(out, result);
+    const trajectory = expectStartupFailure(out);
     expect(trajectory.info.config.model_type).toBe("swerun.models.deterministic.DeterministicModel");
     expect(trajectory.info.config.environment_type).toBe("swerun.environments.local.LocalEnvironment");
   });
@@ -53,7 +53,7 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("exit statuses: StartupCommandFailed 1");
-    const trajectory = expectStartupFailure(join(out, "test__calc-1", "test__calc-1.traj.json"), result);
+    const trajectory = expectStartupFailure(join(out, "test__calc-1", "test__calc-1.traj.json"));
     expect(trajectory.instance_id).toBe("test__calc-1");
     expect(trajectory.info.config.model_type).toBe("swerun.models.deterministic.DeterministicModel");
     expect(readJson(join(out, "preds.json"))["test__calc-1"].model_patch).toBe("");
@@ -70,7 +70,7 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
     expect(result.stderr.split("\n").filter((line) => line.startsWith("swerun:"))).toEqual([
       "swerun: StartupCommandFailed: run.env_startup_command exited with 3: the-startup-broke",
     ]);
-    const trajectory = expectStartupFailure(join(out, "test__calc-1.traj.json"), result);
+    const trajectory = expectStartupFailure(join(out, "test__calc-1.traj.json"));
     expect(trajectory.instance_id).toBe("test__calc-1");
     expect(readJson(join(out, "preds.json"))["test__calc-1"].model_patch).toBe("");
 
@@ -99,7 +99,7 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
     expect(result.stderr).toBe(
       "swerun: StartupCommandFailed: run.env_startup_command exited with 3: the-startup-broke\n",
     );
-    expectStartupFailure(out, result);
+    expectStartupFailure(out);
   });
 
   it("swebench-single honours human mode on a terminal: the person types the commands", async () => {

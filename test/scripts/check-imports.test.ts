@@ -9,8 +9,8 @@ const SCRIPT = join(packageRoot(), "scripts", "check-imports.mjs");
 const CONFIG_FILES = [
   "models/config.ts",
   "models/keys.ts",
-  "environments/docker-config.ts",
-  "environments/docker-run-args.ts",
+  "environments/docker/config.ts",
+  "environments/docker/run-args.ts",
 ];
 
 /** A fake src/ tree with these files (and the config-layer files the script expects to exist). */
