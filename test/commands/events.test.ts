@@ -121,17 +121,19 @@ describe("--events", () => {
       "local",
       "-o",
       out,
-      "-q",
       "--events",
-      path,
+      "-",
     ]);
     expect(again.code).toBe(0);
-    const skipped = parseLines(readFileSync(path, "utf8")).filter(
-      (event) => event.type === "instance_skipped",
+    // Standard output holds only the events; the resumed batch keeps its run id, so its root swarm too.
+    const resumed = parseLines(again.stdout);
+    expect(resumed[0]).toMatchObject({ type: "swarm_start", swarm_id: runId, execution_id: runId });
+    expect(again.stderr).toContain("exit statuses: Submitted 3");
+    const skipped = resumed.filter((event) => event.type === "instance_skipped");
+    expect(skipped.map((event) => event.instance_id)).toEqual(
+      ["calc-1", "greet-2", "count-3"].map((id) => `swerun-demo__${id}`),
     );
-    expect(skipped.map((event) => event.instance_id).sort()).toEqual(
-      ["calc-1", "count-3", "greet-2"].map((id) => `swerun-demo__${id}`),
-    );
+    expect(resumed.at(-1)).toMatchObject({ type: "swarm_stop", swarm_id: runId, total_tokens: 0 });
   });
 
   it("replay writes the replayed steps as agent replay, and the model that carries on as swerun", async () => {
@@ -140,7 +142,6 @@ describe("--events", () => {
     expect((await runCli(["run", "-c", "demo", "--yolo", "--exit-immediately", "-o", recorded])).code).toBe(
       0,
     );
-    const path = join(dir, "replay.jsonl");
     const replay = await runCli([
       "replay",
       recorded,
@@ -154,10 +155,11 @@ describe("--events", () => {
       "-o",
       join(dir, "replay.traj.json"),
       "--events",
-      path,
+      "-",
     ]);
     expect(replay.code).toBe(0);
-    const events = parseLines(readFileSync(path, "utf8"));
+    expect(replay.stderr).toContain("takes over after step 2");
+    const events = parseLines(replay.stdout);
     const starts = events.filter((event) => event.type === "agent_start");
     expect(starts.map((event) => event.agent)).toEqual(["replay", "swerun"]);
     expect(events.filter((event) => event.type === "agent_step" && event.agent === "replay")).toHaveLength(2);
