@@ -557,6 +557,27 @@ GENERATED_CONFIGS = {
 CASES.append({"name": "many-aliases", "task": "Repeat.", "configs": ["many-aliases.yaml"]})
 
 
+# Tool-call arguments and the error text Python's json.loads gives for them (mini-swe-agent shows it).
+JSON_INPUTS = [
+    "", "   ", "not json", '{"command": "ls"', '{"command": "ls",}', '{"command" "ls"}', "{'command': 'ls'}",
+    '{"command": "ls"} x', '{"a": [1, 2,]}', '{"a": [1 2]}', '{"a": "line\nbreak"}', '{"a": "\\q"}',
+    '{"a": "\\u12"}', '{"a": "unterminated', '[1, 2]', '{"a": NaN, "b": -Infinity}', '01', '{"a": 01}',
+    '\n\n  {"command": \n "ls"\n  ,\n}', '{"a": "\\ud83d\\ude00 \\u00e9"}', "{,}", "[,]", "nul", "-", "{} {}",
+    '{"command": "echo \\"hi\\""}', "\t[\n]\t",
+]
+
+
+def json_errors() -> list[dict]:
+    cases = []
+    for text in JSON_INPUTS:
+        try:
+            json.loads(text)
+            cases.append({"input": text, "error": None})
+        except json.JSONDecodeError as error:
+            cases.append({"input": text, "error": str(error)})
+    return cases
+
+
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -593,6 +614,7 @@ def expected_files(configs_dir: Path) -> dict[Path, bytes]:
         files[configs_dir / name] = (builtin_config_dir / source).read_bytes()
     for name, data in GENERATED_CONFIGS.items():
         files[configs_dir / name] = yaml.safe_dump(data, sort_keys=False).encode("utf-8")
+    files[CORPUS / "json-errors.json"] = (json.dumps(json_errors(), indent=2) + "\n").encode("utf-8")
     files[CORPUS / "cases.json"] = (json.dumps(CASES, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     return files
 

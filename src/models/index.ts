@@ -15,6 +15,10 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
       const { DeterministicModel } = await import("./deterministic.js");
       return new DeterministicModel(config);
     }
+    case "deterministic_toolcall": {
+      const { DeterministicToolcallModel } = await import("./deterministic-toolcall.js");
+      return new DeterministicToolcallModel(config);
+    }
     case "openai":
     case "openai_textbased": {
       const { OpenAIModel } = await import("./openai.js");

@@ -92,7 +92,14 @@ export async function runInstance(instance: Instance, context: InstanceContext):
       }
     }
     const model = await createModel(config.model, { emit: (event) => context.bus.emit(event) });
-    agent = new Agent({ model, env, config: config.agent, bus: context.bus, extras: { instance_id: id } });
+    agent = new Agent({
+      model,
+      env,
+      config: config.agent,
+      bus: context.bus,
+      extras: { instance_id: id },
+      defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
+    });
     context.onAgent(agent);
     const result = await agent.run(instance.problem_statement, { instance_id: id });
     return finish(agent, result);
