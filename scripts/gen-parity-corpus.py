@@ -422,7 +422,7 @@ CASES: list[dict] = [
                     "model_class": DET_TOOL,
                     "model_name": "deterministic_toolcall",
                     "outputs": [
-                        tool("Look.", ("call_a", "echo 'quote \" and \\\\ backslash'")),
+                        tool("Look.", ("call_a", "printf '%s\\n' 'quote \" and \\\\ backslash'")),
                         tool("Long.", ("call_b", "seq 1 3000")),
                         tool("Bytes.", ("call_c", "printf 'x\\377y\\n'"), ("call_d", "echo tab\there")),
                         tool("Done.", ("call_e", f"echo {SUBMIT}")),
@@ -453,7 +453,9 @@ CASES: list[dict] = [
             "swebench.yaml",
             {
                 "agent": {"agent_class": "default"},
-                "environment": {"environment_class": "local", "cwd": "", "timeout": 5},
+                # mini-swe-agent's local environment ignores `interpreter` and runs /bin/sh -c; swerun's local
+                # environment honours it (default bash -c, which would source the config's BASH_ENV).
+                "environment": {"environment_class": "local", "cwd": "", "timeout": 5, "interpreter": ["sh", "-c"]},
                 "model": {
                     "model_class": DET_TOOL,
                     "model_name": "deterministic_toolcall",

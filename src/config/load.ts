@@ -159,7 +159,8 @@ function checkUnsupported(data: Record<string, unknown>, origin: string): void {
     if (!isPlainObject(value)) continue;
     for (const key of Object.keys(value)) {
       const reason = UNSUPPORTED_KEYS[`${section}.${key}`];
-      if (reason && !(section === "environment" && FOREIGN_LOCAL_KEYS.includes(key))) throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
+      if (reason && !(section === "environment" && FOREIGN_LOCAL_KEYS.includes(key)))
+        throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
     }
   }
 }
@@ -200,7 +201,8 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   }
   const agent = isPlainObject(config.agent) ? config.agent : {};
   if (agent.agent_class !== undefined) {
-    const agentClass = typeof agent.agent_class === "string" ? AGENT_CLASS_ALIASES[agent.agent_class] : undefined;
+    const agentClass =
+      typeof agent.agent_class === "string" ? AGENT_CLASS_ALIASES[agent.agent_class] : undefined;
     if (!agentClass) {
       const origin = originOf("agent.agent_class", provenance) ?? "config";
       throw new ConfigError(
@@ -270,7 +272,9 @@ export function loadConfig(
   config.model.format_error_template = formatErrorTemplate(config.model);
   if (MODEL_CLASSES[config.model.model_class].startsWith("deterministic") && !config.model.outputs) {
     const origin = originOf("model.model_class", provenance) ?? "config";
-    throw new ConfigError(`${origin}: model.outputs: required when model_class is ${config.model.model_class}`);
+    throw new ConfigError(
+      `${origin}: model.outputs: required when model_class is ${config.model.model_class}`,
+    );
   }
   return config;
 }

@@ -124,7 +124,9 @@ export function observationsFor(
   return answered.map((output, index) => {
     const base = observation(output, observationTemplate, templateVars);
     const toolCallId = actions[index]?.tool_call_id;
-    return toolCallId ? { content: base.content, extra: base.extra, tool_call_id: toolCallId, role: "tool" } : base;
+    return toolCallId
+      ? { content: base.content, extra: base.extra, tool_call_id: toolCallId, role: "tool" }
+      : base;
   });
 }
 
