@@ -320,7 +320,9 @@ export class Agent {
       const note = exit ? await this.#interaction.confirmExit(exit) : null;
       if (note !== null) {
         this.#addAll(error.messages.filter((message) => message.role !== "exit"));
-        this.#add({ role: "user", content: note, extra: { interrupt_type: "UserMessage" } });
+        // mini-swe-agent's words for a new task typed instead of accepting the submission.
+        const content = `The user added a new task: ${note}`;
+        this.#add({ role: "user", content, extra: { interrupt_type: "UserNewTask" } });
         return;
       }
     }

@@ -4,7 +4,9 @@ import { type AgentEvent, EventBus } from "../../src/agent/events.js";
 import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
+import type { Model } from "../../src/models/model.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
+import { DeterministicToolcallModel } from "../../src/models/deterministic-toolcall.js";
 import { tempDir } from "./tmp.js";
 
 export const OBSERVATION =
@@ -25,6 +27,8 @@ export interface Scenario {
   environment?: Record<string, unknown>;
   model?: Record<string, unknown>;
   interaction?: Interaction;
+  /** A model to use instead of the scripted one (e.g. an OpenAIModel at the test server). */
+  modelOverride?: Model;
 }
 
 /** An agent with the scripted model and the real local environment, writing its trajectory to a temp dir. */
@@ -37,15 +41,18 @@ export function scriptedAgent(scenario: Scenario) {
     output_path,
     ...scenario.agent,
   });
-  const model = new DeterministicModel(
-    modelSchema.parse({
-      model_class: "deterministic",
-      observation_template: OBSERVATION,
-      format_error_template: "Format error: {{error}} Found {{actions|length}} actions.",
-      outputs: scenario.outputs,
-      ...scenario.model,
-    }),
-  );
+  const modelConfig = modelSchema.parse({
+    model_class: "deterministic",
+    observation_template: OBSERVATION,
+    format_error_template: "Format error: {{error}} Found {{actions|length}} actions.",
+    outputs: scenario.outputs,
+    ...scenario.model,
+  });
+  const model =
+    scenario.modelOverride ??
+    (modelConfig.model_class === "deterministic_toolcall"
+      ? new DeterministicToolcallModel(modelConfig)
+      : new DeterministicModel(modelConfig));
   const env = new LocalEnvironment(
     localEnvironmentSchema.parse({ environment_class: "local", cwd: dir, ...scenario.environment }),
   );
