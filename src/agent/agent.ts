@@ -200,9 +200,9 @@ export class Agent {
     try {
       for (const action of actions) {
         const output = await this.#execute(action);
-        this.#throwIfStopped();
-        checkSubmission(output);
+        if (!this.#stopped) checkSubmission(output);
         outputs.push(output);
+        this.#throwIfStopped();
       }
       completed = true;
     } finally {
