@@ -238,6 +238,18 @@ export function recordedRun(
     }
     if (message.role === "assistant") {
       current = newStep(message, pending, regex, recordsActions);
+    } else if (
+      current?.kind === "actions" &&
+      current.assistant &&
+      current.actions.length === 0 &&
+      current.after.length === 0 &&
+      pending.length === 0 &&
+      interruptType(message) === "FormatError"
+    ) {
+      // Older swerun trajectories keep the malformed reply as an assistant message with no actions, then the feedback.
+      current.kind = "format_error";
+      current.after.push(message);
+      continue;
     } else if (interruptType(message) === "FormatError" && !(current && accepts(current, message))) {
       current = newStep(undefined, pending, regex, recordsActions);
       current.after.push(message);
