@@ -127,6 +127,10 @@ export function readConfigFile(path: string): Record<string, unknown> {
       const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
       throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}malformed YAML: ${reason}`);
     }
+    if (error instanceof ReferenceError) {
+      // The alias limit (and unresolvable aliases): "Excessive alias count indicates a resource exhaustion attack".
+      throw new ConfigError(`${path}: malformed YAML: ${error.message}`);
+    }
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`);
   }
   if (data === null || data === undefined) return {};
