@@ -50,9 +50,9 @@ function scanString(text: string, start: number): [string, number] {
       continue;
     }
     if (end >= text.length) fail("Unterminated string starting at", text, begin);
-    const escape = text[end] as string;
-    if (escape !== "u") {
-      const value = ESCAPES[escape];
+    const escaped = text[end] as string;
+    if (escaped !== "u") {
+      const value = ESCAPES[escaped];
       if (value === undefined) fail("Invalid \\escape", text, end - 1);
       out += value;
       end += 1;

@@ -4,9 +4,9 @@ import { type AgentEvent, EventBus } from "../../src/agent/events.js";
 import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
-import type { Model } from "../../src/models/model.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
 import { DeterministicToolcallModel } from "../../src/models/deterministic-toolcall.js";
+import type { Model } from "../../src/models/model.js";
 import { tempDir } from "./tmp.js";
 
 export const OBSERVATION =
