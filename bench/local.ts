@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
-import { EventBus } from "../src/agent/events.js";
 import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
+import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
 import { scriptedOutputs } from "./scripted.js";
 

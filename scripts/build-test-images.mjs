@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 
 const helpers = new URL("../dist/test/helpers/docker-images.js", import.meta.url);
-const client = new URL("../dist/src/environments/docker-client.js", import.meta.url);
+const client = new URL("../dist/src/environments/docker/client.js", import.meta.url);
 if (!existsSync(helpers) || !existsSync(client)) {
   process.stderr.write("build-test-images: dist/ is missing or stale; run `npm run build` first\n");
   process.exit(1);
@@ -16,7 +16,7 @@ try {
   const docker = await connectDocker();
   const started = Date.now();
   const images = await ensureTestImages(docker, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench}\n`);
+  process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench} ${images.noShell}\n`);
   closeDockerClient(docker);
 } catch (error) {
   process.stderr.write(`build-test-images: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -6,9 +6,14 @@ import { swerunVersion } from "./util/package-root.js";
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
 async function report(error: unknown): Promise<number> {
   const { redact } = await import("./util/secrets.js");
-  const { UserError } = await import("./agent/exceptions.js");
+  const { UserError } = await import("./errors.js");
   if (error instanceof UserError) {
     process.stderr.write(`swerun: ${redact(error.message)}\n`);
+    return 2;
+  }
+  // cac's own errors (unknown option, missing option value) are bad input too.
+  if (error instanceof Error && error.name === "CACError") {
+    process.stderr.write(`swerun: ${redact(error.message)} (see swerun --help)\n`);
     return 2;
   }
   const message = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
@@ -35,6 +40,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-l, --cost-limit <dollars>", "Stop once the run costs this much")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .option("--report <path>", "Write a JSON report of the run (outcome, stats, timeline) when it ends")
     .example("swerun run -c demo --yolo")
     .action((flags) =>
       run(async () =>
@@ -53,6 +59,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
     .option("--shuffle", "Shuffle (sorted by id, then a fixed seed)")
     .option("--instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
+    .option("--shard <i/n>", "Only shard i of n of the selected instances (for several machines)")
     .option("-w, --workers <n>", "Parallel workers", { default: 1 })
     .option("-o, --output <dir>", "Output folder (default: runs/<time>-<label or model>)")
     .option("-m, --model <name>", "Model name, provider/model")
@@ -96,6 +103,10 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-o, --output <file>", "Write predictions here (.json object, or .jsonl)")
     .option("--dataset <name>", "Check that every instance id belongs to this dataset (as --subset)")
     .option("--split <split>", "Split of --dataset", { default: "test" })
+    .option(
+      "--merge-shards",
+      "The folders are shards of one run (--shard): check that, and say which are missing",
+    )
     .action((paths, flags) =>
       run(async () => (await import("./commands/preds.js")).predsCommand(paths, flags)),
     );
@@ -132,11 +143,45 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       ),
     );
   cli
+    .command("report [...paths]", "Build the JSON run report of trajectories or run folders")
+    .option("-o, --output <file>", "Write the report here (one trajectory)")
+    .option("--out-dir <dir>", "Write <id>.report.json per trajectory into this folder")
+    .example("swerun report runs/run-20250101-120000.traj.json -o report.json")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/report.js")).reportCommand(paths, flags)),
+    );
+  cli
+    .command(
+      "export [...paths]",
+      "Export run folders or trajectories for dashboards (summary) or LLM judges (judge)",
+    )
+    .option("--format <format>", "summary (JSONL) or judge (PATH.md + PATH.full.jsonl)", {
+      default: "summary",
+    })
+    .option("-o, --output <path>", "Output file (summary: default standard output; judge: required)")
+    .example("swerun export runs/my-batch --format judge -o judge")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
+    );
+  cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
     .option("--run-id <id>", "Only containers of this run")
     .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")
     .option("--dry-run", "List them without removing")
     .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
+  cli
+    .command(
+      "runs [action] [...args]",
+      "Track runs: list, show <ref>, compare <ref1> <ref2>, label <ref> <label>, delete <ref>",
+    )
+    .option("--dir <dir>", "Where to look for runs (default: $SWERUN_RUNS_DIR or runs/)")
+    .option("--json", "JSON instead of text")
+    .option("--force", "delete: do not ask")
+    .option("--merge-shards", "Show the shard folders of one run (--shard) as one run")
+    .example("swerun runs compare baseline experiment")
+    .action((action, args, flags) =>
+      run(async () => (await import("./commands/runs.js")).runsCommand(action, args, flags)),
+    );
   cli
     .command("config <action> [key] [value]", "Manage API keys in swerun's global config: set, unset, show")
     .action((action, key, value) =>
@@ -153,13 +198,28 @@ function numberFlag(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : (value as number);
 }
 
+/**
+ * `-w -3` → `-w=-3`: the parser would read a negative number after an option as an unknown option `-3`;
+ * joined, it reaches the option's own check ("--workers: expected a whole number ≥ 1").
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const result: string[] = [];
+  for (const arg of argv) {
+    const previous = result.at(-1);
+    if (/^-\d/.test(arg) && previous && /^-{1,2}[A-Za-z][\w-]*$/.test(previous))
+      result.push(`${result.pop()}=${arg}`);
+    else result.push(arg);
+  }
+  return result;
+}
+
 async function main(): Promise<void> {
   let job: (() => Promise<number>) | undefined;
   const cli = buildCli((next) => {
     job = next;
   });
   try {
-    cli.parse(process.argv, { run: true });
+    cli.parse(joinNegativeValues(process.argv), { run: true });
   } catch (error) {
     process.exitCode = await report(error);
     return;
@@ -174,6 +234,9 @@ async function main(): Promise<void> {
     return;
   }
   try {
+    // Everything printed from here on is redacted, and the credentials swerun can find are known first.
+    (await import("./util/secrets.js")).guardOutputStreams();
+    (await import("./models/keys.js")).registerKnownCredentials();
     process.exitCode = await job();
   } catch (error) {
     process.exitCode = await report(error);

@@ -1,5 +1,6 @@
 import type { Message } from "./messages.js";
 import { writeFileAtomicAsync } from "./util/atomic-write.js";
+import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
 
 export const TRAJECTORY_FORMAT = "mini-swe-agent-1.1";
@@ -29,6 +30,47 @@ export interface Trajectory {
   [key: string]: unknown;
 }
 
+/** `info.config.agent_type` of every swerun trajectory: there is one agent class. */
+export const AGENT_TYPE = "swerun.agent.Agent";
+
+/**
+ * The one builder of a trajectory's `info.config`: the agent's config and what the model and the environment
+ * say about themselves (their `serialize()`; a run that failed before they existed passes what their configs
+ * say, see `serializeModelConfig` and `serializeEnvironmentConfig`).
+ */
+export function trajectoryConfig(
+  agent: Record<string, unknown>,
+  model: { model: Record<string, unknown>; model_type: string },
+  environment: { environment: Record<string, unknown>; environment_type: string },
+): TrajectoryInfo["config"] {
+  return {
+    agent: { ...agent },
+    agent_type: AGENT_TYPE,
+    model: model.model,
+    model_type: model.model_type,
+    environment: environment.environment,
+    environment_type: environment.environment_type,
+  };
+}
+
+/** The one builder of a trajectory's `info`: usage, config, version, and how the run ended (its exit message). */
+export function trajectoryInfo(
+  config: TrajectoryInfo["config"],
+  usage: { cost: number; apiCalls: number },
+  exit: Message | undefined,
+  extra: Record<string, unknown> = {},
+): TrajectoryInfo {
+  const ended = exit?.role === "exit" ? (exit.extra ?? {}) : {};
+  return {
+    model_stats: { instance_cost: usage.cost, api_calls: usage.apiCalls },
+    config,
+    mini_version: swerunVersion(),
+    exit_status: String(ended.exit_status ?? ""),
+    submission: String(ended.submission ?? ""),
+    ...extra,
+  };
+}
+
 const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
 
 /**
@@ -36,9 +78,14 @@ const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
  * a complete trajectory. Messages are append-only, so each is serialized (and redacted) once. The write
  * itself runs in the thread pool while the next step goes on; saves that arrive while one is being
  * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
+ * With a `fallback` path, a write that fails (disk full, folder removed) is retried there and every later
+ * save goes there too: `path` is then the fallback and `failure` says what went wrong with the first path.
  */
 export class TrajectoryWriter {
-  readonly path: string;
+  #path: string;
+  readonly #fallback: string | undefined;
+  /** The first path and why writing it failed, once the writer has moved to its fallback. */
+  failure: { path: string; error: unknown } | undefined;
   readonly #encoded: Buffer[] = [];
   /** `info.config` does not change during a run: its encoding is kept for as long as the object is the same. */
   #config: { value: unknown; json: string } | undefined;
@@ -46,8 +93,14 @@ export class TrajectoryWriter {
   #writing: Promise<void> | undefined;
   #error: unknown;
 
-  constructor(path: string) {
-    this.path = path;
+  constructor(path: string, options: { fallback?: string } = {}) {
+    this.#path = path;
+    this.#fallback = options.fallback;
+  }
+
+  /** Where the trajectory is written (the fallback after a failed write). */
+  get path(): string {
+    return this.#path;
   }
 
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
@@ -92,7 +145,14 @@ export class TrajectoryWriter {
       while (this.#next) {
         const buffers = this.#next;
         this.#next = undefined;
-        await writeFileAtomicAsync(this.path, buffers);
+        try {
+          await writeFileAtomicAsync(this.#path, buffers);
+        } catch (error) {
+          if (this.#fallback === undefined || this.failure) throw error;
+          this.failure = { path: this.#path, error };
+          this.#path = this.#fallback;
+          await writeFileAtomicAsync(this.#path, buffers);
+        }
       }
     } catch (error) {
       this.#error = error;

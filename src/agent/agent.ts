@@ -1,13 +1,5 @@
 import type { AgentConfig } from "../config/schema.js";
 import type { Environment } from "../environments/environment.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
-import { messageCost } from "../messages.js";
-import type { Model } from "../models/model.js";
-import { mkNum } from "../templates/py-number.js";
-import { renderTemplate } from "../templates/render.js";
-import { type TrajectoryInfo, TrajectoryWriter } from "../trajectory.js";
-import { swerunVersion } from "../util/package-root.js";
-import { EventBus, type EventInput } from "./events.js";
 import {
   errorExitMessage,
   exitMessage,
@@ -17,7 +9,19 @@ import {
   Submitted,
   TimeExceeded,
   UserInterruption,
-} from "./exceptions.js";
+} from "../errors.js";
+import { type AgentListener, EventBus, type EventInput } from "../events.js";
+import type { Action, ExecOutput, Message } from "../messages.js";
+import { messageCost } from "../messages.js";
+import type { Model } from "../models/model.js";
+import { mkNum } from "../templates/py-number.js";
+import { renderTemplate } from "../templates/render.js";
+import {
+  type TrajectoryInfo,
+  type TrajectoryWriter,
+  trajectoryConfig,
+  trajectoryInfo,
+} from "../trajectory.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
 
@@ -26,6 +30,10 @@ export interface AgentOptions {
   env: Environment;
   config: AgentConfig;
   bus?: EventBus;
+  /** Subscribed to the bus for this agent's events (a console printer, an event log, a progress display). */
+  subscribers?: AgentListener[];
+  /** Where the trajectory is saved after every step; none: the run is not recorded. */
+  writer?: TrajectoryWriter;
   interaction?: Interaction;
   /** Merged into the trajectory's `info` (e.g. which trajectory a replay came from). */
   info?: Record<string, unknown>;
@@ -45,8 +53,8 @@ export class Agent {
   readonly config: AgentConfig;
   readonly bus: EventBus;
   readonly messages: Message[] = [];
-  cost = 0;
-  nCalls = 0;
+  #cost = 0;
+  #nCalls = 0;
   info: Record<string, unknown>;
   readonly #interaction: Interaction | undefined;
   readonly #extras: Record<string, unknown>;
@@ -66,19 +74,41 @@ export class Agent {
     this.env = options.env;
     this.config = options.config;
     this.bus = options.bus ?? new EventBus();
+    for (const subscriber of options.subscribers ?? []) this.bus.subscribe(subscriber);
     this.#interaction = options.interaction;
     this.info = options.info ?? {};
     this.#extras = options.extras ?? {};
     this.#defaultAgentClass = options.defaultAgentClass ?? "interactive";
-    this.#writer = options.config.output_path ? new TrajectoryWriter(options.config.output_path) : undefined;
+    this.#writer = options.writer;
+  }
+
+  /** Dollars spent on model calls so far. */
+  get cost(): number {
+    return this.#cost;
+  }
+
+  /** Model calls so far (the step count). */
+  get nCalls(): number {
+    return this.#nCalls;
+  }
+
+  /** The writer of this agent's trajectory, if it has one. */
+  get trajectoryWriter(): TrajectoryWriter | undefined {
+    return this.#writer;
   }
 
   /** Runs until an exit message; returns its `extra` (exit_status, submission, ...). Uncaught errors are recorded, then re-thrown. */
   async run(task: string, extraVars: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.#prepare({ task, ...extraVars });
+    // The raw task, for reports (the messages hold only the rendered prompt); mini-swe-agent ignores it.
+    this.info = { ...this.info, task };
     this.#emit({ type: "run_start", task });
-    this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
-    this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
+    try {
+      this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
+      this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
+    } catch (error) {
+      await this.#recover(error); // a template error: recorded and saved, then re-thrown
+    }
     return this.continue();
   }
 
@@ -93,8 +123,8 @@ export class Agent {
   ): void {
     this.#prepare(extraVars);
     this.messages.push(...messages);
-    this.nCalls = usage.nCalls;
-    this.cost = usage.cost;
+    this.#nCalls = usage.nCalls;
+    this.#cost = usage.cost;
   }
 
   #prepare(extraVars: Record<string, unknown>): void {
@@ -156,8 +186,7 @@ export class Agent {
     if (wall_time_limit_seconds > 0 && this.elapsedSeconds() >= wall_time_limit_seconds) {
       throw new TimeExceeded(exitMessage("TimeExceeded"));
     }
-    this.nCalls += 1;
-    const call = this.nCalls;
+    const call = this.#nCalls + 1;
     const started = performance.now();
     this.#emit({ type: "model_call_start", call });
     const finish = (message: Message | undefined) => {
@@ -176,9 +205,12 @@ export class Agent {
     try {
       message = await this.model.query(this.messages, { signal: this.#step.signal });
     } catch (error) {
+      // A stand-in that ends the run instead of answering (replay's end, a human quitting) made no call.
+      if (!(error instanceof InterruptAgentFlow) || error instanceof FormatError) this.#nCalls = call;
       finish(error instanceof FormatError ? error.messages[0] : undefined);
       throw error;
     }
+    this.#nCalls = call;
     finish(message);
     this.#add(message);
     return message;
@@ -264,31 +296,10 @@ export class Agent {
 
   /** The trajectory as mini-swe-agent writes it. */
   serialize(): TrajectoryInfo {
-    const last = this.messages.at(-1);
-    const lastExtra = last?.role === "exit" ? (last.extra ?? {}) : {};
-    this.#config ??= this.#serializeConfig();
-    return {
-      model_stats: { instance_cost: this.cost, api_calls: this.nCalls },
-      config: this.#config,
-      mini_version: swerunVersion(),
-      exit_status: String(lastExtra.exit_status ?? ""),
-      submission: String(lastExtra.submission ?? ""),
-      ...this.info,
-    };
-  }
-
-  /** The configs do not change during a run, so they are serialized once (and the writer encodes them once). */
-  #serializeConfig(): TrajectoryInfo["config"] {
-    const { model, model_type } = this.model.serialize();
-    const { environment, environment_type } = this.env.serialize();
-    return {
-      agent: { ...this.config },
-      agent_type: "swerun.agent.Agent",
-      model,
-      model_type,
-      environment,
-      environment_type,
-    };
+    // The configs do not change during a run, so they are serialized once (and the writer encodes them once).
+    this.#config ??= trajectoryConfig(this.config, this.model.serialize(), this.env.serialize());
+    const usage = { cost: this.#cost, apiCalls: this.#nCalls };
+    return trajectoryInfo(this.#config, usage, this.messages.at(-1), this.info);
   }
 
   save(): void {
@@ -306,7 +317,7 @@ export class Agent {
     if (error instanceof FormatError) {
       // The call was paid before its reply failed to parse; mini-swe-agent's feedback message carries the cost.
       const paid = error.messages[0];
-      if (paid && paid.role !== "assistant") this.cost += messageCost(paid);
+      if (paid && paid.role !== "assistant") this.#cost += messageCost(paid);
       this.#addAll(error.messages);
       this.#formatErrors += 1;
       const content = String(error.messages.at(-1)?.content ?? "");
@@ -361,7 +372,7 @@ export class Agent {
   }
 
   #add(message: Message): void {
-    if (message.role === "assistant") this.cost += messageCost(message);
+    if (message.role === "assistant") this.#cost += messageCost(message);
     this.messages.push(message);
     this.#emit({ type: "message", message });
   }

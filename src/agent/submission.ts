@@ -1,5 +1,5 @@
+import { exitMessage, Submitted } from "../errors.js";
 import type { ExecOutput } from "../messages.js";
-import { exitMessage, Submitted } from "./exceptions.js";
 
 export const SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
 

@@ -1,7 +1,7 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS } from "../environments/docker.js";
-import { closeDockerClient, connectDocker } from "../environments/docker-client.js";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import { processAlive } from "../util/process-alive.js";
 
 export interface CleanupOptions {
@@ -9,6 +9,8 @@ export interface CleanupOptions {
   all?: boolean;
   /** Only the containers of this run (kept ones included). */
   runId?: string;
+  /** With runId: leave the containers kept on purpose (keep_container: true). */
+  skipKept?: boolean;
   /** List what would be removed, remove nothing. */
   dryRun?: boolean;
   /** Where lines go (stdout by default). */
@@ -25,9 +27,11 @@ function age(createdSeconds: number): string {
 
 /** Why a container is left alone without --all, or undefined when it belongs to a run that is over. */
 function reasonToKeep(container: Docker.ContainerInfo, options: CleanupOptions): string | undefined {
-  if (options.all || options.runId) return undefined;
+  if (options.all) return undefined;
   const labels = container.Labels;
-  if (labels[CONTAINER_LABELS.keep] === "true") return "kept on purpose (keep_container: true)";
+  if (labels[CONTAINER_LABELS.keep] === "true" && (!options.runId || options.skipKept))
+    return "kept on purpose (keep_container: true)";
+  if (options.runId) return undefined;
   const host = labels[CONTAINER_LABELS.host];
   const pid = Number(labels[CONTAINER_LABELS.pid]);
   if (host && host !== os.hostname()) return `started on another machine (${host})`;
@@ -89,4 +93,15 @@ export async function runCleanup(options: CleanupOptions = {}): Promise<number> 
   } finally {
     closeDockerClient(docker);
   }
+}
+
+/**
+ * For a batch starting in a folder an earlier run `runId` wrote: removes that run's containers (a kill
+ * leaves them running, or `Created` and never started, which `--rm` does not remove), kept ones excepted.
+ * Returns one line per container removed or not removable.
+ */
+export async function removeLeftoverContainers(runId: string): Promise<string[]> {
+  const lines: string[] = [];
+  await runCleanup({ runId, skipKept: true, print: (line) => lines.push(line) });
+  return lines.filter((line) => line.startsWith("removed ") || line.startsWith("could not remove "));
 }

@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { globalConfigPath, maskSecret, readEnvFile, writeGlobalSetting } from "../models/keys.js";
 
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,16 +1,20 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
+import { checkShards } from "../runs/shards.js";
+import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact, redactedJson, registerSecret } from "../util/secrets.js";
 import { datasetSource } from "./swebench.js";
 
 export interface PredsFlags {
   output?: string;
   dataset?: string;
   split?: string;
+  mergeShards?: boolean;
 }
 
 interface Found {
@@ -39,7 +43,13 @@ function readTrajectory(path: string): Found {
     throw new UserError(`${path}: not valid JSON: ${(error as Error).message}`);
   }
   const info = (data.info ?? {}) as Record<string, unknown>;
-  const config = (info.config ?? {}) as { model?: { model_name?: string; model_class?: string } };
+  const config = (info.config ?? {}) as {
+    model?: { model_name?: string; model_class?: string };
+    environment?: { forward_env?: unknown };
+  };
+  // The values of the variables the run forwarded into its environment are secrets here too.
+  const forwarded = config.environment?.forward_env;
+  if (Array.isArray(forwarded)) for (const name of forwarded) registerSecret(process.env[String(name)]);
   const id =
     typeof data.instance_id === "string"
       ? data.instance_id
@@ -68,6 +78,21 @@ function readTrajectory(path: string): Found {
  */
 export async function predsCommand(paths: string[], flags: PredsFlags): Promise<number> {
   if (paths.length === 0) throw new UserError("give one or more run folders or .traj.json files");
+  if (flags.mergeShards) {
+    const runs = paths.map((path) => {
+      const run = readRun(resolve(path));
+      if (!run) throw new UserError(`--merge-shards: ${path}: not a run folder (no run.json)`);
+      return run;
+    });
+    const { count, missing, twice } = checkShards(runs);
+    if (twice.length > 0)
+      throw new UserError(`--merge-shards: shard ${twice.join(", ")} of ${count} given twice`);
+    process.stderr.write(
+      missing.length > 0
+        ? `${pc.yellow("shards missing:")} ${missing.map((i) => `${i}/${count}`).join(", ")} (their instances are not in the predictions)\n`
+        : `all ${count} shards of the run\n`,
+    );
+  }
   const newest = new Map<string, Found>();
   for (const path of paths) {
     for (const file of trajectoryFiles(resolve(path))) {
@@ -117,8 +142,8 @@ export async function predsCommand(paths: string[], flags: PredsFlags): Promise<
     const output = resolve(flags.output);
     const predictions = entries.map((entry) => entry.prediction);
     const text = output.endsWith(".jsonl")
-      ? predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : "")
-      : `${JSON.stringify(Object.fromEntries(predictions.map((p) => [p.instance_id, p])), null, 2)}\n`;
+      ? redact(predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : ""))
+      : redactedJson(Object.fromEntries(predictions.map((p) => [p.instance_id, p])));
     writeFileAtomic(output, [text]);
     process.stdout.write(`wrote ${output}\n`);
   }

@@ -3,19 +3,13 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import fse from "fs-extra";
 import pc from "picocolors";
-import { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
-import type { Interaction } from "../agent/interaction.js";
+import type { Agent } from "../agent/agent.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { isPlainObject } from "../config/merge.js";
 import { type EnvironmentConfig, modelSchema, type SwerunConfig } from "../config/schema.js";
-import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
-import type { Environment } from "../environments/environment.js";
-import { createEnvironment } from "../environments/index.js";
-import { createModel } from "../models/index.js";
-import type { Model } from "../models/model.js";
+import { OutputPathError, UserError } from "../errors.js";
+import { EventBus } from "../events.js";
 import { isEnvironmentSpec, replayEnvironment } from "../replay/config.js";
 import {
   compareStep,
@@ -27,10 +21,17 @@ import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
-import { newRunId, timestampSlug } from "../util/ids.js";
+import {
+  createRunModel,
+  failedRun,
+  openRun,
+  type RunOptions,
+  type RunResult,
+  type RunSession,
+} from "../run/run.js";
+import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { asList, runOverrides } from "./run.js";
-import { onInterruptSignals } from "./signals.js";
+import { asList, printRunEnd, runError, runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */
 export interface ReplayFlags {
@@ -113,12 +114,6 @@ function defaultOutput(path: string): string {
   return resolve("runs", `${stem}.replay-${timestampSlug()}.traj.json`);
 }
 
-/** The model that carries on after the replay (built before anything runs, so a bad model fails fast). */
-async function continuationModel(config: SwerunConfig, bus: EventBus): Promise<Model> {
-  if (config.agent.mode === "human") return new (await import("../models/human.js")).HumanModel(config.model);
-  return createModel(config.model, { emit: (event) => bus.emit(event) });
-}
-
 interface Setup {
   trajectory: LoadedTrajectory;
   recorded: RecordedRun;
@@ -158,57 +153,14 @@ function setup(path: string, flags: ReplayFlags): Setup {
   return { trajectory, recorded, config, environment, recordedCwd, until, output };
 }
 
-async function startEnvironment(s: Setup): Promise<Environment> {
-  const instanceId =
-    typeof s.trajectory.extras.instance_id === "string" ? s.trajectory.extras.instance_id : undefined;
-  const env = await createEnvironment(s.environment, {
-    runId: newRunId(),
-    ...(instanceId ? { instanceId } : {}),
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-  });
-  const startup = s.config.run.env_startup_command;
-  if (startup) {
-    const output = await env.execute({ command: startup });
-    if (output.returncode !== 0) {
-      await env.close();
-      throw new UserError(
-        `run.env_startup_command failed with exit code ${output.returncode}: ${output.output.trim().slice(-500)}`,
-      );
-    }
+/** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
+async function continueAgent(session: RunSession, agent: Agent): Promise<RunResult> {
+  try {
+    await agent.continue();
+    return await session.finish(agent);
+  } catch (error) {
+    return session.finish(agent, error);
   }
-  return env;
-}
-
-/** What the run needs to hand the replayed conversation over to a model (`--continue`). */
-interface Handover {
-  model: Model;
-  bus: EventBus;
-  env: Environment;
-  config: SwerunConfig;
-  output: string;
-  info: Record<string, unknown>;
-  extras: Record<string, unknown>;
-  interaction: Interaction | undefined;
-  color: boolean;
-}
-
-/**
- * A new agent for the model that carries on: the replayed messages (with the new observations) but not
- * the replay's stop message, and the usage so far, so step and cost limits count from the recorded run's.
- */
-function continuedAgent(replayed: Agent, h: Handover): Agent {
-  const agent = new Agent({
-    model: h.model,
-    env: h.env,
-    config: { ...h.config.agent, ...(h.interaction ? {} : { mode: "yolo" as const }), output_path: h.output },
-    bus: h.bus,
-    info: h.info,
-    extras: h.extras,
-    ...(h.interaction ? { interaction: h.interaction } : {}),
-  });
-  h.bus.subscribe(consolePrinter({ color: h.color, firstStep: replayed.nCalls + 1 }));
-  agent.restore(replayed.messages.slice(0, -1), { nCalls: replayed.nCalls, cost: replayed.cost });
-  return agent;
 }
 
 /**
@@ -223,15 +175,12 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
   const color = Boolean(process.stdout.isTTY);
   const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   const bus = new EventBus();
-  const nextModel = flags.continue ? await continuationModel(config, bus) : undefined;
-  const env = await startEnvironment(s);
+  // The model that carries on is built before anything runs, so a bad model fails fast.
+  const nextModel = flags.continue ? await createRunModel(config, bus) : undefined;
   const docker = environment.environment_class === "docker";
   const cwd = environment.cwd || (docker ? "/" : "");
   const where = docker ? `docker (${environment.image}, cwd ${cwd})` : `local (cwd ${cwd})`;
   const steps = recorded.steps.length;
-  out(
-    `Replaying ${until} of ${steps} steps of ${trajectory.path} (${trajectory.kind}, ${recorded.style} actions) in ${where}`,
-  );
   const table = new ReplayTable(color);
   const comparisons: StepComparison[] = [];
   const replayInfo = {
@@ -243,78 +192,89 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
     replayed_steps: 0,
     divergent_steps: [] as number[],
   };
-  const info = { replay: replayInfo };
-  let agent: Agent | undefined;
-  let continuing = false;
-  const model = new ReplayModel({
-    run: recorded,
-    until,
-    handover: Boolean(flags.continue),
-    observationTemplate: recordedObservationTemplate(trajectory) ?? config.model.observation_template,
-    recordedModel: recordedModelConfig(trajectory),
-    templateVars: env.templateVars(),
-    addMessages: (messages) => agent?.addMessages(...messages),
-    onStep: ({ step, outputs, messages }) => {
-      const cwds = { recorded: s.recordedCwd, replayed: cwd };
-      const comparison = compareStep(step, replayedObservations(outputs, messages), cwds);
-      comparisons.push(comparison);
-      replayInfo.replayed_steps = comparison.step;
-      if (comparison.status === "DIFFERENT") replayInfo.divergent_steps.push(comparison.step);
-      for (const row of table.rows(comparison)) out(row);
+  let replayModel: ReplayModel | undefined;
+  const instanceId =
+    typeof trajectory.extras.instance_id === "string" ? trajectory.extras.instance_id : undefined;
+  const options: RunOptions = {
+    // The environment is the replay's own; model and agent are the continuing model's.
+    // run.setup_dir is copied by the replay itself (prepareLocalCwd), with --cwd and the recorded cwd.
+    config: { ...config, environment, run: { ...config.run, setup_dir: undefined } },
+    output,
+    ...(instanceId ? { instanceId } : {}),
+    info: { replay: replayInfo },
+    extras: trajectory.extras,
+    bus,
+    interactive: tty,
+    handleSignals: true,
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+    model: (env) => {
+      replayModel = new ReplayModel({
+        run: recorded,
+        until,
+        handover: Boolean(flags.continue),
+        observationTemplate: recordedObservationTemplate(trajectory) ?? config.model.observation_template,
+        recordedModel: recordedModelConfig(trajectory),
+        templateVars: env.templateVars(),
+        addMessages: (messages) => session?.agent?.addMessages(...messages),
+        onStep: ({ step, outputs, messages }) => {
+          const cwds = { recorded: s.recordedCwd, replayed: cwd };
+          const comparison = compareStep(step, replayedObservations(outputs, messages), cwds);
+          comparisons.push(comparison);
+          replayInfo.replayed_steps = comparison.step;
+          if (comparison.status === "DIFFERENT") replayInfo.divergent_steps.push(comparison.step);
+          for (const row of table.rows(comparison)) out(row);
+        },
+      });
+      return replayModel;
     },
-  });
-  // Ctrl-C stops a replay; once a model has taken over, it interrupts as in `swerun run`.
-  const signals = onInterruptSignals({
-    interrupt: () => (continuing && tty ? agent?.interrupt() : agent?.stop()),
-    stop: () => agent?.stop(),
-  });
-  let result: Record<string, unknown>;
+  };
+  let session: RunSession | undefined;
+  try {
+    session = await openRun(options);
+  } catch (error) {
+    if (error instanceof OutputPathError) throw error;
+    printRunEnd(await failedRun(options, error));
+    throw runError(error);
+  }
+  const model = replayModel as ReplayModel;
+  out(
+    `Replaying ${until} of ${steps} steps of ${trajectory.path} (${trajectory.kind}, ${recorded.style} actions) in ${where}`,
+  );
+  let continuing = false;
+  let result: RunResult;
   try {
     const limitsOff = {
       step_limit: 0,
       cost_limit: 0,
       wall_time_limit_seconds: 0,
       max_consecutive_format_errors: 0,
+      mode: "yolo" as const,
     };
-    const replayConfig = { ...config.agent, ...limitsOff, mode: "yolo" as const, output_path: output };
-    agent = new Agent({ model, env, config: replayConfig, info, extras: trajectory.extras });
+    let agent = session.createAgent({ agent: limitsOff, interactive: false });
     agent.restore(structuredClone(recorded.prefix), { nCalls: 0, cost: 0 });
     out(table.header());
-    result = await agent.continue();
-    if (agent.nCalls !== model.replayedSteps) {
-      // the call that ended the replay asked no model
-      agent.nCalls = model.replayedSteps;
-      agent.save();
-      await agent.flush();
-    }
-    if (nextModel && result.exit_status === REPLAY_STOPPED) {
+    result = await continueAgent(session, agent);
+    if (nextModel && result.exit_status === REPLAY_STOPPED && result.error === undefined) {
       out(pc.bold(`\n${nextModel.name} takes over after step ${model.replayedSteps}`));
-      const interaction = tty
-        ? new TerminalInteraction(config.agent.mode, config.agent.whitelist_actions, undefined, signals.reset)
-        : undefined;
-      const handover = {
+      // The replayed messages (with the new observations) but not the replay's stop message, and the usage
+      // so far, so step and cost limits count from the recorded run's.
+      const replayed = agent;
+      agent = session.createAgent({
         model: nextModel,
-        bus,
-        env,
-        config,
-        output,
-        info,
-        extras: trajectory.extras,
-        interaction,
-        color,
-      };
-      agent = continuedAgent(agent, handover);
+        subscribers: [consolePrinter({ color, firstStep: replayed.nCalls + 1 })],
+      });
+      agent.restore(replayed.messages.slice(0, -1), { nCalls: replayed.nCalls, cost: replayed.cost });
       continuing = true;
-      result = await agent.continue();
-    } else if (nextModel) {
-      out(`nothing to continue: the replay ended with ${String(result.exit_status)}`);
+      result = await continueAgent(session, agent);
+    } else if (nextModel && result.error === undefined) {
+      out(`nothing to continue: the replay ended with ${result.exit_status}`);
     }
-  } catch (error) {
-    if (agent) process.stderr.write(redact(`trajectory (with the error recorded): ${output}\n`));
-    throw error;
   } finally {
-    signals.dispose();
-    await env.close();
+    await session.close();
+  }
+  if (result.error !== undefined) {
+    printRunEnd(result);
+    throw runError(result.error);
   }
   const stoppedEarly = result.exit_status === REPLAY_STOPPED && model.replayedSteps < steps;
   const report: ReplayReport = {
@@ -344,6 +304,7 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
       : "";
     out(`${pc.bold("workdir:")} ${cwd}${inspect}`);
   }
-  if (report.submission.status === "not_compared") return report.divergent_steps.length > 0 ? 1 : 0;
+  const compared = report.submission.status === "same" || report.submission.status === "different";
+  if (!compared) return report.divergent_steps.length > 0 ? 1 : 0;
   return report.submission.status === "same" ? 0 : 1;
 }

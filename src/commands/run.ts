@@ -1,22 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import fse from "fs-extra";
 import pc from "picocolors";
-import { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
-import type { SwerunConfig } from "../config/schema.js";
-import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
-import type { Environment } from "../environments/environment.js";
-import { createEnvironment } from "../environments/index.js";
-import { createModel } from "../models/index.js";
-import { newRunId, timestampSlug } from "../util/ids.js";
+import { UserError } from "../errors.js";
+import { globalModelStats } from "../models/global-stats.js";
+import { checkOutputPath } from "../run/output.js";
+import { type RunResult, runTask } from "../run/run.js";
+import { TemplateError } from "../templates/render.js";
+import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { agentSignals } from "./signals.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {
@@ -29,6 +23,8 @@ export interface RunFlags {
   costLimit?: number;
   yolo?: boolean;
   exitImmediately?: boolean;
+  /** Write the run's report (swival's shape) here when the run ends, however it ends. */
+  report?: string;
 }
 
 export function asList(value: string | string[] | undefined): string[] {
@@ -53,16 +49,22 @@ export function runOverrides(flags: RunFlags): ConfigOverride[] {
   ];
 }
 
-/** Copies the config's `run.setup_dir` into a fresh temporary directory and makes it the local cwd. */
-function prepareWorkdir(config: SwerunConfig): string | undefined {
-  const setupDir = config.run.setup_dir;
-  if (!setupDir) return undefined;
-  const source = resolve(setupDir);
-  if (!fse.existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
-  const workdir = mkdtempSync(join(tmpdir(), "swerun-"));
-  fse.copySync(source, workdir);
-  if (config.environment.environment_class === "local") config.environment.cwd = workdir;
-  return workdir;
+/** The lines every command prints at the end of a run: exit status, trajectory, and where it really went. */
+export function printRunEnd(result: RunResult): void {
+  process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
+  if (result.trajectoryFailure) {
+    const { path, error } = result.trajectoryFailure;
+    const why = (error as NodeJS.ErrnoException).code ?? String(error);
+    process.stderr.write(
+      redact(`swerun: could not write ${path} (${why}); the trajectory was saved to the fallback path\n`),
+    );
+  }
+  if (result.trajectory) process.stdout.write(`${pc.bold("trajectory:")} ${result.trajectory}\n`);
+}
+
+/** A run that ended with an error: a template error is bad input (exit 2, one line naming the template). */
+export function runError(error: unknown): unknown {
+  return error instanceof TemplateError ? new UserError(error.message) : error;
 }
 
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
@@ -70,59 +72,37 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
   const config = loadConfig(specs, runOverrides(flags));
   const tty = Boolean(process.stdin.isTTY);
-  if (!tty) config.agent.mode = "yolo";
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");
-  config.agent.output_path = resolve(
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before anything is written
+  const output = checkOutputPath(
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
+    flags.output ? "-o" : "agent.output_path",
   );
-  const workdir = prepareWorkdir(config);
-  const runId = newRunId();
-  const bus = new EventBus();
-  bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
-  let agent: Agent | undefined;
-  const signals = agentSignals(() => agent, tty);
-  let env: Environment;
-  try {
-    env = await createEnvironment(config.environment, {
-      runId,
-      onProgress: (line) => process.stderr.write(`${line}\n`),
+  const report = flags.report ? resolve(flags.report) : undefined;
+  if (report && existsSync(report) && statSync(report).isDirectory()) {
+    throw new UserError(`--report: ${flags.report} is a folder; give a file path`);
+  }
+  const result = await runTask(task, {
+    config,
+    output,
+    interactive: tty,
+    handleSignals: true,
+    subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+  });
+  printRunEnd(result);
+  if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
+  if (report) {
+    const { writeRunReport } = await import("../report/write-report.js");
+    writeRunReport(report, result.trajectory ?? output, {
+      task,
+      model: config.model.model_name,
+      error: result.error,
     });
-  } catch (error) {
-    signals.dispose();
-    throw error;
+    process.stderr.write(`report: ${report}\n`);
   }
-  try {
-    if (config.run.env_startup_command) {
-      const output = await env.execute({ command: config.run.env_startup_command });
-      if (output.returncode !== 0) {
-        throw new UserError(
-          `run.env_startup_command failed with exit code ${output.returncode}: ${output.output.trim().slice(-500)}`,
-        );
-      }
-    }
-    const interaction = tty
-      ? new TerminalInteraction(config.agent.mode, config.agent.whitelist_actions, undefined, signals.reset)
-      : undefined;
-    const model =
-      config.agent.mode === "human"
-        ? new (await import("../models/human.js")).HumanModel(config.model)
-        : await createModel(config.model, { emit: (event) => bus.emit(event) });
-    agent = new Agent({ model, env, config: config.agent, bus, interaction });
-    const result = await agent.run(task);
-    const path = config.agent.output_path;
-    process.stdout.write(`${pc.bold("exit status:")} ${String(result.exit_status)}\n`);
-    process.stdout.write(`${pc.bold("trajectory:")} ${path}\n`);
-    if (workdir) process.stdout.write(`${pc.bold("workdir:")} ${workdir}\n`);
-    return 0;
-  } catch (error) {
-    if (agent && config.agent.output_path) {
-      process.stderr.write(redact(`trajectory (with the error recorded): ${config.agent.output_path}\n`));
-    }
-    throw error;
-  } finally {
-    signals.dispose();
-    await env.close();
-  }
+  if (result.error !== undefined) throw runError(result.error);
+  return 0;
 }

@@ -1,19 +1,21 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
-import { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
-import { UserError } from "../agent/exceptions.js";
-import { TerminalInteraction } from "../console/interaction.js";
 import { consolePrinter } from "../console/printer.js";
-import type { Environment } from "../environments/environment.js";
-import { createEnvironment } from "../environments/index.js";
-import { createModel } from "../models/index.js";
+import { UserError } from "../errors.js";
+import { checkOutputPath } from "../run/output.js";
+import { failedRun, type RunResult, runTask } from "../run/run.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
+import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
-import { newRunId } from "../util/ids.js";
-import { agentSignals } from "./signals.js";
-import { datasetDirOf, instancePreparer, loadSwebench, type SwebenchFlags } from "./swebench.js";
+import { printRunEnd, runError } from "./run.js";
+import {
+  checkOutputDir,
+  datasetDirOf,
+  instancePreparer,
+  loadSwebench,
+  type SwebenchFlags,
+} from "./swebench.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;
@@ -37,8 +39,12 @@ export function pickInstance(instances: Instance[], selector: string | undefined
   throw new UserError(`-i ${selector}: no instance with that id`);
 }
 
-/** `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json. */
+/**
+ * `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json.
+ * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
+ */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
@@ -47,39 +53,46 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
   if (flags.exitImmediately) config.agent.confirm_exit = false;
   const outputDir = resolve(flags.output ?? join("runs", "single", id));
-  config.agent.output_path = join(outputDir, `${id}.traj.json`);
+  const output = checkOutputPath(join(outputDir, `${id}.traj.json`), "-o");
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }
-  const prepare = instancePreparer(flags, datasetDirOf(subset));
-  const checkout: Checkout | undefined = await prepare(config, instance);
-  const bus = new EventBus();
-  bus.subscribe(consolePrinter({ color: Boolean(process.stdout.isTTY) }));
-  let agent: Agent | undefined;
-  const signals = agentSignals(() => agent, tty);
-  let env: Environment | undefined;
+  const release = lockOutputDir(outputDir);
+  let checkout: Checkout | undefined;
   try {
-    env = await createEnvironment(config.environment, { runId: newRunId(), instanceId: id });
-    const model = await createModel(config.model, { emit: (event) => bus.emit(event) });
-    const interaction = tty
-      ? new TerminalInteraction(config.agent.mode, config.agent.whitelist_actions, undefined, signals.reset)
-      : undefined;
-    agent = new Agent({ model, env, config: config.agent, bus, interaction, extras: { instance_id: id } });
-    const result = await agent.run(instance.problem_statement, { instance_id: id });
+    const options = {
+      config,
+      output,
+      instanceId: id,
+      vars: { instance_id: id },
+      startupVars: { ...instance },
+      extras: { instance_id: id },
+      interactive: tty,
+      handleSignals: true,
+      subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
+      onProgress: (line: string) => process.stderr.write(`${line}\n`),
+    };
+    let result: RunResult;
+    try {
+      checkout = await instancePreparer(flags, datasetDirOf(subset))(config, instance);
+      result = await runTask(instance.problem_statement, options);
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      result = await failedRun(options, error);
+    }
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({
       model_name_or_path: config.model.model_name || config.model.model_class,
       instance_id: id,
-      model_patch: String(result.submission ?? ""),
+      model_patch: result.submission,
     });
-    process.stdout.write(`${pc.bold("exit status:")} ${String(result.exit_status)}\n`);
-    process.stdout.write(`${pc.bold("trajectory:")} ${config.agent.output_path}\n`);
+    printRunEnd(result);
     process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
     if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
+    if (result.error !== undefined) throw runError(result.error);
     return 0;
   } finally {
-    signals.dispose();
-    await env?.close();
     if (checkout && !flags.keep) checkout.remove();
+    release();
   }
 }

@@ -1,14 +1,16 @@
 import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
-import { UserError } from "../agent/exceptions.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
+import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
 import { asList } from "./run.js";
 
@@ -32,6 +34,7 @@ export interface SwebenchFlags {
   verbose?: boolean;
   imageTemplate?: string;
   repoDir?: string;
+  shard?: string;
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -44,7 +47,7 @@ export function datasetSource(subset: string): string {
 /** Whether a Docker daemon answers (quietly; for choosing the demo's environment). */
 async function dockerAnswers(): Promise<boolean> {
   try {
-    const { connectDocker, closeDockerClient } = await import("../environments/docker-client.js");
+    const { connectDocker, closeDockerClient } = await import("../environments/docker/client.js");
     const docker = await connectDocker(undefined, 3000);
     closeDockerClient(docker);
     return true;
@@ -94,7 +97,7 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
     if (config.environment.environment_class === "docker") {
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
-        const { ensureFixtureImage } = await import("../swebench/fixture-image.js");
+        const { ensureFixtureImage } = await import("../images/fixture-image.js");
         await ensureFixtureImage(config.environment.image, instance, datasetDir);
       }
       return undefined;
@@ -124,6 +127,7 @@ export async function loadSwebench(flags: SwebenchFlags) {
   const subset = flags.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const config = await swebenchConfig({ ...flags, subset }, say);
+  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
   const instances = await loadInstances({
     subset: datasetSource(subset),
     split: flags.split,
@@ -131,19 +135,31 @@ export async function loadSwebench(flags: SwebenchFlags) {
     filter: flags.filter,
     shuffle: flags.shuffle,
     instanceIds: flags.instanceIds,
+    shard: flags.shard,
     onProgress: flags.quiet ? undefined : say,
   });
   return { subset, say, config, instances };
 }
 
+/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
+export function checkOutputDir(dir: string): void {
+  const problem = outputDirProblem(dir);
+  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  const { subset, say, config, instances } = await loadSwebench(flags);
   const workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  if (flags.output) checkOutputDir(resolve(flags.output));
+  const { subset, say, config, instances } = await loadSwebench(flags);
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
-  const outputDir = resolve(flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}`));
+  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
+  const outputDir = resolve(
+    flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
+  );
+  if (!flags.output) checkOutputDir(outputDir);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const summary = await runBatch({
@@ -156,8 +172,17 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     label: flags.label,
     subset,
     split: flags.split ?? "test",
+    dataset: {
+      slice: flags.slice ?? null,
+      filter: flags.filter ?? null,
+      instance_ids: flags.instanceIds ?? null,
+      shuffle: Boolean(flags.shuffle),
+      shard: flags.shard?.replace(/\s+/g, "") ?? null,
+    },
+    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
+    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
   });
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);

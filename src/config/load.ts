@@ -2,8 +2,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
+import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
+import { decodeUtf8 } from "../util/utf8.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import {
   configSchema,
@@ -115,13 +117,22 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   return Object.assign(target, root);
 }
 
+/** A config or template file's text; bytes that are not UTF-8 are refused (not turned into U+FFFD). */
+function readUtf8File(path: string): string {
+  return decodeUtf8(
+    readFileSync(path),
+    (offset, line) => new ConfigError(`${path}: not valid UTF-8 at byte offset ${offset} (line ${line})`),
+  );
+}
+
 /** Reads one YAML config file into a plain object; template values `{file: path}` are read from disk. */
 export function readConfigFile(path: string): Record<string, unknown> {
   let data: unknown;
   try {
     // YAML 1.1, as PyYAML reads it (mini-swe-agent's configs quote 'off' for that reason).
-    data = parseYaml(readFileSync(path, "utf8"), { version: "1.1", maxAliasCount: MAX_YAML_ALIAS_COUNT });
+    data = parseYaml(readUtf8File(path), { version: "1.1", maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if (error instanceof YAMLParseError) {
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "";
       const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
@@ -151,7 +162,7 @@ function resolveTemplateFiles(node: Record<string, unknown>, file: string, prefi
       const candidates = [resolve(dirname(file), value.file), join(packageRoot(), value.file)];
       const found = candidates.find((candidate) => existsSync(candidate));
       if (!found) throw new ConfigError(`${file}: ${keyPath}: template file not found: ${value.file}`);
-      node[key] = readFileSync(found, "utf8");
+      node[key] = readUtf8File(found);
     } else {
       resolveTemplateFiles(value, file, keyPath);
     }
@@ -280,5 +291,17 @@ export function loadConfig(
       `${origin}: model.outputs: required when model_class is ${config.model.model_class}`,
     );
   }
+  registerConfigCredentials(config);
   return config;
+}
+
+/**
+ * Registers the credentials a config holds as secrets, before anything is printed or written:
+ * model_kwargs.api_key, credential-looking extra_headers, and credential-looking environment.env values.
+ */
+function registerConfigCredentials(config: SwerunConfig): void {
+  const kwargs = config.model.model_kwargs;
+  if (typeof kwargs.api_key === "string") registerCredential(kwargs.api_key);
+  if (isPlainObject(kwargs.extra_headers)) registerCredentialEntries(kwargs.extra_headers);
+  registerCredentialEntries(config.environment.env);
 }

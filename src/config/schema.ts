@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dockerEnvironmentSchema } from "../environments/docker-config.js";
+import { dockerEnvironmentSchema } from "../environments/docker/config.js";
 import { modelSchema } from "../models/config.js";
 import { count, environmentBase } from "./common.js";
 

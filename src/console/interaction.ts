@@ -1,6 +1,6 @@
 import pc from "picocolors";
-import { exitMessage, UserInterruption } from "../agent/exceptions.js";
 import type { Interaction } from "../agent/interaction.js";
+import { exitMessage, UserInterruption } from "../errors.js";
 import type { Action } from "../messages.js";
 import { ask, PromptInterrupted } from "./prompt.js";
 

@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import type { AgentEvent, AgentListener } from "../agent/events.js";
+import type { AgentEvent, AgentListener } from "../events.js";
 import type { Message } from "../messages.js";
 import { redact } from "../util/secrets.js";
 

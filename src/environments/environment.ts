@@ -22,3 +22,11 @@ export interface Environment {
   /** Releases what the environment holds (a container, a temp dir). Safe to call twice. */
   close(): Promise<void>;
 }
+
+/** Where a run's containers are labelled from; lets `swerun cleanup` find what a crashed run left. */
+export interface EnvironmentContext {
+  runId: string;
+  instanceId?: string;
+  /** Progress lines (image pulls) for the console. */
+  onProgress?: (line: string) => void;
+}

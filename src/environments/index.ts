@@ -1,12 +1,22 @@
 import type { EnvironmentConfig } from "../config/schema.js";
-import type { Environment } from "./environment.js";
+import { withoutSecrets } from "../util/sanitize.js";
+import type { Environment, EnvironmentContext } from "./environment.js";
 
-/** Where a run's containers are labelled from; lets `swerun cleanup` find what a crashed run left. */
-export interface EnvironmentContext {
-  runId: string;
-  instanceId?: string;
-  /** Progress lines (image pulls) for the console. */
-  onProgress?: (line: string) => void;
+/** `info.config.environment_type` of each environment class, as the classes' `serialize()` write it. */
+export const ENVIRONMENT_TYPES = {
+  local: "swerun.environments.local.LocalEnvironment",
+  docker: "swerun.environments.docker.DockerEnvironment",
+} as const;
+
+/** What an environment of this config would record, for a run that ended before its environment existed. */
+export function serializeEnvironmentConfig(config: EnvironmentConfig): {
+  environment: Record<string, unknown>;
+  environment_type: string;
+} {
+  return {
+    environment: withoutSecrets({ ...config }),
+    environment_type: ENVIRONMENT_TYPES[config.environment_class],
+  };
 }
 
 /** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
@@ -20,7 +30,7 @@ export async function createEnvironment(
       return new LocalEnvironment(config);
     }
     case "docker": {
-      const { DockerEnvironment } = await import("./docker.js");
+      const { DockerEnvironment } = await import("./docker/environment.js");
       return DockerEnvironment.create(config, context);
     }
   }

@@ -1,10 +1,11 @@
+import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import { OutputCollector } from "./output.js";
 import { platformVars } from "./platform.js";
-import { spawnCommand } from "./spawner.js";
+import { reapProcesses, spawnCommand } from "./spawner.js";
 
 export const DEFAULT_LOCAL_INTERPRETER = ["bash", "-c"];
 
@@ -28,9 +29,15 @@ export function timeoutMessage(command: string, timeout: number): string {
   return `Command '${command}' timed out after ${timeout} seconds`;
 }
 
-/** Runs each action as a fresh process group on this machine, stdout and stderr merged in order. */
+/**
+ * Runs each action as a fresh process group on this machine, stdout and stderr merged in order. A timeout
+ * or interrupt kills everything the action started; `close` kills everything the environment's actions
+ * started that still runs (see spawner.ts for how they are found, and what cannot be).
+ */
 export class LocalEnvironment implements Environment {
   readonly config: LocalEnvironmentConfig;
+  /** Marks the processes of this environment's commands (SWERUN_PROCESS_TAG). */
+  readonly #tag = randomBytes(6).toString("hex");
 
   constructor(config: LocalEnvironmentConfig) {
     this.config = config;
@@ -47,6 +54,7 @@ export class LocalEnvironment implements Environment {
       args,
       cwd,
       env: { ...process.env, ...this.config.env },
+      tag: this.#tag,
       onData: (chunk) => collector.push(chunk),
     });
     let killedBecause = "";
@@ -92,5 +100,8 @@ export class LocalEnvironment implements Environment {
     };
   }
 
-  async close(): Promise<void> {}
+  /** Kills what the environment's commands left running (background jobs, daemons). */
+  async close(): Promise<void> {
+    await reapProcesses(this.#tag);
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { lookupSetting } from "./keys.js";
 
 /** Model classes swerun implements, with mini-swe-agent's short names as aliases. */

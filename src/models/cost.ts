@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 
 /** Token counts of one call. `prompt_tokens` includes the cache-read and cache-write tokens. */
 export interface TokenUsage {

@@ -1,5 +1,5 @@
-import { UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model } from "./model.js";

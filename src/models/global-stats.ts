@@ -1,4 +1,4 @@
-import { exitMessage, LimitsExceeded, UserError } from "../agent/exceptions.js";
+import { exitMessage, LimitsExceeded, UserError } from "../errors.js";
 import { lookupSetting, type SettingsContext } from "./keys.js";
 
 /**

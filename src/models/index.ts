@@ -1,6 +1,26 @@
-import type { AgentEvent } from "../agent/events.js";
 import { MODEL_CLASSES, type ModelConfig } from "../config/schema.js";
+import type { AgentEvent } from "../events.js";
+import { withoutSecrets } from "../util/sanitize.js";
+import { globalModelStats } from "./global-stats.js";
 import type { Model } from "./model.js";
+
+/** `info.config.model_type` of each model class, as the classes' `serialize()` write it. */
+export const MODEL_TYPES = {
+  deterministic: "swerun.models.deterministic.DeterministicModel",
+  deterministic_toolcall: "swerun.models.deterministic.DeterministicToolcallModel",
+  openai: "swerun.models.openai.OpenAIModel",
+  openai_textbased: "swerun.models.openai.OpenAIModel",
+  human: "swerun.models.human.HumanModel",
+} as const;
+
+/** What a model of this config would record, for a run that ended before its model existed. */
+export function serializeModelConfig(config: ModelConfig): {
+  model: Record<string, unknown>;
+  model_type: string;
+} {
+  const { outputs: _outputs, ...model } = withoutSecrets(config);
+  return { model, model_type: MODEL_TYPES[MODEL_CLASSES[config.model_class]] };
+}
 
 export interface ModelContext {
   /** Where the model reports retries and other events. */
@@ -9,6 +29,8 @@ export interface ModelContext {
 
 /** Builds the model a config names. The OpenAI client loads only when a real model is used. */
 export async function createModel(config: ModelConfig, context: ModelContext = {}): Promise<Model> {
+  // Reads (and checks) the global limits now: a bad SWERUN_GLOBAL_* value stops the run before any call.
+  globalModelStats();
   const kind = MODEL_CLASSES[config.model_class];
   switch (kind) {
     case "deterministic": {

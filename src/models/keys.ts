@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, join, resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import envPaths from "env-paths";
+import { isCredentialName, registerCredential } from "../util/secrets.js";
 
 /** A setting (API key, base URL, SWERUN_* variable) and where it was found. */
 export interface Setting {
@@ -55,6 +56,24 @@ export function lookupSetting(names: readonly string[], context: SettingsContext
     }
   }
   return undefined;
+}
+
+/**
+ * Registers as secrets the values of every credential-looking setting (`*_API_KEY`, `HF_TOKEN`, ...) in the
+ * process environment, `.env` in the current directory and the global config file: a command may print
+ * them (the local environment passes the whole environment on), and swerun redacts them wherever it writes.
+ */
+export function registerKnownCredentials(context: SettingsContext = {}): void {
+  const env = context.env ?? process.env;
+  const places = [
+    env,
+    readEnvFile(join(context.cwd ?? process.cwd(), ".env")),
+    readEnvFile(globalConfigPath(env)),
+  ];
+  for (const values of places) {
+    for (const [name, value] of Object.entries(values))
+      if (value && isCredentialName(name)) registerCredential(value);
+  }
 }
 
 function quote(value: string): string {

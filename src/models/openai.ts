@@ -1,9 +1,9 @@
 import OpenAI from "openai";
-import type { AgentEvent } from "../agent/events.js";
-import { FormatError, UserError } from "../agent/exceptions.js";
 import type { ModelConfig } from "../config/schema.js";
+import { FormatError, UserError } from "../errors.js";
+import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
-import { redact, registerSecret } from "../util/secrets.js";
+import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { formatErrorTemplate } from "./config.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
@@ -55,7 +55,6 @@ const SENT_FIELDS = [
   "reasoning_content",
   "reasoning_details",
 ];
-const SECRET_HEADER = /auth|key|token|secret|cookie|password/i;
 
 function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== "object" || value === null) return {};
@@ -68,7 +67,7 @@ function stringRecord(value: unknown): Record<string, string> {
 function publicConfig(config: ModelConfig): Record<string, unknown> {
   const { api_key: _key, extra_headers, ...kwargs } = config.model_kwargs;
   const headers = Object.fromEntries(
-    Object.entries(stringRecord(extra_headers)).filter(([name]) => !SECRET_HEADER.test(name)),
+    Object.entries(stringRecord(extra_headers)).filter(([name]) => !isCredentialName(name)),
   );
   const model_kwargs = extra_headers === undefined ? kwargs : { ...kwargs, extra_headers: headers };
   return JSON.parse(redact(JSON.stringify({ ...config, model_kwargs }))) as Record<string, unknown>;
@@ -103,8 +102,8 @@ export class OpenAIModel implements Model {
     const kwargs = config.model_kwargs;
     const headers = stringRecord(kwargs.extra_headers);
     // Registered secrets are redacted from everything swerun writes: trajectories, logs, events, errors.
-    registerSecret(key?.value);
-    for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) registerSecret(value);
+    registerCredential(key?.value);
+    registerCredentialEntries(headers);
     this.#timeoutS =
       typeof kwargs.timeout === "number" && kwargs.timeout > 0 ? kwargs.timeout : config.request_timeout;
     this.#client = new OpenAI({
@@ -188,10 +187,25 @@ export class OpenAIModel implements Model {
       minWaitS: this.config.retry_min_wait,
       maxWaitS: this.config.retry_max_wait,
     };
-    const { response, durationS } = await withRetry(() => this.#request(outgoing, options.signal), policy, {
+    // Failed attempts are recorded on the reply (`extra.retries`) for reports: error and duration each.
+    const retries: Array<{ attempt: number; error: string; duration_s: number; delay_s: number }> = [];
+    let attemptStarted = 0;
+    const attempt = () => {
+      attemptStarted = performance.now();
+      return this.#request(outgoing, options.signal);
+    };
+    const { response, durationS } = await withRetry(attempt, policy, {
       signal: options.signal,
-      onRetry: ({ attempt, error, delayS }) =>
-        this.#emit?.({ type: "model_retry", attempt, error, delay_s: delayS, time: Date.now() / 1000 }),
+      endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
+      onRetry: ({ attempt, error, delayS }) => {
+        retries.push({
+          attempt,
+          error,
+          duration_s: (performance.now() - attemptStarted) / 1000,
+          delay_s: delayS,
+        });
+        this.#emit?.({ type: "model_retry", attempt, error, delay_s: delayS, time: Date.now() / 1000 });
+      },
     });
     const { cost } = await responseCost(response, this.#pricing);
     stats.add(cost);
@@ -208,6 +222,7 @@ export class OpenAIModel implements Model {
         response,
         duration_s: durationS,
         timestamp: Date.now() / 1000,
+        ...(retries.length > 0 ? { retries } : {}),
       },
     };
     const template = formatErrorTemplate(this.config);

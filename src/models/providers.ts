@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { lookupSetting, type SettingsContext } from "./keys.js";
 
 /** One OpenAI-compatible provider, named by its litellm prefix (`groq/llama-3.3-70b-versatile`). */

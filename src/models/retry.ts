@@ -1,5 +1,5 @@
 import { APIConnectionError, APIError } from "openai";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { redact } from "../util/secrets.js";
 
 /** How often and how long a failed model request is retried. */
@@ -94,6 +94,10 @@ const CONTEXT_WINDOW =
  */
 export function classifyError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof TransientModelError || error instanceof ModelRequestError) return error;
+  // A body cut off on the way (a proxy, a dropped connection) is worth another attempt, like a 5xx.
+  if (error instanceof SyntaxError) {
+    return new TransientModelError(`the response was not valid JSON (${oneLine(redact(error.message))})`);
+  }
   if (error instanceof APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
     return new TransientModelError(
@@ -174,7 +178,12 @@ export interface RetryNotice {
 export async function withRetry<T>(
   request: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
-  hooks: { signal?: AbortSignal; onRetry?: (notice: RetryNotice) => void } = {},
+  hooks: {
+    signal?: AbortSignal;
+    onRetry?: (notice: RetryNotice) => void;
+    /** Named when the attempts run out, e.g. `http://host/v1 (model "x")`; never holds the key. */
+    endpoint?: string;
+  } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -183,7 +192,7 @@ export async function withRetry<T>(
       if (!(error instanceof TransientModelError) || hooks.signal?.aborted) throw error;
       if (attempt >= policy.attempts) {
         throw new ModelRetriesExhaustedError(
-          `the model request failed ${attempt} time${attempt === 1 ? "" : "s"}; last error: ${error.message}`,
+          `the model request${hooks.endpoint ? ` to ${hooks.endpoint}` : ""} failed ${attempt} time${attempt === 1 ? "" : "s"}; last error: ${error.message}`,
         );
       }
       const delayS =

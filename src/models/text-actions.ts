@@ -1,4 +1,4 @@
-import { FormatError } from "../agent/exceptions.js";
+import { FormatError } from "../errors.js";
 import type { Action, ExecOutput, Message } from "../messages.js";
 import { renderTemplate } from "../templates/render.js";
 

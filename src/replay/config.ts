@@ -1,4 +1,3 @@
-import { UserError } from "../agent/exceptions.js";
 import {
   ConfigError,
   type ConfigOverride,
@@ -8,7 +7,8 @@ import {
 } from "../config/load.js";
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
-import { dockerEnvironmentSchema } from "../environments/docker-config.js";
+import { dockerEnvironmentSchema } from "../environments/docker/config.js";
+import { UserError } from "../errors.js";
 import type { LoadedTrajectory } from "./load.js";
 
 const CLASS_SHAPES: Record<string, Set<string>> = {

@@ -34,8 +34,9 @@ export interface StepComparison {
 }
 
 export interface SubmissionComparison {
-  status: "same" | "different";
-  recorded: string;
+  /** not_recorded: the trajectory records no submission, so there is nothing to compare (not a divergence). */
+  status: "same" | "different" | "not_recorded";
+  recorded: string | null;
   replayed: string;
   /** Unified diff from the recorded to the replayed submission; empty when they are the same. */
   diff: string;
@@ -110,7 +111,8 @@ export function unifiedDiff(before: string, after: string, from: string, to: str
   return patch.replace(/^={3,}\n/m, "").trimEnd();
 }
 
-export function compareSubmissions(recorded: string, replayed: string): SubmissionComparison {
+export function compareSubmissions(recorded: string | undefined, replayed: string): SubmissionComparison {
+  if (recorded === undefined) return { status: "not_recorded", recorded: null, replayed, diff: "" };
   const same = recorded === replayed;
   return {
     status: same ? "same" : "different",

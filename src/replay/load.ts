@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { UserError } from "../agent/exceptions.js";
 import { isPlainObject } from "../config/merge.js";
+import { UserError } from "../errors.js";
 import type { Message } from "../messages.js";
 import { TRAJECTORY_FORMAT } from "../trajectory.js";
 

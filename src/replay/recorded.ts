@@ -51,7 +51,8 @@ export interface RecordedRun {
   /** The exit message; absent when the run crashed before writing one. Older formats get one synthesized. */
   exit?: Message;
   exitStatus: string;
-  submission: string;
+  /** The recorded submission; undefined when the trajectory records none (no `info.submission`, no exit message). */
+  submission: string | undefined;
   /** Tool-call actions (answered with `role: "tool"`) or text actions. */
   style: "toolcall" | "text";
 }
@@ -173,11 +174,11 @@ function accepts(step: RecordedStep, message: Message): boolean {
   return type === undefined || type === "UserRejection";
 }
 
-/** The recorded submission: `info.submission`, else the exit message's. */
-function submissionOf(trajectory: LoadedTrajectory, exit: Message | undefined): string {
+/** The recorded submission: `info.submission`, else the exit message's; undefined when neither records one. */
+function submissionOf(trajectory: LoadedTrajectory, exit: Message | undefined): string | undefined {
   if (typeof trajectory.info.submission === "string") return trajectory.info.submission;
   const submission = exit ? extraOf(exit).submission : undefined;
-  return typeof submission === "string" ? submission : "";
+  return typeof submission === "string" ? submission : undefined;
 }
 
 /**
@@ -225,7 +226,7 @@ export function recordedRun(
     steps: [],
     trailing: [],
     exitStatus: "",
-    submission: "",
+    submission: undefined,
     style: "text",
   };
   const recordsActions = trajectory.kind === "mini-swe-agent-1.1";

@@ -1,4 +1,4 @@
-import { exitMessage, FormatError, InterruptAgentFlow, Submitted } from "../agent/exceptions.js";
+import { exitMessage, FormatError, InterruptAgentFlow, Submitted } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
 import type { Model } from "../models/model.js";
 import { observationsFor } from "../models/text-actions.js";

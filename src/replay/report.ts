@@ -108,6 +108,8 @@ export class ReplayTable {
     const submission = report.submission;
     if (submission.status === "not_compared") lines.push(`submission: not compared (${submission.reason})`);
     else if (submission.status === "same") lines.push(`submission: ${c.green("same")}`);
+    else if (submission.status === "not_recorded")
+      lines.push("submission: not recorded (the trajectory holds none to compare with)");
     else lines.push(`submission: ${c.red("DIFFERENT")}`, submission.diff);
     return lines;
   }

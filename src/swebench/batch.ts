@@ -1,25 +1,31 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
-import { EventBus } from "../agent/events.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { EventBus } from "../events.js";
+import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { sumMetrics } from "../runs/metrics.js";
+import { agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import { redact } from "../util/secrets.js";
-import type { Instance } from "./dataset.js";
+import { type Instance, repeatedIds } from "./dataset.js";
 import {
   FINISHED_STATUSES,
   type InstanceContext,
   type InstanceResult,
-  recordedStatus,
   runInstance,
+  trajectoryPath,
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
 import type { BatchDisplay } from "./progress.js";
+import { recordedResults, removeStaleTempFiles, restorePredictions } from "./recover.js";
 import { type RunRecord, writeRunRecord } from "./run-record.js";
 
 export interface BatchOptions {
@@ -32,8 +38,17 @@ export interface BatchOptions {
   label?: string;
   subset: string;
   split: string;
+  /** How the instances were selected (recorded in run.json). */
+  dataset?: Omit<DatasetSelection, "subset" | "split">;
+  /** The image name template (recorded in run.json's agent snapshot). */
+  imageTemplate?: string;
   display: BatchDisplay;
   prepare: InstanceContext["prepare"];
+  /**
+   * Removes the Docker containers an earlier run of this folder (`runId`, from its run.json) left behind
+   * when it was killed; returns one line per container removed. Called when the batch starts.
+   */
+  removeContainers?: (runId: string) => Promise<string[]>;
 }
 
 export interface BatchSummary {
@@ -49,25 +64,42 @@ export interface BatchSummary {
  */
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const { outputDir, display } = options;
+  const repeated = repeatedIds(options.instances).map(([id]) => id);
+  if (repeated.length > 0) throw new UserError(`instance ids appear more than once: ${repeated.join(", ")}`);
   const release = lockOutputDir(outputDir);
   const logPath = join(outputDir, "swerun.log");
   const log = (line: string) => appendFileSync(logPath, `${new Date().toISOString()} ${redact(line)}\n`);
-  const preds = new PredictionsFile(join(outputDir, "preds.json"));
+  const say = (line: string) => {
+    display.message(line);
+    log(line);
+  };
   const modelName = options.config.model.model_name || options.config.model.model_class;
+  let preds: PredictionsFile;
+  let results: ReturnType<typeof recordedResults>;
+  try {
+    preds = new PredictionsFile(join(outputDir, "preds.json"));
+    results = recordedResults(outputDir);
+    await recoverFolder(options, preds, results, modelName, say);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const statuses = new Map<string, string[]>();
   const note = (status: string, id: string) => statuses.set(status, [...(statuses.get(status) ?? []), id]);
   const queue: Instance[] = [];
   for (const instance of options.instances) {
-    const previous = recordedStatus(outputDir, instance.instance_id);
+    const previous = results.get(instance.instance_id)?.exit_status;
     if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous))
       note(previous, instance.instance_id);
     else queue.push(instance);
   }
+  const previous = previousRecord(join(outputDir, "run.json"));
+  const cases: Record<string, RunCase> = {};
   const record: RunRecord = {
-    run_id: options.runId,
-    label: options.label ?? null,
+    run_id: previous?.run_id ?? options.runId,
+    label: options.label ?? previous?.label ?? null,
     status: "running",
-    started_at: new Date().toISOString(),
+    started_at: previous?.started_at ?? new Date().toISOString(),
     ended_at: null,
     swerun_version: swerunVersion(),
     model: modelName,
@@ -77,14 +109,39 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     exit_statuses: {},
     total_cost: 0,
     config: withoutSecrets({ ...options.config, model: { ...options.config.model, outputs: undefined } }),
+    agent: agentSnapshot(options.config, options.imageTemplate ?? null),
+    dataset: {
+      subset: options.subset,
+      split: options.split,
+      slice: null,
+      filter: null,
+      instance_ids: null,
+      shuffle: false,
+      ...options.dataset,
+    },
+    cases,
+    totals: sumMetrics([]),
   };
+  // A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them.
+  const runId = record.run_id;
+  // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
+  for (const [status, ids] of statuses) {
+    for (const id of ids) {
+      const earlier = previous?.cases?.[id];
+      cases[id] = earlier && earlier.exit_status === status ? earlier : readCase(outputDir, id, status);
+    }
+  }
   const saveRecord = () => {
     record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
+    const all = Object.values(cases);
+    record.totals = sumMetrics(all.map((c) => c.behaviorMetrics));
+    record.total_cost = Math.round(all.reduce((sum, c) => sum + c.cost, 0) * 1e6) / 1e6;
     writeRunRecord(join(outputDir, "run.json"), record);
   };
   saveRecord();
+  chaosPoint("run-recorded");
   log(
-    `run ${options.runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${options.workers} workers`,
+    `run ${runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${options.workers} workers`,
   );
   display.start(queue.length, options.instances.length - queue.length);
 
@@ -119,6 +176,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
+        if (event.type === "action_start") chaosPoint("action-start");
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
       });
@@ -126,7 +184,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       const result: InstanceResult = await runInstance(instance, {
         config: options.config,
         outputDir,
-        runId: options.runId,
+        runId,
         bus,
         prepare: options.prepare,
         onAgent: (agent) => {
@@ -136,13 +194,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           } else agents.delete(number);
         },
       });
+      chaosPoint("trajectory-renamed");
       preds.set({
         model_name_or_path: modelName,
         instance_id: result.instance_id,
         model_patch: result.submission,
       });
       note(result.exit_status, result.instance_id);
-      record.total_cost += result.cost;
+      cases[result.instance_id] = readCase(outputDir, result.instance_id, result.exit_status, result.cost);
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -158,13 +217,91 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     display.stop();
     const byStatus = Object.fromEntries([...statuses].map(([status, ids]) => [status, [...ids].sort()]));
     writeFileAtomic(join(outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
-      toYaml({ instances_by_exit_status: byStatus }),
+      redact(toYaml({ instances_by_exit_status: byStatus })),
     ]);
     record.status = stopping > 0 ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
-    log(`run ${options.runId}: ${record.status}`);
+    log(`run ${runId}: ${record.status}`);
     release();
   }
   return { statuses, cost: record.total_cost, interrupted: stopping > 0 };
+}
+
+/**
+ * Undoes what a killed earlier run of the folder left: temp files of interrupted writes, its Docker
+ * containers, and preds.json entries that lag behind the trajectories. Says what it did.
+ */
+async function recoverFolder(
+  options: BatchOptions,
+  preds: PredictionsFile,
+  results: ReturnType<typeof recordedResults>,
+  modelName: string,
+  say: (line: string) => void,
+): Promise<void> {
+  const { outputDir } = options;
+  const temps = removeStaleTempFiles(outputDir);
+  if (temps.length > 0)
+    say(`Removed ${temps.length} temp file(s) of interrupted writes: ${temps.join(", ")}`);
+  const previous = previousRun(join(outputDir, "run.json"));
+  const usesDocker = [previous?.environmentClass, options.config.environment.environment_class].includes(
+    "docker",
+  );
+  if (previous?.runId && options.removeContainers && usesDocker) {
+    try {
+      const removed = await options.removeContainers(previous.runId);
+      if (removed.length > 0) {
+        say(`Removed ${removed.length} Docker container(s) left by the earlier run ${previous.runId}:`);
+        for (const line of removed) say(`  ${line}`);
+      }
+    } catch (error) {
+      say(
+        `Could not look for Docker containers left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); remove them later with: swerun cleanup --run-id ${previous.runId}`,
+      );
+    }
+  }
+  const restored = restorePredictions(preds, results, modelName);
+  if (restored.length > 0) {
+    say(
+      `preds.json: restored ${restored.length} entr${restored.length === 1 ? "y" : "ies"} from finished trajectories (the earlier run was stopped before recording them): ${restored.join(", ")}`,
+    );
+  }
+}
+
+/** The run id and environment class in the folder's run.json, if an earlier run wrote one. */
+function previousRun(path: string): { runId: string; environmentClass: string } | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const record = JSON.parse(readFileSync(path, "utf8"));
+    return {
+      runId: typeof record.run_id === "string" ? record.run_id : "",
+      environmentClass: String(record.config?.environment?.environment_class ?? ""),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run.json a previous process left in the folder (a resumed batch keeps its id, label, start and cases). */
+function previousRecord(path: string): Partial<RunRecord> | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path, "utf8"));
+    return typeof record === "object" && record !== null ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An instance's case, read from its trajectory once it has ended. */
+function readCase(outputDir: string, id: string, status: string, cost?: number): RunCase {
+  let trajectory: unknown = {};
+  try {
+    trajectory = JSON.parse(readFileSync(trajectoryPath(outputDir, id), "utf8"));
+  } catch {
+    // no trajectory (an instance that failed before it wrote one): the case records the status alone
+  }
+  const result = caseFromTrajectory(trajectory);
+  result.exit_status = status;
+  if (cost !== undefined && result.cost === 0) result.cost = Math.round(cost * 10000) / 10000;
+  return result;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import type { Instance } from "./dataset.js";
 
 /** A working copy of an instance's repository on this machine, for the local environment. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { hubParquetFiles, isHubDatasetId } from "./hub.js";
 import { readParquetRows } from "./parquet.js";
 import { type Selection, selectInstances } from "./select.js";
@@ -49,7 +49,28 @@ export async function loadInstances(options: LoadOptions): Promise<Instance[]> {
   }
   const instances = records.map((record, index) => checkRecord(record, index, source));
   onProgress(`Loaded ${instances.length} instances from ${source}`);
-  return selectInstances(instances, options);
+  const selected = selectInstances(instances, options);
+  const repeated = repeatedIds(instances, new Set(selected.map((instance) => instance.instance_id)));
+  if (repeated.length > 0) {
+    const shown = repeated.slice(0, 10).map(([id, records]) => `${id} (records ${records.join(", ")})`);
+    throw new UserError(
+      `${source}: instance_id appears more than once: ${shown.join("; ")}${repeated.length > 10 ? `; and ${repeated.length - 10} more` : ""}; give each instance its own id`,
+    );
+  }
+  return selected;
+}
+
+/**
+ * The ids that more than one instance has (only ids in `among`, when given), each with the indexes of its
+ * records: two instances with one id would share a trajectory and a preds.json entry.
+ */
+export function repeatedIds(instances: Instance[], among?: Set<string>): Array<[string, number[]]> {
+  const records = new Map<string, number[]>();
+  for (const [index, instance] of instances.entries()) {
+    if (among && !among.has(instance.instance_id)) continue;
+    records.set(instance.instance_id, [...(records.get(instance.instance_id) ?? []), index]);
+  }
+  return [...records].filter(([, indexes]) => indexes.length > 1);
 }
 
 /** The records of a local .json (an array), .jsonl (one object per line) or .parquet file. */

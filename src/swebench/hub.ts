@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream } from "node:stream/web";
 import envPaths from "env-paths";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { registerSecret } from "../util/secrets.js";
 

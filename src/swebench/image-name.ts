@@ -1,4 +1,4 @@
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 
 /**
  * The image of an instance when its record names none: SWE-bench's prebuilt evaluation images on Docker Hub.

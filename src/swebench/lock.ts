@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { processAlive } from "../util/process-alive.js";
 
 /**

@@ -1,6 +1,6 @@
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 
 /**
  * The rows of a parquet file as plain JSON-like objects: integers that fit a double become numbers (larger

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parsePatch } from "diff";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redactedJson } from "../util/secrets.js";
 
 /** One entry of preds.json, as the SWE-bench harness and sb-cli read it. */
 export interface Prediction {
@@ -10,7 +11,7 @@ export interface Prediction {
   model_patch: string;
 }
 
-/** preds.json: an object keyed by instance id, rewritten atomically after every change. */
+/** preds.json: an object keyed by instance id, rewritten atomically after every change, secrets redacted. */
 export class PredictionsFile {
   readonly path: string;
   readonly entries = new Map<string, Prediction>();
@@ -29,7 +30,7 @@ export class PredictionsFile {
 
   write(): void {
     const object = Object.fromEntries([...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    writeFileAtomic(this.path, [`${JSON.stringify(object, null, 2)}\n`]);
+    writeFileAtomic(this.path, [redactedJson(object)]);
   }
 }
 

@@ -1,5 +1,6 @@
 import pc from "picocolors";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../events.js";
+import { redact } from "../util/secrets.js";
 import type { InstanceResult } from "./instance.js";
 
 /** What the batch tells its display. */
@@ -19,9 +20,10 @@ const formatSeconds = (s: number) => {
 
 /** Without a terminal: one plain line per finished instance (and per action with `verbose`). */
 export function plainDisplay(
-  write: (line: string) => void,
+  writeLine: (line: string) => void,
   options: { quiet?: boolean; verbose?: boolean } = {},
 ): BatchDisplay {
+  const write = (line: string) => writeLine(redact(line));
   let total = 0;
   let done = 0;
   let cost = 0;
@@ -89,7 +91,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
     );
     if (recent.length) out.push(pc.dim(`  recent: ${recent.join(", ")}`));
     const text = out.map((line) => line.slice(0, width + 20)).join("\n");
-    stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${text}\n`);
+    stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${redact(text)}\n`);
     drawn = out.length;
   };
   const timer = setInterval(draw, 250);
@@ -117,7 +119,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       recent.length = Math.min(recent.length, 3);
     },
     message: (line) => {
-      stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${line}\n`);
+      stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${redact(line)}\n`);
       drawn = 0;
       draw();
     },

@@ -1,4 +1,8 @@
+import type { RunCase } from "../runs/case.js";
+import type { BehaviorMetrics } from "../runs/metrics.js";
+import type { AgentSnapshot, DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { redactedJson } from "../util/secrets.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
 export interface RunRecord {
@@ -16,8 +20,17 @@ export interface RunRecord {
   total_cost: number;
   /** The resolved config, with credentials removed. */
   config: Record<string, unknown>;
+  /** What the run was configured with, for `swerun runs compare`. */
+  agent: AgentSnapshot;
+  /** How the instances were selected. */
+  dataset: DatasetSelection;
+  /** One entry per instance that has ended, filled as each ends. */
+  cases: Record<string, RunCase>;
+  /** Behaviour metrics summed over `cases`. */
+  totals: BehaviorMetrics;
 }
 
+/** Writes run.json atomically, secrets redacted (the config has its credential keys removed already). */
 export function writeRunRecord(path: string, record: RunRecord): void {
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  writeFileAtomic(path, [redactedJson(record)]);
 }

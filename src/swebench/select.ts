@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { UserError } from "../agent/exceptions.js";
+import { UserError } from "../errors.js";
 
 /** Which instances to run, from `--filter`, `--instance-ids`, `--slice` and `--shuffle`. */
 export interface Selection {
@@ -11,6 +11,8 @@ export interface Selection {
   shuffle?: boolean;
   /** Comma-separated ids, or the path of a file with one id per line (blank lines and `#` lines skipped). */
   instanceIds?: string;
+  /** `i/n`: after everything else, every n-th instance starting at the i-th (1-based). */
+  shard?: string;
 }
 
 /** The seed of `--shuffle`, as in mini-swe-agent. */
@@ -47,7 +49,28 @@ export function selectInstances<T extends { instance_id: string }>(
     }
     selected = selected.filter((instance) => wanted.has(instance.instance_id));
   }
-  return selection.slice ? applySlice(selected, selection.slice) : selected;
+  if (selection.slice) selected = applySlice(selected, selection.slice);
+  return selection.shard ? applyShard(selected, selection.shard) : selected;
+}
+
+/** `i/n` as numbers, checked: 1 ≤ i ≤ n. */
+export function parseShard(spec: string): { index: number; count: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(spec);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count)
+    throw new UserError(`--shard "${spec}": expected i/n with 1 ≤ i ≤ n, e.g. 2/4`);
+  return { index, count };
+}
+
+/**
+ * Shard `i/n` of the selected instances: the ones at positions i-1, i-1+n, i-1+2n, ... Every machine that
+ * selects the same instances gets the same shards; each instance is in exactly one, and sizes differ by at
+ * most one.
+ */
+export function applyShard<T>(items: T[], spec: string): T[] {
+  const { index, count } = parseShard(spec);
+  return items.filter((_, position) => position % count === index - 1);
 }
 
 function filterRegex(filter: string): RegExp {

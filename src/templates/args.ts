@@ -5,6 +5,18 @@
 
 import { typeError } from "./py-errors.js";
 
+/** A filter: the value left of `|`, then the call's arguments (keywords last, see `splitArgs`). */
+export type FilterFn = (value: unknown, ...args: unknown[]) => unknown;
+
+/** A test: the value left of `is`, then the test's arguments. */
+export type TestFn = (value: unknown, ...args: unknown[]) => boolean;
+
+/** Finds filters and tests by name, for the filters and tests that take another one's name (`map`, `select`). */
+export interface Lookup {
+  filter(name: string): FilterFn | undefined;
+  test(name: string): TestFn | undefined;
+}
+
 export const REQUIRED: unique symbol = Symbol("required");
 
 export type ParamSpec = ReadonlyArray<readonly [name: string, dflt: unknown]>;

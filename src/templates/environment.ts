@@ -4,12 +4,12 @@
  */
 
 import type { Environment } from "nunjucks";
-import { FILTERS } from "./filters.js";
+import { makeGlobals } from "./globals.js";
 import { JinjaCompiler } from "./jinja-compiler.js";
 import { JinjaParser } from "./jinja-parser.js";
 import { nj, type Tokenizer } from "./nunjucks-internals.js";
-import { makeGlobals, RenderContext, RUNTIME } from "./runtime.js";
-import { TESTS } from "./tests.js";
+import { FILTERS, TESTS } from "./registry.js";
+import { RenderContext, RUNTIME } from "./runtime.js";
 
 type Callback = (err: unknown, result?: string) => void;
 type RenderFn = (

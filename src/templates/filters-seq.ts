@@ -1,14 +1,15 @@
-/** Jinja2's filters over sequences and mappings: join, first, last, list, sort, unique, map, select, ... */
+/**
+ * Jinja2's filters over sequences and mappings: join, first, last, list, sort, unique, map, select,
+ * batch, slice, groupby, random, ... (filters.ts lists them all by name).
+ */
 
-import { bindArgs, REQUIRED, splitArgs } from "./args.js";
+import { bindArgs, type FilterFn, type Lookup, REQUIRED, splitArgs } from "./args.js";
 import { pyGetattr, pyGetitem } from "./py-access.js";
 import { PyError, typeError } from "./py-errors.js";
+import { isNumeric, numValue } from "./py-number.js";
 import { iterate, pyAdd, pyEq, pyOrder, truthy } from "./py-ops.js";
-import { isDict, isStr, makeTuple, pyStr } from "./python-values.js";
-import { TESTS } from "./tests.js";
+import { isDict, isStr, makeTuple, namedTuple, pyStr } from "./python-values.js";
 import { isUndefined, undefinedWithHint } from "./undefined.js";
-
-export type FilterFn = (value: unknown, ...args: unknown[]) => unknown;
 
 /** Jinja2's `make_attrgetter`: `"a.b.0"` looks up `a`, then `b`, then item 0. */
 function attrGetter(attribute: unknown, lower = false, dflt?: unknown): (item: unknown) => unknown {
@@ -65,7 +66,7 @@ function minMax(name: string, sign: number): FilterFn {
   };
 }
 
-function selectOrReject(name: string, byAttribute: boolean, keep: boolean): FilterFn {
+function selectOrReject(lookup: Lookup, name: string, byAttribute: boolean, keep: boolean): FilterFn {
   return (value, ...args) => {
     const { positional, kwargs } = splitArgs(args);
     const rest = [...positional];
@@ -74,7 +75,7 @@ function selectOrReject(name: string, byAttribute: boolean, keep: boolean): Filt
     const testName = rest.shift();
     let test: (x: unknown) => boolean = truthy;
     if (testName !== undefined) {
-      const fn = TESTS.get(pyStr(testName));
+      const fn = lookup.test(pyStr(testName));
       if (!fn) throw new PyError("TemplateRuntimeError", `No test named ${pyStr(testName)}.`);
       const extra = kwargs.size > 0 ? [...rest, { ...Object.fromEntries(kwargs), __keywords: true }] : rest;
       test = (x) => fn(x, ...extra);
@@ -83,10 +84,87 @@ function selectOrReject(name: string, byAttribute: boolean, keep: boolean): Filt
   };
 }
 
-export function sequenceFilters(
-  lookupFilter: (name: string) => FilterFn | undefined,
-): Array<[string, FilterFn]> {
+function count(n: unknown): number {
+  if (!isNumeric(n)) throw typeError(`'${typeof n}' object cannot be interpreted as an integer`);
+  return numValue(n);
+}
+
+/** `batch(n, fill_with)`: lists of `n` items; the last one padded with `fill_with` when given. */
+function batch(value: unknown, ...args: unknown[]): unknown[][] {
+  const [linecount, fill] = bindArgs("batch", args, [
+    ["linecount", REQUIRED],
+    ["fill_with", null],
+  ]);
+  const n = count(linecount);
+  const items = iterate(value);
+  const out: unknown[][] = [];
+  for (let i = 0; i < items.length; i += Math.max(1, n)) out.push(items.slice(i, i + n));
+  const last = out[out.length - 1];
+  if (last && fill !== null && last.length < n) while (last.length < n) last.push(fill);
+  return out;
+}
+
+/** `slice(n, fill_with)`: `n` columns of (nearly) equal length; shorter ones padded when `fill_with` is given. */
+function sliceFilter(value: unknown, ...args: unknown[]): unknown[][] {
+  const [slices, fill] = bindArgs("slice", args, [
+    ["slices", REQUIRED],
+    ["fill_with", null],
+  ]);
+  const n = count(slices);
+  const items = iterate(value);
+  const per = Math.floor(items.length / n);
+  const extra = items.length % n;
+  const out: unknown[][] = [];
+  let offset = 0;
+  for (let i = 0; i < n; i++) {
+    const start = offset + i * per;
+    if (i < extra) offset++;
+    const column = items.slice(start, offset + (i + 1) * per);
+    if (fill !== null && i >= extra) column.push(fill);
+    out.push(column);
+  }
+  return out;
+}
+
+/**
+ * `groupby(attribute, default, case_sensitive)`: `(grouper, list)` namedtuples sorted by the key; unless
+ * case-sensitive, strings are grouped ignoring case and the grouper is the first item's own value.
+ */
+function groupby(value: unknown, ...args: unknown[]): unknown[] {
+  const [attribute, dflt, caseSensitive] = bindArgs("groupby", args, [
+    ["attribute", REQUIRED],
+    ["default", null],
+    ["case_sensitive", false],
+  ]);
+  const exact = attrGetter(attribute, false, dflt === null ? undefined : dflt);
+  const key = attrGetter(attribute, !truthy(caseSensitive), dflt === null ? undefined : dflt);
+  const sorted = sortBy([...iterate(value)], key, false);
+  const groups: Array<[unknown, unknown[]]> = [];
+  for (const item of sorted) {
+    const k = key(item);
+    const last = groups[groups.length - 1];
+    if (last && pyEq(last[0], k)) last[1].push(item);
+    else groups.push([k, [item]]);
+  }
+  return groups.map(([k, items]) =>
+    namedTuple(["grouper", "list"], [truthy(caseSensitive) ? k : exact(items[0]), items]),
+  );
+}
+
+/** `random`: a random item of the sequence. */
+function random(value: unknown): unknown {
+  const items = iterate(value);
+  if (items.length === 0) return undefinedWithHint("No random item, sequence was empty.");
+  return items[Math.floor(Math.random() * items.length)];
+}
+
+/** The sequence filters, by name; `lookup` finds the filters and tests `map` and `select` name. */
+export function sequenceFilters(lookup: Lookup): Array<[string, FilterFn]> {
   return [
+    ["batch", batch],
+    ["slice", sliceFilter],
+    ["groupby", groupby],
+    ["random", random],
     [
       "join",
       (value, ...args) => {
@@ -209,16 +287,16 @@ export function sequenceFilters(
         }
         const [name, ...rest] = positional;
         if (name === undefined) throw typeError("map requires a filter argument");
-        const fn = lookupFilter(pyStr(name));
+        const fn = lookup.filter(pyStr(name));
         if (!fn) throw new PyError("TemplateRuntimeError", `No filter named ${pyStr(name)}.`);
         const extra = kwargs.size > 0 ? [...rest, { ...Object.fromEntries(kwargs), __keywords: true }] : rest;
         return iterate(value).map((item) => fn(item, ...extra));
       },
     ],
-    ["select", selectOrReject("select", false, true)],
-    ["reject", selectOrReject("reject", false, false)],
-    ["selectattr", selectOrReject("selectattr", true, true)],
-    ["rejectattr", selectOrReject("rejectattr", true, false)],
+    ["select", selectOrReject(lookup, "select", false, true)],
+    ["reject", selectOrReject(lookup, "reject", false, false)],
+    ["selectattr", selectOrReject(lookup, "selectattr", true, true)],
+    ["rejectattr", selectOrReject(lookup, "rejectattr", true, false)],
     [
       "attr",
       (value, ...args) => {

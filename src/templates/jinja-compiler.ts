@@ -1,17 +1,19 @@
 /**
  * A nunjucks Compiler subclass whose generated code evaluates expressions with Python semantics: every
  * operator, lookup, slice, truth test and `for` loop goes through the `py_*` functions of the private
- * runtime (see runtime.ts) instead of JS operators. Unknown filters and tests fail at compile time.
+ * runtime (see runtime.ts) instead of JS operators. It also compiles the Jinja2 statements nunjucks lacks
+ * (`with`, recursive loops, `set` with unpacking or `ns.attr`). Unknown filters and tests fail at compile
+ * time, except inside an `if` (statement or expression), where Jinja2 raises only if they run.
  */
 
-import { FILTERS } from "./filters.js";
 import { PySlice, PyTruthy } from "./jinja-parser.js";
+import { With } from "./jinja-statements.js";
 import { type AstNode, type CompileFrame, type NodeClass, type NodeList, nj } from "./nunjucks-internals.js";
 import { isIntNumber } from "./py-number.js";
-import { TESTS } from "./tests.js";
+import { FILTERS, TESTS } from "./registry.js";
 
 const N = nj.nodes;
-const CUSTOM_NODES = [PySlice, PyTruthy];
+const CUSTOM_NODES = [PySlice, PyTruthy, With];
 const BINARY_OPS: Record<string, string> = {
   Add: "py_add",
   Sub: "py_sub",
@@ -40,6 +42,19 @@ function field(node: AstNode, name: string): AstNode {
 const BaseCompiler = nj.compiler.Compiler;
 
 export class JinjaCompiler extends BaseCompiler {
+  /** Inside an `if` branch or an inline if (Jinja2's "soft" frame): unknown filters fail only at run time. */
+  private soft = false;
+
+  private withSoft(soft: boolean, fn: () => void): void {
+    const saved = this.soft;
+    this.soft = soft;
+    try {
+      fn();
+    } finally {
+      this.soft = saved;
+    }
+  }
+
   override assertType(
     node: AstNode,
     ...types: Parameters<InstanceType<typeof BaseCompiler>["assertType"]>[1][]
@@ -108,12 +123,31 @@ export class JinjaCompiler extends BaseCompiler {
 
   override compileIf(node: AstNode, frame: CompileFrame, async?: boolean): void {
     node.cond = new PyTruthy(node.lineno, node.colno, node.cond);
-    super.compileIf(node, frame, async);
+    this.withSoft(true, () => super.compileIf(node, frame, async));
   }
 
   override compileInlineIf(node: AstNode, frame: CompileFrame): void {
     node.cond = new PyTruthy(node.lineno, node.colno, node.cond);
-    super.compileInlineIf(node, frame);
+    this.withSoft(true, () => super.compileInlineIf(node, frame));
+  }
+
+  override compileMacro(node: AstNode, frame: CompileFrame): void {
+    this.withSoft(false, () => super.compileMacro(node, frame));
+  }
+
+  override compileCaller(node: AstNode, frame: CompileFrame): void {
+    this.withSoft(false, () => super.compileCaller(node, frame));
+  }
+
+  override compileCapture(node: AstNode, frame: CompileFrame): void {
+    this.withSoft(false, () => super.compileCapture(node, frame));
+  }
+
+  /** An unknown filter or test: a compile error, or in a soft frame a call that raises when it runs. */
+  private unknown(kind: "filter" | "test", name: string, node: AstNode): boolean {
+    if (!this.soft) this.fail(`no ${kind} named '${name}'`, node.lineno, node.colno);
+    this._emit(`runtime.py_unknown(${JSON.stringify(kind)}, ${JSON.stringify(name)})`);
+    return true;
   }
 
   compileCompare(node: AstNode, frame: CompileFrame): void {
@@ -138,7 +172,7 @@ export class JinjaCompiler extends BaseCompiler {
   compileIs(node: AstNode, frame: CompileFrame): void {
     const test = field(node, "right");
     const name = field(test, "name").value as string;
-    if (!TESTS.has(name)) this.fail(`no test named '${name}'`, test.lineno, test.colno);
+    if (!TESTS.has(name) && this.unknown("test", name, test)) return;
     this._emit(`(env.getTest(${JSON.stringify(name)}).call(context, `);
     this._compileExpression(field(node, "left"), frame);
     for (const arg of children(test.args)) {
@@ -150,7 +184,7 @@ export class JinjaCompiler extends BaseCompiler {
 
   override compileFilter(node: AstNode, frame: CompileFrame): void {
     const name = field(node, "name").value as string;
-    if (!FILTERS.has(name)) this.fail(`no filter named '${name}'`, node.lineno, node.colno);
+    if (!FILTERS.has(name) && this.unknown("filter", name, node)) return;
     super.compileFilter(node, frame);
   }
 
@@ -199,6 +233,15 @@ export class JinjaCompiler extends BaseCompiler {
     }
   }
 
+  /** A call; unlike nunjucks, the callee's name (only used in messages) is not emitted into the code. */
+  compileFunCall(node: AstNode, frame: CompileFrame): void {
+    this._emit(`(lineno = ${node.lineno}, colno = ${node.colno}, runtime.callWrap(`);
+    this._compileExpression(field(node, "name"), frame);
+    this._emit(', "", context, ');
+    this._compileAggregate(field(node, "args"), frame, "[", "])");
+    this._emit(")");
+  }
+
   compilePySlice(node: AstNode, frame: CompileFrame): void {
     const get = (name: string): AstNode | null => (node[name] as AstNode | null) ?? null;
     this.call("py_slice", frame, field(node, "target"), get("start"), get("stop"), get("step"));
@@ -207,30 +250,102 @@ export class JinjaCompiler extends BaseCompiler {
   override compileLiteral(node: AstNode, frame?: CompileFrame): void {
     if (node.isFloat === true && isIntNumber(node.value as number))
       this._emit(`runtime.py_float(${String(node.value)})`);
+    else if (typeof node.value === "bigint") this._emit(`${node.value}n`);
     else super.compileLiteral(node, frame);
   }
 
+  /**
+   * `{% set %}`: one name, several names unpacking the value (`{% set k, v = pair %}`), or a namespace
+   * attribute (`{% set ns.count = ns.count + 1 %}`). Names are stored as nunjucks stores them (frame, and
+   * the context at top level).
+   */
   override compileSet(node: AstNode, frame: CompileFrame): void {
-    for (const target of node.targets as AstNode[]) {
+    const targets = node.targets as AstNode[];
+    const value = this._tmpid();
+    this._emit(`var ${value} = `);
+    if (node.value) this._compileExpression(field(node, "value"), frame);
+    else this.compile(field(node, "body"), frame);
+    this._emitLine(";");
+    const values = targets.length === 1 ? [value] : targets.map((_, i) => `${value}_u[${i}]`);
+    if (targets.length > 1)
+      this._emitLine(`var ${value}_u = runtime.py_unpack(${value}, ${targets.length});`);
+    targets.forEach((target, i) => {
+      const v = values[i] as string;
+      if (is(target, N.LookupVal) && target.dot) {
+        this._emit("runtime.py_setattr(");
+        this._compileExpression(field(target, "target"), frame);
+        this._emitLine(`, ${JSON.stringify(field(target, "val").value)}, ${v});`);
+        return;
+      }
       if (!is(target, N.Symbol))
         this.fail("can only assign to names in {% set %}", target.lineno, target.colno);
-    }
-    super.compileSet(node, frame);
+      const name = target.value as string;
+      const quoted = JSON.stringify(name);
+      const id = frame.lookup(name);
+      if (id) this._emitLine(`${id} = ${v};`);
+      this._emitLine(`frame.set(${quoted}, ${v}, true);`);
+      this._emitLine(`if (frame.topLevel) { context.setVariable(${quoted}, ${v});`);
+      if (!name.startsWith("_")) this._emitLine(`context.addExport(${quoted}, ${v});`);
+      this._emitLine("}");
+    });
+  }
+
+  /** `{% with a = x %}`: the values are computed first, then bound in a scope of their own. */
+  compileWith(node: AstNode, outer: CompileFrame): void {
+    const targets = node.targets as AstNode[];
+    const ids = (node.values as AstNode[]).map((value) => {
+      const id = this._tmpid();
+      this._emit(`var ${id} = `);
+      this._compileExpression(value, outer);
+      this._emitLine(";");
+      return id;
+    });
+    this._emitLine("frame = frame.push(true);");
+    targets.forEach((t, i) => {
+      this._emitLine(`frame.set(${JSON.stringify(t.value)}, ${ids[i]});`);
+    });
+    const frame = outer.push();
+    this.withSoft(false, () => this._withScopedSyntax(() => this.compile(field(node, "body"), frame)));
+    this._emitLine("frame = frame.pop();");
   }
 
   /**
-   * `{% for a[, b] in items [if cond] %}...{% else %}...{% endfor %}` with Python iteration (strings by
-   * code point, dicts by key), tuple unpacking, Jinja2's `loop` object, and a scope of its own (a
-   * `{% set %}` inside the loop does not change the variable outside it).
+   * `{% for a[, b] in items [if cond] [recursive] %}...{% else %}...{% endfor %}` with Python iteration
+   * (strings by code point, dicts by key), tuple unpacking, Jinja2's `loop` object, and a scope of its
+   * own (a `{% set %}` inside the loop does not change the variable outside it). A recursive loop is
+   * compiled as a function that `loop(children)` calls again, one level deeper.
    */
   compileFor(node: AstNode, outer: CompileFrame): void {
     if (node.typename !== "For") this.fail("unknown tag", node.lineno, node.colno);
-    let source = field(node, "arr");
-    let cond: AstNode | null = null;
-    if (is(source, N.InlineIf) && source.else_ === null) {
-      cond = field(source, "cond");
-      source = field(source, "body");
+    const source = field(node, "arr");
+    if (!node.recursive) {
+      this.withSoft(false, () => this.compileLoop(node, outer, (emit) => emit(source)));
+      return;
     }
+    const fn = this._tmpid();
+    const buffer = this.buffer;
+    this._emitLine(`var ${fn} = function (${fn}_items, ${fn}_depth) {`);
+    this.buffer = `${fn}_out`;
+    this._emitLine(`var ${this.buffer} = "";`);
+    this.withSoft(false, () =>
+      this.compileLoop(node, outer, () => this._emit(`${fn}_items`), `${fn}_depth, ${fn}`),
+    );
+    this._emitLine(`return ${this.buffer};`);
+    this._emitLine("};");
+    this.buffer = buffer;
+    this._emit(`${buffer} += ${fn}(`);
+    this._compileExpression(source, outer);
+    this._emitLine(", 1);");
+  }
+
+  /** The loop itself; `iterable` emits the expression to iterate, `loopArgs` extra LoopContext arguments. */
+  private compileLoop(
+    node: AstNode,
+    outer: CompileFrame,
+    iterable: (emit: (n: AstNode) => void) => void,
+    loopArgs?: string,
+  ): void {
+    const cond = (node.cond as AstNode | null | undefined) ?? null;
     const target = field(node, "name");
     const names = is(target, N.Array)
       ? children(target).map((c) => c.value as string)
@@ -252,10 +367,10 @@ export class JinjaCompiler extends BaseCompiler {
         this._emitLine(`var ${ids[k]} = ${loop}_u[${k}]; frame.set(${JSON.stringify(name)}, ${ids[k]});`);
       });
     };
-    this._emitLine("frame = frame.push(true);");
     this._emit(`var ${arr} = runtime.py_iterate(`);
-    this._compileExpression(source, frame);
+    iterable((n) => this._compileExpression(n, outer));
     this._emitLine(");");
+    this._emitLine("frame = frame.push(true);");
     if (cond !== null) {
       this._emitLine(`var ${arr}_f = [];`);
       this._emitLine(`for (var ${i} = 0; ${i} < ${arr}.length; ${i}++) {`);
@@ -266,7 +381,7 @@ export class JinjaCompiler extends BaseCompiler {
       this._emitLine("}");
       this._emitLine(`${arr} = ${arr}_f;`);
     }
-    this._emitLine(`var ${loop} = runtime.py_loop(${arr});`);
+    this._emitLine(`var ${loop} = runtime.py_loop(${arr}${loopArgs ? `, ${loopArgs}` : ""});`);
     this._emitLine(`for (var ${i} = 0; ${i} < ${arr}.length; ${i}++) {`);
     // Each iteration gets a fresh scope, as in Jinja2: a `{% set %}` does not carry over to the next one.
     this._emitLine("frame = frame.push(true);");

@@ -1,21 +1,14 @@
 /**
- * A nunjucks Parser subclass that reads Jinja2 syntax where nunjucks differs: `True`/`False`/`None`
- * literals, Python slices `x[a:b:c]`, tuples, trailing commas, Jinja2's operator precedence (`~` binds
- * tighter than `+`, `%` as tight as `*`, tests bind like filters), `x is test arg`, Python number
- * literals, and `{% raw %}` with whitespace control. The overrides live on this private subclass;
- * nunjucks itself is not patched.
+ * The Jinja2 parser: a nunjucks Parser subclass that reads Jinja2 expressions where nunjucks differs:
+ * `True`/`False`/`None` literals, Python slices `x[a:b:c]`, tuples, trailing commas, Jinja2's operator
+ * precedence (`~` binds tighter than `+`, `%` as tight as `*`, tests bind like filters), `x is test arg`
+ * and Python number literals. Statements (`with`, `for`, `set`, `filter`, `raw`) are read by its base
+ * class in jinja-statements.ts. The overrides live on these private subclasses; nunjucks itself is not
+ * patched.
  */
 
-import { jinjaTokenizer } from "./jinja-lexer.js";
-import {
-  type AstNode,
-  type NodeClass,
-  type NodeList,
-  nj,
-  T,
-  type Token,
-  type Tokenizer,
-} from "./nunjucks-internals.js";
+import { StatementParser } from "./jinja-statements.js";
+import { type AstNode, type NodeClass, type NodeList, nj, T, type Token } from "./nunjucks-internals.js";
 
 const N = nj.nodes;
 
@@ -30,25 +23,14 @@ const NAMED_LITERALS = new Map<string, unknown>([
   ["None", null],
 ]);
 const NOT_TEST_ARGS = new Set(["else", "or", "and", "if"]);
-const NUNJUCKS_ONLY_TAGS = new Set(["verbatim", "ifAsync", "asyncEach", "asyncAll", "switch"]);
-const ENDRAW_RE = /\{%[-+]?\s*endraw\s*(-?)[+]?%\}/;
 
-const BaseParser = nj.parser.Parser;
+/** A number literal's value: ints beyond 2**53 become bigints so that they stay exact. */
+function numberLiteral(text: string, isFloat: boolean): number | bigint {
+  const n = Number(text);
+  return isFloat || Number.isSafeInteger(n) ? n : BigInt(text);
+}
 
-export class JinjaParser extends BaseParser {
-  constructor(tokens: Tokenizer) {
-    jinjaTokenizer(tokens);
-    super(tokens);
-  }
-
-  override parseStatement(): AstNode | null {
-    const tok = this.peekToken();
-    if (tok?.type === T.SYMBOL && NUNJUCKS_ONLY_TAGS.has(tok.value)) {
-      this.fail(`unknown tag '${tok.value}'`, tok.lineno, tok.colno);
-    }
-    return super.parseStatement();
-  }
-
+export class JinjaParser extends StatementParser {
   override parsePrimary(noPostfix?: boolean): AstNode {
     const tok = this.peekToken();
     let node: AstNode | null = null;
@@ -62,9 +44,12 @@ export class JinjaParser extends BaseParser {
     ) {
       this.nextToken();
       const text = this.readNumber(tok);
-      node = new N.Literal(tok.lineno, tok.colno, Number(text.replaceAll("_", "")));
-      node.isFloat = /[.eE]/.test(text);
+      const isFloat = /[.eE]/.test(text);
+      node = new N.Literal(tok.lineno, tok.colno, numberLiteral(text.replaceAll("_", ""), isFloat));
+      node.isFloat = isFloat;
       return noPostfix ? node : this.parsePostfix(node);
+    } else if (tok?.type === T.INT) {
+      node = new N.Literal(tok.lineno, tok.colno, numberLiteral(tok.value, false));
     }
     if (node === null) return super.parsePrimary(noPostfix);
     this.nextToken();
@@ -300,21 +285,5 @@ export class JinjaParser extends BaseParser {
     }
     if (Kind === N.Group && (sawComma || node.children.length === 0)) node.isTuple = true;
     return node;
-  }
-
-  /** Jinja2's raw block: ends at the first `endraw`; `-` strips whitespace inside and after it. */
-  override parseRaw(): AstNode {
-    const begun = this.advanceAfterBlockEnd();
-    const stripStart = this.dropLeadingWhitespace;
-    this.dropLeadingWhitespace = false;
-    const rest = this.tokens.currentStr();
-    const m = ENDRAW_RE.exec(rest);
-    if (!m) this.fail("missing end of raw directive", begun.lineno, begun.colno);
-    let text = rest.slice(0, m.index);
-    if (stripStart) text = text.replace(/^\s+/, "");
-    if (m[0].startsWith("{%-")) text = text.replace(/\s+$/, "");
-    this.tokens.forwardN(m.index + m[0].length);
-    this.dropLeadingWhitespace = m[1] === "-";
-    return new N.Output(begun.lineno, begun.colno, [new N.TemplateData(begun.lineno, begun.colno, text)]);
   }
 }

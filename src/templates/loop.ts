@@ -1,18 +1,38 @@
-/** Jinja2's `loop` variable inside `{% for %}`: one object per loop, advanced on each iteration. */
+/**
+ * Jinja2's `loop` variable inside `{% for %}`: one object per loop, advanced on each iteration. In a
+ * `recursive` loop, `loop(items)` renders the loop body for `items` one level deeper.
+ */
 
-import { typeError } from "./py-errors.js";
+import { PyError, typeError } from "./py-errors.js";
 import { pyEq } from "./py-ops.js";
 import { undefinedWithHint } from "./undefined.js";
 
 export class LoopContext {
+  /** The class name Jinja2 error messages use. */
+  static readonly pyQualName = "jinja2.runtime.LoopContext";
   readonly #items: readonly unknown[];
+  readonly #recurse: ((items: unknown, depth: number) => string) | undefined;
   #index0 = 0;
   #lastChanged: unknown[] | undefined;
-  readonly depth = 1;
-  readonly depth0 = 0;
+  readonly depth: number;
 
-  constructor(items: readonly unknown[]) {
+  constructor(items: readonly unknown[], depth = 1, recurse?: (items: unknown, depth: number) => string) {
     this.#items = items;
+    this.depth = depth;
+    this.#recurse = recurse;
+  }
+
+  get depth0(): number {
+    return this.depth - 1;
+  }
+
+  /** `loop(items)` in a recursive loop. */
+  __call__(args: unknown[]): string {
+    if (!this.#recurse)
+      throw typeError("The loop must have the 'recursive' marker to be called recursively.");
+    if (args.length !== 1)
+      throw new PyError("TypeError", `loop() takes exactly 1 argument (${args.length} given)`);
+    return this.#recurse(args[0], this.depth + 1);
   }
 
   /** Moves to iteration `i` (0-based); returns this. */

@@ -69,6 +69,10 @@ export interface ParserBase {
   parseSignature(tolerant?: boolean, noParens?: boolean): NodeList;
   parseStatement(): AstNode | null;
   parseRaw(tagName?: string): AstNode;
+  parseOr(): AstNode;
+  parseUntilBlocks(...names: string[]): NodeList;
+  parseFilterName(): AstNode;
+  parseFilterArgs(node: AstNode): AstNode[];
   parseAsRoot(): NodeList;
 }
 
@@ -88,6 +92,10 @@ export interface CompilerBase {
   compileLiteral(node: AstNode, frame?: CompileFrame): void;
   compileFilter(node: AstNode, frame: CompileFrame): void;
   compileSet(node: AstNode, frame: CompileFrame): void;
+  compileMacro(node: AstNode, frame: CompileFrame): void;
+  compileCaller(node: AstNode, frame: CompileFrame): void;
+  compileCapture(node: AstNode, frame: CompileFrame): void;
+  buffer: string;
   getCode(): string;
 }
 
@@ -126,6 +134,10 @@ const NODE_NAMES = [
   "Div",
   "FloorDiv",
   "Mod",
+  "For",
+  "Set",
+  "Capture",
+  "Filter",
 ] as const;
 
 interface Internals {

@@ -4,10 +4,11 @@
  * e.g. `'dict object' has no attribute 'nope'` or `list object has no element 5`.
  */
 
+import { Namespace } from "./namespace.js";
 import { dictMethod, listMethod, strMethod } from "./py-methods.js";
 import { isNumeric, numValue } from "./py-number.js";
 import { codePoints, hasSurrogates, strRepr } from "./py-string.js";
-import { isDict, isStr, objectTypeRepr, pyRepr } from "./python-values.js";
+import { isDict, isStr, namedField, objectTypeRepr, pyRepr, viewKind } from "./python-values.js";
 import { checkDefined, JinjaUndefined } from "./undefined.js";
 
 function missing(obj: unknown, name: unknown): JinjaUndefined {
@@ -34,9 +35,11 @@ export function pyGetattr(obj: unknown, name: string): unknown {
   checkDefined(obj);
   if (obj === null || obj === undefined) return missing(null, name);
   if (isStr(obj)) return present(strMethod(obj.toString(), name), obj, name);
-  if (Array.isArray(obj)) return present(listMethod(obj, name), obj, name);
+  if (Array.isArray(obj)) return present(namedField(obj, name) ?? listMethod(obj, name), obj, name);
   if (isDict(obj))
     return present(dictMethod(obj, name) ?? (Object.hasOwn(obj, name) ? obj[name] : undefined), obj, name);
+  if (obj instanceof Namespace)
+    return present(Object.hasOwn(obj.attrs, name) ? obj.attrs[name] : undefined, obj, name);
   if (typeof obj === "object") return present(objectAttr(obj, name), obj, name);
   return missing(obj, name);
 }
@@ -59,7 +62,7 @@ export function pyGetitem(obj: unknown, key: unknown): unknown {
     const cps = hasSurrogates(s) ? codePoints(s) : s;
     const i = sequenceIndex(cps.length, key);
     if (i !== undefined) return cps[i];
-  } else if (Array.isArray(obj)) {
+  } else if (Array.isArray(obj) && !viewKind(obj)) {
     const i = sequenceIndex(obj.length, key);
     if (i !== undefined) return obj[i];
   } else if (isDict(obj)) {

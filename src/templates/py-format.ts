@@ -1,8 +1,8 @@
 /** Python's printf-style string formatting: `'%s: %5.2f' % (name, value)` and `'%(key)s' % mapping`. */
 
 import { typeError, valueError } from "./py-errors.js";
-import { formatFixed, isNumeric, numValue } from "./py-number.js";
-import { codePoints, cpLength } from "./py-string.js";
+import { formatExp, formatFixed, isNumeric, numValue } from "./py-number.js";
+import { codePoints, cpLength, toAscii } from "./py-string.js";
 import { isDict, isStr, isTuple, pyRepr, pyStr, typeName } from "./python-values.js";
 import { checkDefined } from "./undefined.js";
 
@@ -30,18 +30,11 @@ function signOf(negative: boolean, flags: string): string {
   return flags.includes(" ") ? " " : "";
 }
 
-function expForm(x: number, digits: number, upper: boolean): string {
-  const [m = "", e = "0"] = x.toExponential(digits).split("e");
-  const n = Number(e);
-  const s = `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
-  return upper ? s.toUpperCase() : s;
-}
-
-function generalForm(x: number, precision: number, alt: boolean, upper: boolean): string {
+function generalForm(x: number, precision: number, alt: boolean): string {
   const p = precision === 0 ? 1 : precision;
   if (x === 0) return alt ? `0.${"0".repeat(p - 1)}` : "0";
   const exp = Number(x.toExponential(p - 1).split("e")[1]);
-  const s = exp >= -4 && exp < p ? formatFixed(x, p - 1 - exp) : expForm(x, p - 1, upper);
+  const s = exp >= -4 && exp < p ? formatFixed(x, p - 1 - exp) : formatExp(x, p - 1);
   return alt ? s : stripZeros(s);
 }
 
@@ -63,7 +56,8 @@ function formatOne(value: unknown, spec: Spec): string {
     case "s":
     case "r":
     case "a": {
-      const text = type === "s" ? pyStr(checkDefined(value)) : pyRepr(value);
+      const text =
+        type === "s" ? pyStr(checkDefined(value)) : type === "a" ? toAscii(pyRepr(value)) : pyRepr(value);
       return pad(
         precision === undefined ? text : codePoints(text).slice(0, precision).join(""),
         "",
@@ -81,9 +75,14 @@ function formatOne(value: unknown, spec: Spec): string {
     case "o":
     case "x":
     case "X": {
-      const n = Math.trunc(number(value, type));
+      checkDefined(value);
+      const n = typeof value === "bigint" ? value : Math.trunc(number(value, type));
       const base = type === "o" ? 8 : type === "x" || type === "X" ? 16 : 10;
-      let body = Math.abs(n) >= 1e21 ? BigInt(Math.abs(n)).toString(base) : Math.abs(n).toString(base);
+      const magnitude = n < 0 ? -n : n;
+      let body =
+        typeof magnitude === "number" && magnitude >= 1e21
+          ? BigInt(magnitude).toString(base)
+          : magnitude.toString(base);
       if (precision !== undefined) body = body.padStart(precision, "0");
       if (flags.includes("#") && base !== 10) body = (base === 8 ? "0o" : "0x") + body;
       if (type === "X") body = body.toUpperCase();
@@ -96,8 +95,8 @@ function formatOne(value: unknown, spec: Spec): string {
       let body: string;
       if (!Number.isFinite(x)) body = Number.isNaN(x) ? "nan" : "inf";
       else if (type === "f" || type === "F") body = formatFixed(Math.abs(x), p);
-      else if (type === "e" || type === "E") body = expForm(Math.abs(x), p, upper);
-      else body = generalForm(Math.abs(x), p, flags.includes("#"), upper);
+      else if (type === "e" || type === "E") body = formatExp(Math.abs(x), p);
+      else body = generalForm(Math.abs(x), p, flags.includes("#"));
       if (upper) body = body.toUpperCase();
       return pad(body, signOf(x < 0 || Object.is(x, -0), flags), spec, Number.isFinite(x));
     }

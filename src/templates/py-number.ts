@@ -1,8 +1,9 @@
 /**
- * Python numbers in JS. A JS number stands for a Python `int` when it is a safe integer (|x| < 2**53;
- * larger JS numbers are not exact integers, so they print as floats: `1e+21`) and for a `float`
- * otherwise; a float whose value happens to be integral (`4 / 2`, `3 | float`, the literal `1.0`) is boxed
- * in a `PyFloat` so that it prints as `2.0` like Python. Booleans count as ints in arithmetic (as in Python).
+ * Python numbers in JS. A Python `int` is a JS number when it is a safe integer (|x| < 2**53) and a
+ * `bigint` beyond that (`2 ** 64` prints all its digits, as in Python); ints are kept in that normal form
+ * by `normInt`. Any other JS number stands for a `float` (a large JS number from the variables, like
+ * `1e21`, is a float); a float whose value happens to be integral (`4 / 2`, `3 | float`, the literal `1.0`)
+ * is boxed in a `PyFloat` so that it prints as `2.0` like Python. Booleans count as ints in arithmetic.
  */
 
 export class PyFloat {
@@ -15,7 +16,7 @@ export class PyFloat {
   }
 }
 
-export type PyNumeric = number | boolean | PyFloat;
+export type PyNumeric = number | boolean | PyFloat | bigint;
 
 /** Whether a JS number stands for a Python int. */
 export function isIntNumber(x: number): boolean {
@@ -23,18 +24,54 @@ export function isIntNumber(x: number): boolean {
 }
 
 export function isNumeric(x: unknown): x is PyNumeric {
-  return typeof x === "number" || typeof x === "boolean" || x instanceof PyFloat;
+  return typeof x === "number" || typeof x === "boolean" || x instanceof PyFloat || typeof x === "bigint";
 }
 
+/** The value as a JS number (a bigint beyond 2**53 is rounded; use `toBigInt` for exact int arithmetic). */
 export function numValue(x: PyNumeric): number {
   if (typeof x === "number") return x;
   if (typeof x === "boolean") return x ? 1 : 0;
+  if (typeof x === "bigint") return Number(x);
   return x.value;
 }
 
 /** Whether a numeric value is a Python float (as opposed to an int or a bool). */
 export function isFloat(x: unknown): boolean {
   return x instanceof PyFloat || (typeof x === "number" && !isIntNumber(x));
+}
+
+/** Whether a value is a Python int or bool. */
+export function isPyInt(x: unknown): x is number | boolean | bigint {
+  return typeof x === "boolean" || typeof x === "bigint" || (typeof x === "number" && isIntNumber(x));
+}
+
+/** An int or bool as a bigint. */
+export function toBigInt(x: number | boolean | bigint): bigint {
+  return typeof x === "bigint" ? x : BigInt(typeof x === "boolean" ? Number(x) : x);
+}
+
+/** An int in normal form: a JS number when it is safe, a bigint otherwise. */
+export function normInt(x: bigint): number | bigint {
+  return x >= -MAX_SAFE && x <= MAX_SAFE ? Number(x) : x;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Exact int arithmetic: `small` on JS numbers when the result stays a safe integer, otherwise `big`
+ * on bigints.
+ */
+export function intOp(
+  a: number | boolean | bigint,
+  b: number | boolean | bigint,
+  small: (x: number, y: number) => number,
+  big: (x: bigint, y: bigint) => bigint,
+): number | bigint {
+  if (typeof a !== "bigint" && typeof b !== "bigint") {
+    const r = small(Number(a), Number(b));
+    if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+  }
+  return normInt(big(toBigInt(a), toBigInt(b)));
 }
 
 /** Makes a Python number: a float when `float` is set (boxed when integral), an int otherwise. */
@@ -73,6 +110,7 @@ export function floatRepr(value: number): string {
 /** `str()` of a Python number. */
 export function numberRepr(x: PyNumeric): string {
   if (typeof x === "boolean") return x ? "True" : "False";
+  if (typeof x === "bigint") return x.toString();
   if (x instanceof PyFloat) return floatRepr(x.value);
   return isIntNumber(x) ? intRepr(x) : floatRepr(x);
 }
@@ -83,7 +121,9 @@ export function numberRepr(x: PyNumeric): string {
  */
 export function formatFixed(value: number, digits: number): string {
   if (!Number.isFinite(value)) return floatRepr(value);
-  if (digits > 100 || Math.abs(value) >= 1e21) return value.toFixed(Math.min(digits, 100));
+  // Floats this large are integers; BigInt prints all their digits (toFixed would switch to `1e+21`).
+  if (Math.abs(value) >= 1e21) return BigInt(value).toString() + (digits > 0 ? `.${"0".repeat(digits)}` : "");
+  if (digits > 100) return value.toFixed(100) + "0".repeat(digits - 100);
   const plain = value.toFixed(digits);
   const extended = value.toFixed(Math.min(100, digits + 60));
   const dot = extended.indexOf(".");
@@ -94,6 +134,25 @@ export function formatFixed(value: number, digits: number): string {
   const lastDigit = Number(truncated[truncated.length - 1]);
   if (lastDigit % 2 === 0) return truncated === "-0" ? "-0" : truncated;
   return plain;
+}
+
+/**
+ * `'%.{digits}e' % value`: `1.235e+04`, with the exact binary value rounded half-to-even as Python does
+ * (JS `toExponential` rounds exact ties up).
+ */
+export function formatExp(value: number, digits: number): string {
+  const d = Math.min(digits, 100);
+  let text = value.toExponential(d);
+  const extended = value.toExponential(Math.min(100, d + 40));
+  const [mantissa = "", exp = ""] = extended.split("e");
+  const kept = mantissa.replace("-", "").replace(".", "");
+  if (/^50*$/.test(kept.slice(d + 1)) && Number(kept[d]) % 2 === 0) {
+    const sign = value < 0 ? "-" : "";
+    text = `${sign}${kept[0]}${d > 0 ? `.${kept.slice(1, d + 1)}` : ""}e${exp}`;
+  }
+  const [m = "", e = "0"] = text.split("e");
+  const n = Number(e);
+  return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
 }
 
 /** Python's `round(x, ndigits)` for a float: round half to even on the exact value. */
@@ -117,13 +176,19 @@ const PY_INT_PREFIXED: Record<number, RegExp> = {
 };
 
 /** Python `int(text, base)` for bases 2, 8, 10 and 16; null when Python would raise ValueError. */
-export function parsePyInt(text: string, base: number, strip: (s: string) => string): number | null {
+export function parsePyInt(text: string, base: number, strip: (s: string) => string): number | bigint | null {
   const s = strip(text);
   const re = base === 10 ? PY_INT_RE : PY_INT_PREFIXED[base];
   if (re === undefined) return null;
   const m = re.exec(s);
   if (!m || m[1] === undefined) return null;
-  const n = Number.parseInt(m[1].replaceAll("_", ""), base);
+  const digits = m[1].replaceAll("_", "");
+  const n = Number.parseInt(digits, base);
+  if (!Number.isSafeInteger(n)) {
+    const prefix = base === 16 ? "0x" : base === 8 ? "0o" : base === 2 ? "0b" : "";
+    const big = BigInt(prefix + digits);
+    return normInt(s.startsWith("-") ? -big : big);
+  }
   return s.startsWith("-") ? -n : n;
 }
 

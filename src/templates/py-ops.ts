@@ -3,8 +3,9 @@
  * iteration and slicing. Every operation rejects StrictUndefined operands like Jinja2 does.
  */
 
+import { Markup, markupConcat } from "./markup.js";
 import { PyError, typeError, valueError } from "./py-errors.js";
-import { isFloat, isIntNumber, isNumeric, mkNum, numValue, PyFloat } from "./py-number.js";
+import { intOp, isFloat, isNumeric, isPyInt, mkNum, numValue, PyFloat, toBigInt } from "./py-number.js";
 import { codePoints, compareCodePoints, cpLength, cpSubstring, hasSurrogates } from "./py-string.js";
 import { isDict, isStr, isTuple, makeTuple, pyStr, typeName } from "./python-values.js";
 import { checkDefined, isUndefined } from "./undefined.js";
@@ -14,6 +15,7 @@ export function truthy(x: unknown): boolean {
   if (typeof x === "boolean") return x;
   if (typeof x === "string") return x.length > 0;
   if (typeof x === "number") return x !== 0;
+  if (typeof x === "bigint") return x !== 0n;
   if (x === null || x === undefined) return false;
   if (isUndefined(x)) x.fail();
   if (x instanceof PyFloat) return x.value !== 0;
@@ -28,7 +30,7 @@ export function pyEq(a: unknown, b: unknown): boolean {
   checkDefined(a);
   checkDefined(b);
   if (a === b) return true;
-  if (isNumeric(a) && isNumeric(b)) return numValue(a) === numValue(b);
+  if (isNumeric(a) && isNumeric(b)) return numCompare(a, b) === 0;
   if (isStr(a) && isStr(b)) return a.toString() === b.toString();
   if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -43,15 +45,22 @@ export function pyEq(a: unknown, b: unknown): boolean {
   return false;
 }
 
+function numCompare(a: number | boolean | bigint | PyFloat, b: number | boolean | bigint | PyFloat): number {
+  if ((typeof a === "bigint" || typeof b === "bigint") && isPyInt(a) && isPyInt(b)) {
+    const x = toBigInt(a);
+    const y = toBigInt(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  const x = numValue(a);
+  const y = numValue(b);
+  return x < y ? -1 : x > y ? 1 : x === y ? 0 : Number.NaN;
+}
+
 /** Python ordering: negative, zero or positive; TypeError for values Python cannot order. */
 export function pyOrder(a: unknown, b: unknown, op = "<"): number {
   checkDefined(a);
   checkDefined(b);
-  if (isNumeric(a) && isNumeric(b)) {
-    const x = numValue(a);
-    const y = numValue(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
+  if (isNumeric(a) && isNumeric(b)) return numCompare(a, b);
   if (isStr(a) && isStr(b)) return compareCodePoints(a.toString(), b.toString());
   if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
     const n = Math.min(a.length, b.length);
@@ -86,28 +95,33 @@ function unsupported(op: string, a: unknown, b: unknown): never {
   throw typeError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`);
 }
 
-function numericOp(
-  op: string,
-  a: unknown,
-  b: unknown,
-  f: (x: number, y: number) => number,
-): number | PyFloat {
-  checkDefined(a);
-  checkDefined(b);
-  if (!isNumeric(a) || !isNumeric(b)) unsupported(op, a, b);
-  return mkNum(f(numValue(a), numValue(b)), isFloat(a) || isFloat(b));
-}
+const isInt = isPyInt;
 
-function isInt(x: unknown): x is number | boolean {
-  return typeof x === "boolean" || (typeof x === "number" && isIntNumber(x));
+/** `a + b`, `a - b`, `a * b` on numbers: exact on ints (bigint beyond 2**53), float otherwise. */
+function arith(
+  a: number | boolean | bigint | PyFloat,
+  b: number | boolean | bigint | PyFloat,
+  f: (x: number, y: number) => number,
+  big: (x: bigint, y: bigint) => bigint,
+): number | bigint | PyFloat {
+  if (isInt(a) && isInt(b)) return intOp(a, b, f, big);
+  return mkNum(f(numValue(a), numValue(b)), true);
 }
 
 export function pyAdd(a: unknown, b: unknown): unknown {
   checkDefined(a);
   checkDefined(b);
-  if (isNumeric(a) && isNumeric(b)) return mkNum(numValue(a) + numValue(b), isFloat(a) || isFloat(b));
+  if (isNumeric(a) && isNumeric(b))
+    return arith(
+      a,
+      b,
+      (x, y) => x + y,
+      (x, y) => x + y,
+    );
   if (isStr(a)) {
-    if (isStr(b)) return a.toString() + b.toString();
+    if ((a as unknown) instanceof Markup || (b as unknown) instanceof Markup) {
+      if (isStr(b)) return markupConcat(a, b);
+    } else if (isStr(b)) return a.toString() + b.toString();
     throw typeError(`can only concatenate str (not "${typeName(b)}") to str`);
   }
   if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
@@ -120,13 +134,27 @@ export function pyAdd(a: unknown, b: unknown): unknown {
 }
 
 export function pySub(a: unknown, b: unknown): unknown {
-  return numericOp("-", a, b, (x, y) => x - y);
+  checkDefined(a);
+  checkDefined(b);
+  if (!isNumeric(a) || !isNumeric(b)) unsupported("-", a, b);
+  return arith(
+    a,
+    b,
+    (x, y) => x - y,
+    (x, y) => x - y,
+  );
 }
 
 export function pyMul(a: unknown, b: unknown): unknown {
   checkDefined(a);
   checkDefined(b);
-  if (isNumeric(a) && isNumeric(b)) return mkNum(numValue(a) * numValue(b), isFloat(a) || isFloat(b));
+  if (isNumeric(a) && isNumeric(b))
+    return arith(
+      a,
+      b,
+      (x, y) => x * y,
+      (x, y) => x * y,
+    );
   const [seq, times] = isInt(b) ? [a, b] : [b, a];
   if (isInt(times) && (isStr(seq) || Array.isArray(seq))) {
     const n = Math.max(0, numValue(times));
@@ -157,7 +185,17 @@ export function pyFloorDiv(a: unknown, b: unknown): unknown {
   checkDefined(b);
   if (!isNumeric(a) || !isNumeric(b)) unsupported("//", a, b);
   checkDivisor(b, "integer division or modulo by zero");
-  return mkNum(Math.floor(numValue(a) / numValue(b)), isFloat(a) || isFloat(b));
+  if (isInt(a) && isInt(b))
+    return intOp(
+      a,
+      b,
+      (x, y) => Math.floor(x / y),
+      (x, y) => {
+        const q = x / y;
+        return x % y !== 0n && x < 0n !== y < 0n ? q - 1n : q;
+      },
+    );
+  return mkNum(Math.floor(numValue(a) / numValue(b)), true);
 }
 
 /** Numeric `a % b` (the sign follows the divisor, as in Python); string formatting is handled elsewhere. */
@@ -166,11 +204,22 @@ export function pyNumMod(a: unknown, b: unknown): unknown {
   checkDefined(b);
   if (!isNumeric(a) || !isNumeric(b)) unsupported("%", a, b);
   checkDivisor(b, "integer division or modulo by zero");
-  const x = numValue(a);
-  const y = numValue(b);
-  let r = x % y;
-  if (r !== 0 && r < 0 !== y < 0) r += y;
-  return mkNum(r, isFloat(a) || isFloat(b));
+  if (isInt(a) && isInt(b))
+    return intOp(
+      a,
+      b,
+      (x, y) => floorMod(x, y),
+      (x, y) => {
+        const r = x % y;
+        return r !== 0n && r < 0n !== y < 0n ? r + y : r;
+      },
+    );
+  return mkNum(floorMod(numValue(a), numValue(b)), true);
+}
+
+function floorMod(x: number, y: number): number {
+  const r = x % y;
+  return r !== 0 && r < 0 !== y < 0 ? r + y : r;
 }
 
 export function pyPow(a: unknown, b: unknown): unknown {
@@ -178,12 +227,27 @@ export function pyPow(a: unknown, b: unknown): unknown {
   checkDefined(b);
   if (!isNumeric(a) || !isNumeric(b)) unsupported("** or pow()", a, b);
   const y = numValue(b);
-  return mkNum(numValue(a) ** y, isFloat(a) || isFloat(b) || y < 0);
+  if (isInt(a) && isInt(b) && y >= 0)
+    return intOp(
+      a,
+      b,
+      // Only small powers are exact as JS numbers; the rest are computed on bigints.
+      (p, q) => (Math.abs(p ** q) < 2 ** 31 ? p ** q : Number.NaN),
+      (p, q) => p ** q,
+    );
+  return mkNum(numValue(a) ** y, true);
 }
 
 export function pyNeg(a: unknown): unknown {
   checkDefined(a);
   if (!isNumeric(a)) throw typeError(`bad operand type for unary -: '${typeName(a)}'`);
+  if (typeof a === "bigint")
+    return intOp(
+      0,
+      a,
+      (x, y) => x - y,
+      (x, y) => x - y,
+    );
   const v = -numValue(a);
   return isFloat(a) ? mkNum(v, true) : v === 0 ? 0 : v;
 }

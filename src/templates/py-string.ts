@@ -94,9 +94,19 @@ export function pyStrip(s: string, chars: string | null = null, left = true, rig
 // biome-ignore lint/suspicious/noControlCharactersInRegex: Python's str.splitlines() breaks on these.
 const LINE_BREAK_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
-/** `str.splitlines()` (without keepends). */
-export function pySplitlines(s: string): string[] {
+/** `str.splitlines(keepends)`. */
+export function pySplitlines(s: string, keepends = false): string[] {
   if (s === "") return [];
+  if (keepends) {
+    const lines: string[] = [];
+    let rest = s;
+    for (let m = LINE_BREAK_RE.exec(rest); m; m = LINE_BREAK_RE.exec(rest)) {
+      lines.push(rest.slice(0, m.index + m[0].length));
+      rest = rest.slice(m.index + m[0].length);
+    }
+    if (rest !== "") lines.push(rest);
+    return lines;
+  }
   const parts = s.split(LINE_BREAK_RE);
   if (parts[parts.length - 1] === "") parts.pop();
   return parts;
@@ -224,4 +234,9 @@ export function strRepr(s: string): string {
     else out += ch;
   }
   return out + quote;
+}
+
+/** `ascii()` of a repr: every non-ASCII character escaped as `\xNN`, `\uNNNN` or `\UNNNNNNNN`. */
+export function toAscii(repr: string): string {
+  return repr.replace(/\P{ASCII}/gu, (ch) => hexEscape(ch.codePointAt(0) ?? 0));
 }

@@ -21,6 +21,41 @@ export function isTuple(x: unknown): boolean {
   return Array.isArray(x) && (x as unknown as Record<symbol, unknown>)[TUPLE] === true;
 }
 
+const FIELDS: unique symbol = Symbol("swerun.namedTuple");
+
+/** A tuple whose items can also be read as attributes (Python's namedtuple), e.g. `groupby`'s groups. */
+export function namedTuple(fields: readonly string[], values: unknown[]): unknown[] {
+  Object.defineProperty(values, FIELDS, { value: fields });
+  return makeTuple(values);
+}
+
+/** The value of a namedtuple's field, or undefined when `x` has no such field. */
+export function namedField(x: unknown[], name: string): unknown {
+  const fields = (x as unknown as Record<symbol, readonly string[] | undefined>)[FIELDS];
+  const i = fields?.indexOf(name) ?? -1;
+  return i < 0 ? undefined : x[i];
+}
+
+const VIEW: unique symbol = Symbol("swerun.dictView");
+
+/** The kinds of dict view `d.keys()`, `d.values()` and `d.items()` return. */
+export type ViewKind = "dict_keys" | "dict_values" | "dict_items";
+
+/**
+ * Marks an array as a dict view (a snapshot; it iterates like a list and prints as
+ * `dict_keys(['a'])`); returns the same array.
+ */
+export function makeView<T>(kind: ViewKind, items: T[]): T[] {
+  Object.defineProperty(items, VIEW, { value: kind });
+  return items;
+}
+
+export function viewKind(x: unknown): ViewKind | undefined {
+  return Array.isArray(x)
+    ? ((x as unknown as Record<symbol, ViewKind | undefined>)[VIEW] ?? undefined)
+    : undefined;
+}
+
 export type PyDict = Record<string, unknown>;
 
 /** A plain JS object, treated as a Python dict. */
@@ -39,9 +74,10 @@ export function typeName(x: unknown): string {
   if (x === null || x === undefined) return "NoneType";
   if (typeof x === "boolean") return "bool";
   if (typeof x === "number") return isIntNumber(x) ? "int" : "float";
+  if (typeof x === "bigint") return "int";
   if (x instanceof PyFloat) return "float";
   if (isStr(x)) return "str";
-  if (Array.isArray(x)) return isTuple(x) ? "tuple" : "list";
+  if (Array.isArray(x)) return viewKind(x) ?? (isTuple(x) ? "tuple" : "list");
   if (typeof x === "function") return "function";
   if (isUndefined(x)) return "StrictUndefined";
   if (isDict(x)) return "dict";
@@ -51,7 +87,8 @@ export function typeName(x: unknown): string {
 /** Jinja2's `object_type_repr`, used in "has no attribute" messages. */
 export function objectTypeRepr(x: unknown): string {
   if (x === null || x === undefined) return "None";
-  return `${typeName(x)} object`;
+  const qualName = (x as { constructor?: { pyQualName?: unknown } }).constructor?.pyQualName;
+  return `${typeof qualName === "string" ? qualName : typeName(x)} object`;
 }
 
 /** `str(x)` as Jinja2 prints `{{ x }}`. Undefined values must be rejected by the caller. */
@@ -82,6 +119,8 @@ function reprInner(x: unknown, seen: Set<unknown>): string {
   try {
     if (Array.isArray(x)) {
       const items = x.map((item) => reprInner(item, seen));
+      const view = viewKind(x);
+      if (view) return `${view}([${items.join(", ")}])`;
       if (!isTuple(x)) return `[${items.join(", ")}]`;
       return items.length === 1 ? `(${items[0]},)` : `(${items.join(", ")})`;
     }

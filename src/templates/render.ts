@@ -4,6 +4,16 @@
  *
  * Compiled templates are cached by source text, so rendering the same template on every step only
  * runs the compiled function.
+ *
+ * Where things are in src/templates:
+ * - filters.ts: the table of every filter (implementations in filters-text/-num/-seq/-html.ts, pprint.ts,
+ *   textwrap.ts); tests.ts: every `is` test; globals.ts: `range`, `dict`, `namespace`, ...;
+ *   registry.ts: turns them into the maps templates use.
+ * - py-methods.ts (dict, list) and py-str-methods.ts (str): methods callable on values; py-format.ts
+ *   (`%`) and py-format-spec.ts (`str.format`).
+ * - py-*.ts, python-values.ts, markup.ts, undefined.ts: Python values and operators in JS.
+ * - jinja-lexer.ts, jinja-statements.ts, jinja-parser.ts, jinja-compiler.ts: Jinja2 syntax on nunjucks'
+ *   parser and code generator; runtime.ts: what the compiled code calls; environment.ts: compile + render.
  */
 
 import { CompiledTemplate, TemplateSyntaxError } from "./environment.js";

@@ -5,11 +5,13 @@
  */
 
 import { LoopContext } from "./loop.js";
+import { Markup, markupFormatArgs } from "./markup.js";
+import { setNamespaceAttr } from "./namespace.js";
 import { nj, type RuntimeFrame } from "./nunjucks-internals.js";
 import { pyGetattr, pyGetitem } from "./py-access.js";
-import { typeError, valueError } from "./py-errors.js";
+import { PyError, typeError, valueError } from "./py-errors.js";
 import { percentFormat } from "./py-format.js";
-import { isIntNumber, isNumeric, numValue, PyFloat } from "./py-number.js";
+import { PyFloat } from "./py-number.js";
 import {
   iterate,
   pyAdd,
@@ -78,71 +80,6 @@ export class RenderContext {
   }
 }
 
-function range(...args: unknown[]): number[] {
-  const ints = args.map((a) => {
-    checkDefined(a);
-    if (!isNumeric(a) || !isIntNumber(numValue(a)) || a instanceof PyFloat) {
-      throw typeError(`'${typeName(a)}' object cannot be interpreted as an integer`);
-    }
-    return numValue(a);
-  });
-  const [start, stop, step] =
-    ints.length === 1 ? [0, ints[0] ?? 0, 1] : [ints[0] ?? 0, ints[1] ?? 0, ints[2] ?? 1];
-  if (step === 0) throw valueError("range() arg 3 must not be zero");
-  const out: number[] = [];
-  for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
-  return out;
-}
-
-/** Jinja2's `cycler(*items)`. */
-class Cycler {
-  readonly #items: unknown[];
-  #pos = 0;
-  constructor(items: unknown[]) {
-    if (items.length === 0) throw typeError("at least one item has to be provided");
-    this.#items = items;
-  }
-  get current(): unknown {
-    return this.#items[this.#pos];
-  }
-  next(): unknown {
-    const v = this.current;
-    this.#pos = (this.#pos + 1) % this.#items.length;
-    return v;
-  }
-  reset(): void {
-    this.#pos = 0;
-  }
-}
-
-/** Jinja2's globals available to every template (`range`, `dict`, `cycler`, `joiner`). */
-export function makeGlobals(): ReadonlyMap<string, unknown> {
-  return new Map<string, unknown>([
-    ["range", range],
-    ["cycler", (...items: unknown[]) => new Cycler(items)],
-    [
-      "dict",
-      (...args: unknown[]) => {
-        const last = args[args.length - 1];
-        const kwargs =
-          typeof last === "object" && last !== null && Object.hasOwn(last, "__keywords") ? last : {};
-        return Object.fromEntries(Object.entries(kwargs).filter(([k]) => k !== "__keywords"));
-      },
-    ],
-    [
-      "joiner",
-      (sep: unknown = ", ") => {
-        let used = false;
-        return () => {
-          const out = used ? pyStr(sep) : "";
-          used = true;
-          return out;
-        };
-      },
-    ],
-  ]);
-}
-
 function undefinedName(name: string): JinjaUndefined {
   return new JinjaUndefined(() => `${strRepr(name)} is undefined`);
 }
@@ -172,6 +109,7 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
   memberLookup: pyGetitem,
   callWrap(fn: unknown, _name: string, context: unknown, args: unknown[]): unknown {
     checkDefined(fn);
+    if (fn instanceof LoopContext) return fn.__call__(args);
     if (typeof fn !== "function") throw typeError(`'${typeName(fn)}' object is not callable`);
     const result: unknown = fn.apply(context, args);
     return result instanceof String ? result.toString() : result;
@@ -190,12 +128,16 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
   py_mul: pyMul,
   py_div: pyDiv,
   py_floordiv: pyFloorDiv,
-  py_mod: (a: unknown, b: unknown): unknown => (isStr(a) ? percentFormat(a.toString(), b) : pyNumMod(a, b)),
+  py_mod(a: unknown, b: unknown): unknown {
+    if (a instanceof Markup) return new Markup(percentFormat(a.toString(), markupFormatArgs(b)));
+    return isStr(a) ? percentFormat(a.toString(), b) : pyNumMod(a, b);
+  },
   py_pow: pyPow,
   py_neg: pyNeg,
   py_pos: pyPos,
   py_concat: pyConcat,
   py_getattr: pyGetattr,
+  py_setattr: setNamespaceAttr,
   py_getitem: pyGetitem,
   py_slice: pySlice,
   py_float: (v: number): PyFloat => new PyFloat(v),
@@ -209,5 +151,13 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
       throw valueError(`not enough values to unpack (expected ${n}, got ${items.length})`);
     return items;
   },
-  py_loop: (items: unknown[]): LoopContext => new LoopContext(items),
+  py_loop: (
+    items: unknown[],
+    depth?: number,
+    recurse?: (items: unknown, depth: number) => string,
+  ): LoopContext => new LoopContext(items, depth, recurse),
+  /** A filter or test name that does not exist, in an `if` branch that ran (Jinja2 raises only then). */
+  py_unknown(kind: string, name: string): never {
+    throw new PyError("TemplateRuntimeError", `No ${kind} named ${strRepr(name)} found.`);
+  },
 });

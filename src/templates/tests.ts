@@ -1,15 +1,18 @@
-/** Jinja2's builtin tests (`x is defined`, `x is divisibleby(3)`, `x is string`, ...). */
+/**
+ * Every Jinja2 builtin test, by name (`x is defined`, `x is divisibleby(3)`, `x is string`, ...). To add
+ * a test, add a `[name, fn]` line: to TOLERANT if it must accept an undefined value, else to STRICT.
+ * registry.ts turns these into the TESTS map.
+ */
 
-import { bindArgs, REQUIRED } from "./args.js";
-import { isFloat, isIntNumber, isNumeric, PyFloat } from "./py-number.js";
+import { bindArgs, type Lookup, REQUIRED, type TestFn } from "./args.js";
+import { Markup } from "./markup.js";
+import { isFloat, isNumeric, isPyInt, PyFloat } from "./py-number.js";
 import { pyCompare, pyContains, pyNumMod } from "./py-ops.js";
 import { isDict, isStr, pyStr } from "./python-values.js";
 import { checkDefined, isUndefined } from "./undefined.js";
 
-export type TestFn = (value: unknown, ...args: unknown[]) => boolean;
-
 function isInteger(x: unknown): boolean {
-  return typeof x === "number" && isIntNumber(x);
+  return isPyInt(x) && typeof x !== "boolean";
 }
 
 function isLower(s: string): boolean {
@@ -28,7 +31,7 @@ function compareTest(op: string): TestFn {
 }
 
 /** Tests that inspect only the type of their argument and accept undefined values, as in Jinja2. */
-const TOLERANT: ReadonlyArray<[string, TestFn]> = [
+const tolerant = (lookup: Lookup): Array<[string, TestFn]> => [
   ["defined", (v) => !isUndefined(v)],
   ["undefined", (v) => isUndefined(v)],
   ["none", (v) => v === null],
@@ -42,7 +45,9 @@ const TOLERANT: ReadonlyArray<[string, TestFn]> = [
   ["mapping", (v) => isDict(v)],
   ["sequence", (v) => isStr(v) || Array.isArray(v) || isDict(v)],
   ["callable", (v) => typeof v === "function"],
-  ["escaped", () => false],
+  ["escaped", (v) => v instanceof Markup],
+  ["filter", (v) => isStr(v) && lookup.filter(v.toString()) !== undefined],
+  ["test", (v) => isStr(v) && lookup.test(v.toString()) !== undefined],
   [
     "sameas",
     (v, ...args) => {
@@ -90,4 +95,7 @@ const STRICT: ReadonlyArray<[string, TestFn]> = [
   [">=", compareTest(">=")],
 ];
 
-export const TESTS: ReadonlyMap<string, TestFn> = new Map([...TOLERANT, ...STRICT]);
+/** All builtin tests; `lookup` finds filters and tests by name (for `x is filter`, `x is test`). */
+export function builtinTests(lookup: Lookup): Array<[string, TestFn]> {
+  return [...tolerant(lookup), ...STRICT];
+}

@@ -27,8 +27,9 @@ function jsonString(s: string): string {
   return `"${body}"`;
 }
 
-function jsonNumber(x: number | boolean | PyFloat): string {
+function jsonNumber(x: number | boolean | PyFloat | bigint): string {
   if (typeof x === "boolean") return x ? "true" : "false";
+  if (typeof x === "bigint") return x.toString();
   const v = typeof x === "number" ? x : x.value;
   if (Number.isNaN(v)) return "NaN";
   if (!Number.isFinite(v)) return v > 0 ? "Infinity" : "-Infinity";

@@ -1,6 +1,9 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writevSync } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { chaosPoint } from "./chaos.js";
+import { makeDirs, makeDirsSync } from "./make-dirs.js";
+import { processAlive } from "./process-alive.js";
 
 let counter = 0;
 /** Folders this process has created or found: a save does not ask again (one syscall less per step). */
@@ -14,7 +17,7 @@ const knownDirs = new Set<string>();
 export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, durable = false): void {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
     knownDirs.add(dir);
   }
   counter += 1;
@@ -36,6 +39,7 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
     throw error;
   }
   closeSync(fd);
+  chaosPoint("atomic-rename");
   renameSync(temp, path);
 }
 
@@ -43,7 +47,7 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
 export async function writeFileAtomicAsync(path: string, buffers: Buffer[], durable = false): Promise<void> {
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    await mkdir(dir, { recursive: true });
+    await makeDirs(dir);
     knownDirs.add(dir);
   }
   counter += 1;
@@ -64,7 +68,32 @@ export async function writeFileAtomicAsync(path: string, buffers: Buffer[], dura
     throw error;
   }
   await handle.close();
+  chaosPoint("atomic-rename");
   await rename(temp, path);
+}
+
+/** The temp file of an atomic write: `.<name>.<pid>.<counter>.tmp`, next to its target. */
+const TEMP_FILE = /^\..+\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Removes from `dir` the temp files of atomic writes that were interrupted (their process was killed
+ * between writing and renaming); those of live processes stay. Returns the names removed.
+ */
+export function removeStaleTemps(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(TEMP_FILE.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 function skipBytes(buffers: Buffer[], count: number): Buffer[] {

@@ -1,6 +1,8 @@
 /**
- * The process-wide set of secret values (API keys, auth headers, forwarded environment values).
- * Everything swerun writes (trajectories, logs, events, error messages) passes through `redact`.
+ * The process-wide set of secret values (API keys, credential headers, forwarded environment values) and
+ * the one place where they are taken out of text. Everything swerun writes (trajectories, preds.json,
+ * run.json, swerun.log, reports) passes through `redact`; the CLI also routes stdout and stderr through it
+ * (`guardOutputStreams`).
  */
 const secrets = new Set<string>();
 let pattern: RegExp | undefined;
@@ -8,13 +10,72 @@ let pattern: RegExp | undefined;
 /** Short values are not registered: redacting "1" or "yes" everywhere would garble output. */
 const MIN_SECRET_LENGTH = 6;
 
-export function registerSecret(value: string | undefined): void {
-  if (!value || value.length < MIN_SECRET_LENGTH || secrets.has(value)) return;
+/**
+ * The one rule for "this name holds a credential", for HTTP headers and environment variables alike
+ * (`Authorization`, `X-Api-Token`, `Cookie`, `OPENAI_API_KEY`, `DB_PASSWORD`, ...; not `GIT_AUTHOR_NAME`).
+ */
+const CREDENTIAL_NAME = /key|token|secret|auth(?!or(?!iz))|passw|cookie|credential/i;
+
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+function add(value: string): boolean {
+  if (value.length < MIN_SECRET_LENGTH || secrets.has(value)) return false;
   secrets.add(value);
-  const escaped = [...secrets]
+  return true;
+}
+
+export function registerSecret(value: string | undefined): void {
+  if (!value) return;
+  let changed = add(value);
+  // In JSON text a value with quotes, backslashes or control characters appears escaped.
+  const escaped = JSON.stringify(value).slice(1, -1);
+  if (escaped !== value) changed = add(escaped) || changed;
+  if (!changed) return;
+  const alternatives = [...secrets]
     .sort((a, b) => b.length - a.length)
     .map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  pattern = new RegExp(escaped.join("|"), "g");
+  pattern = new RegExp(alternatives.join("|"), "g");
+}
+
+/**
+ * Registers a credential and the parts of it that work on their own: the token after an auth scheme
+ * (`Bearer <token>`, `Basic <base64>` and its decoded `user:password` and password), and each cookie value.
+ */
+export function registerCredential(value: string | undefined): void {
+  if (!value) return;
+  registerSecret(value);
+  const trimmed = value.trim();
+  registerSecret(trimmed);
+  const scheme = /^([A-Za-z][\w-]*)\s+(\S+)$/.exec(trimmed);
+  if (scheme?.[1] && scheme[2]) {
+    registerSecret(scheme[2]);
+    if (scheme[1].toLowerCase() === "basic") {
+      const decoded = Buffer.from(scheme[2], "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0 && isBase64Of(scheme[2], decoded)) {
+        registerSecret(decoded);
+        registerSecret(decoded.slice(colon + 1));
+      }
+    }
+  }
+  if (trimmed.includes("=")) {
+    for (const part of trimmed.split(";")) {
+      const equals = part.indexOf("=");
+      if (equals > 0) registerSecret(part.slice(equals + 1).trim());
+    }
+  }
+}
+
+function isBase64Of(encoded: string, decoded: string): boolean {
+  return Buffer.from(decoded, "utf8").toString("base64").replace(/=+$/, "") === encoded.replace(/=+$/, "");
+}
+
+/** Registers the values of every credential-looking entry of a header map or variable map. */
+export function registerCredentialEntries(entries: Record<string, unknown> | undefined): void {
+  for (const [name, value] of Object.entries(entries ?? {}))
+    if (typeof value === "string" && isCredentialName(name)) registerCredential(value);
 }
 
 export const REDACTED = "[REDACTED]";
@@ -24,6 +85,37 @@ export function redact(text: string): string {
   if (!pattern) return text;
   pattern.lastIndex = 0;
   return pattern.test(text) ? text.replace(pattern, REDACTED) : text;
+}
+
+/** `value` serialized as JSON (2-space indent, trailing newline), with every secret redacted. */
+export function redactedJson(value: unknown): string {
+  return redact(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function containsSecret(buffer: Uint8Array): boolean {
+  const view = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  for (const secret of secrets) if (view.includes(secret)) return true;
+  return false;
+}
+
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * Routes everything written to `streams` (default stdout and stderr) through `redact`, whoever writes it:
+ * console printers, progress displays, warnings, error messages. Installed once by the CLI.
+ */
+export function guardOutputStreams(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    if (guarded.has(stream)) continue;
+    guarded.add(stream);
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (pattern && typeof chunk === "string") return write(redact(chunk), ...rest);
+      if (pattern && chunk instanceof Uint8Array && containsSecret(chunk))
+        return write(redact(Buffer.from(chunk).toString("utf8")), ...rest);
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
 }
 
 /** Forgets all secrets (tests only). */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { exitMessage, UserInterruption } from "../../src/agent/exceptions.js";
 import type { Interaction } from "../../src/agent/interaction.js";
+import { exitMessage, UserInterruption } from "../../src/errors.js";
 import { ScriptExhausted } from "../../src/models/deterministic.js";
 import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
 import { completion, OpenAIServer, testModel } from "../helpers/openai-server.js";
@@ -24,7 +24,9 @@ describe("Agent with the scripted model and the local environment", () => {
       "mini_version",
       "exit_status",
       "submission",
+      "task",
     ]);
+    expect(trajectory.info.task).toBe("write hello");
     expect(trajectory.info.model_stats).toEqual({ instance_cost: 1, api_calls: 2 });
     expect(Object.keys(trajectory.info.config)).toEqual([
       "agent",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Submitted } from "../../src/agent/exceptions.js";
 import { checkSubmission } from "../../src/agent/submission.js";
+import { Submitted } from "../../src/errors.js";
 
 const submission = (output: string, returncode = 0) => {
   try {

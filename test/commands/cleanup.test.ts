@@ -107,8 +107,33 @@ await describeDocker("swerun cleanup", () => {
     for (const id of made.values()) expect(after.has(id)).toBe(true);
   });
 
-  it("removes every container of one run with runId, kept ones included", async () => {
+  it("removes a container that a kill between create and start left `Created` (--rm never removes it)", async () => {
+    const runId = `${roundPrefix()}-created`;
+    const container = await docker.createContainer({
+      name: `swerun-${runId}-${Math.random().toString(16).slice(2, 10)}`,
+      Image: image,
+      Cmd: ["sleep", "600"],
+      Labels: {
+        "swerun.run_id": runId,
+        "swerun.instance_id": "created-instance",
+        "swerun.pid": String(deadPid()),
+        "swerun.host": os.hostname(),
+        "swerun.keep": "false",
+      },
+      HostConfig: { NetworkMode: "none", AutoRemove: true },
+    });
+    const lines: string[] = [];
+    expect(await runCleanup({ runId, skipKept: true, print: (line) => lines.push(line) })).toBe(0);
+    expect(lines).toEqual([expect.stringMatching(/^removed .*\(created\)$/), "1 removed, 0 failed."]);
+    expect((await present()).has(container.id)).toBe(false);
+  });
+
+  it("removes every container of one run with runId, kept ones included (unless skipKept)", async () => {
     const P = roundPrefix();
+    const spared: string[] = [];
+    await runCleanup({ runId: `${P}-kept`, skipKept: true, print: (line) => spared.push(line) });
+    expect(spared[0]).toMatch(/^skipped .*: kept on purpose \(keep_container: true\)$/);
+    expect((await present()).has(made.get("kept") ?? "")).toBe(true);
     const lines: string[] = [];
     expect(await runCleanup({ runId: `${P}-kept`, print: (line) => lines.push(line) })).toBe(0);
     expect(lines).toHaveLength(2);

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { UserError } from "../../src/agent/exceptions.js";
 import { runConfigCommand } from "../../src/commands/config.js";
+import { UserError } from "../../src/errors.js";
 
 let dir: string;
 let out: string;

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { runCli } from "../helpers/cli.js";
-import { step } from "../helpers/datasets.js";
+import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { step, writeDataset } from "../helpers/datasets.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -100,5 +100,30 @@ describe("swerun swebench-single", () => {
     ]);
     expect(noCommit.code).toBe(2);
     expect(noCommit.stderr).toMatch(/commit deadbeef of a__b-1 is not in this clone/);
+  });
+
+  it("takes the output folder's lock: refused while a batch writes that folder, nothing written", async () => {
+    const dir = tempDir();
+    const dataset = writeDataset(dir, 2, "sleep 30");
+    const out = join(dir, "out");
+    const local = ["--environment-class", "local", "-c", "swebench", "-c", "swebench-demo"];
+    const batch = startCli(["swebench", "--subset", dataset, ...local, "-o", out]);
+    await waitFor(() => existsSync(join(out, ".swerun.lock")), 20_000, batch.child);
+    const single = await runCli([
+      "swebench-single",
+      "--subset",
+      dataset,
+      "-i",
+      "0",
+      ...local,
+      "--yolo",
+      "-o",
+      out,
+    ]);
+    expect(single.code).toBe(2);
+    expect(single.stderr).toMatch(/is being written by another swerun process \(pid \d+/);
+    expect(existsSync(join(out, "test__calc-1.traj.json"))).toBe(false);
+    batch.child.kill("SIGTERM");
+    await batch.done;
   });
 });

@@ -77,6 +77,46 @@ describe("LocalEnvironment", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("ends a timed-out command on time when processes that left its group hold the output", async () => {
+    const dir = tempDir();
+    // One leaves the group and session (setsid) but stays in the tree; one double-forks out of the tree too.
+    const result = await env({ timeout: 1, cwd: dir }).execute({
+      command:
+        "setsid sh -c 'echo $$ > tree.pid; exec sleep 600' & " +
+        "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); " +
+        "while [ ! -s tree.pid ] || [ ! -s orphan.pid ]; do sleep 0.01; done; echo started; wait",
+    });
+    expect(result.returncode).toBe(-1);
+    expect(result.output).toBe("started\n");
+    expect(result.exception_info).toMatch(/timed out after 1 seconds/);
+    for (const name of ["tree.pid", "orphan.pid"])
+      expect(alive(Number(readFileSync(join(dir, name), "utf8")))).toBe(false);
+  });
+
+  it("kills what its commands left running when it closes, and only that", async () => {
+    const dir = tempDir();
+    const started = async (environment: LocalEnvironment, command: string, file: string) => {
+      await environment.execute({
+        command: `${command}\nwhile [ ! -s ${file} ]; do sleep 0.01; done`,
+      });
+      return Number(readFileSync(join(dir, file), "utf8"));
+    };
+    const first = env({ cwd: dir });
+    const other = env({ cwd: dir });
+    const pids = [
+      await started(first, "nohup sh -c 'echo $$ > a; exec sleep 600' >/dev/null 2>&1 &", "a"),
+      await started(first, "setsid sh -c 'echo $$ > b; exec sleep 600' >/dev/null 2>&1 </dev/null &", "b"),
+      await started(first, "(setsid sh -c 'echo $$ > c; exec sleep 600' >/dev/null 2>&1 </dev/null &)", "c"),
+    ];
+    const others = await started(other, "nohup sh -c 'echo $$ > d; exec sleep 600' >/dev/null 2>&1 &", "d");
+    for (const pid of [...pids, others]) expect(alive(pid)).toBe(true);
+    await first.close();
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    expect(alive(others)).toBe(true);
+    await other.close();
+    expect(alive(others)).toBe(false);
+  });
+
   it("stops a command when the signal aborts", async () => {
     const controller = new AbortController();
     const pending = env().execute({ command: "echo go; sleep 300" }, { signal: controller.signal });

@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
-import { type AgentEvent, EventBus } from "../../src/agent/events.js";
 import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
+import { type AgentEvent, EventBus } from "../../src/events.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
 import { DeterministicToolcallModel } from "../../src/models/deterministic-toolcall.js";
 import type { Model } from "../../src/models/model.js";
+import { TrajectoryWriter } from "../../src/trajectory.js";
 import { tempDir } from "./tmp.js";
 
 export const OBSERVATION =
@@ -59,6 +60,7 @@ export function scriptedAgent(scenario: Scenario) {
   const bus = new EventBus();
   const events: AgentEvent[] = [];
   bus.subscribe((event) => events.push(event));
-  const agent = new Agent({ model, env, config, bus, interaction: scenario.interaction });
+  const writer = new TrajectoryWriter(output_path);
+  const agent = new Agent({ model, env, config, bus, writer, interaction: scenario.interaction });
   return { agent, events, dir, output_path };
 }

@@ -29,7 +29,7 @@ export function startCli(args: string[], options: { cwd?: string; env?: Record<s
   const done = new Promise<CliResult>((resolve) => {
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done, output: () => stdout };
+  return { child, done, output: () => stdout, errors: () => stderr };
 }
 
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
@@ -44,4 +44,19 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000, child?: 
     if (child && child.exitCode !== null) throw new Error(`waitFor: the process exited (${child.exitCode})`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Starts the CLI with SWERUN_CHAOS_PAUSE=`point` (see src/util/chaos.ts), waits until it has stopped itself
+ * there, and SIGKILLs it: a crash at exactly that point. Returns what it printed.
+ */
+export async function killAt(
+  point: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  const run = startCli(args, { ...options, env: { ...options.env, SWERUN_CHAOS_PAUSE: point } });
+  await waitFor(() => run.errors().includes(`swerun chaos: paused at ${point} `), 60_000, run.child);
+  run.child.kill("SIGKILL");
+  return run.done;
 }

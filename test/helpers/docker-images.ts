@@ -3,9 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { baseRootfs, imageExists, importImage, sha } from "../../src/environments/docker-rootfs.js";
+import {
+  baseRootfs,
+  findProgram,
+  imageExists,
+  importImage,
+  RootfsCollector,
+  sha,
+} from "../../src/images/rootfs.js";
 
-export { rootfsTar } from "../../src/environments/docker-rootfs.js";
+export { rootfsTar } from "../../src/images/rootfs.js";
 
 /**
  * Test images built offline, in seconds, from this machine's own files: a root filesystem holding bash,
@@ -17,6 +24,11 @@ export interface TestImages {
   base: string;
   /** The base plus a SWE-bench-shaped git repository at /testbed with a bug and a failing test. */
   swebench: string;
+  /**
+   * No /bin/sh, no /bin at all: `sleep`, `cat` and `grep` in /usr/bin, bash only as /opt/shell/bash, PATH
+   * holding both; for the session's fallback to exec mode.
+   */
+  noShell: string;
 }
 
 /** Bump when the recipe changes, so old tags are not reused. */
@@ -109,5 +121,27 @@ async function buildTestImages(docker: Docker, log: (line: string) => void): Pro
     await importImage(docker, rootfs.tar(), "swerun-test/swebench-calc", swebenchHash);
     log(`built ${swebench} in ${Date.now() - started} ms`);
   }
-  return { base, swebench };
+  const noShellRootfs = new RootfsCollector();
+  for (const name of ["sleep", "cat", "grep"]) {
+    const path = findProgram(name);
+    if (!path) throw new Error(`building the no-shell test image needs \`${name}\` on this machine`);
+    noShellRootfs.addProgram(path, `usr/bin/${name}`);
+  }
+  const bash = findProgram("bash");
+  if (!bash) throw new Error("building the no-shell test image needs `bash` on this machine");
+  noShellRootfs.addProgram(bash, "opt/shell/bash");
+  for (const dir of ["proc", "sys", "dev", "etc", "root"]) noShellRootfs.addDirs(dir);
+  noShellRootfs.entries.set("tmp", { type: "dir", path: "tmp", mode: 0o1777 });
+  const noShellTar = noShellRootfs.tar();
+  const noShellHash = sha(RECIPE, noShellTar);
+  const noShell = `swerun-test/no-shell:${noShellHash}`;
+  if (!(await imageExists(docker, noShell))) {
+    const started = Date.now();
+    await importImage(docker, noShellTar, "swerun-test/no-shell", noShellHash, [
+      "ENV PATH=/opt/shell:/usr/bin",
+      'CMD ["sleep", "infinity"]',
+    ]);
+    log(`built ${noShell} in ${Date.now() - started} ms`);
+  }
+  return { base, swebench, noShell };
 }

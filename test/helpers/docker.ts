@@ -4,9 +4,9 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { describe, it } from "vitest";
 import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
-import { CONTAINER_LABELS } from "../../src/environments/docker.js";
-import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker-client.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker-config.js";
+import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker/client.js";
+import { dockerEnvironmentSchema } from "../../src/environments/docker/config.js";
+import { CONTAINER_LABELS } from "../../src/environments/docker/environment.js";
 import { ensureTestImages, type TestImages } from "./docker-images.js";
 
 /** With SWERUN_REQUIRE_DOCKER=1 (CI), a missing daemon fails the Docker tests instead of skipping them. */

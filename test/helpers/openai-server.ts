@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/events.js";
 import { modelSchema } from "../../src/models/config.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
 import { OpenAIModel } from "../../src/models/openai.js";
@@ -20,6 +20,8 @@ export interface ScriptedResponse {
   stall?: boolean;
   /** Send status and headers, then never finish the body. */
   stallBody?: boolean;
+  /** Send the first half of the body and end the response cleanly: cut-off JSON under the given status. */
+  truncateBody?: boolean;
 }
 
 /** A request the server received, body parsed as JSON. */
@@ -94,6 +96,10 @@ export class OpenAIServer {
     }
     response.writeHead(scripted.status ?? 200, { "content-type": "application/json", ...scripted.headers });
     const text = JSON.stringify(scripted.body ?? {});
+    if (scripted.truncateBody) {
+      response.end(text.slice(0, Math.floor(text.length / 2)));
+      return;
+    }
     if (scripted.stallBody) {
       response.write(text.slice(0, Math.floor(text.length / 2)));
       this.#stalled.add(response);

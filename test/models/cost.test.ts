@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { calcPrice } from "@pydantic/genai-prices";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
 import {
   loadPriceRegistry,
   normalizeUsage,

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LimitsExceeded, UserError } from "../../src/agent/exceptions.js";
+import { LimitsExceeded, UserError } from "../../src/errors.js";
 import { GlobalModelStats, globalModelStats, resetGlobalModelStats } from "../../src/models/global-stats.js";
 
 const empty = mkdtempSync(join(tmpdir(), "swerun-stats-"));

@@ -1,6 +1,6 @@
 import { calcPrice } from "@pydantic/genai-prices";
 import { describe, expect, it, vi } from "vitest";
-import { LimitsExceeded } from "../../src/agent/exceptions.js";
+import { LimitsExceeded } from "../../src/errors.js";
 import type { Message } from "../../src/messages.js";
 import { UnknownPriceError } from "../../src/models/cost.js";
 import { completion, TEST_KEY, testModel, toolCall, useOpenAIServer } from "../helpers/openai-server.js";

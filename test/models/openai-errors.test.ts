@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
+import type { AgentEvent } from "../../src/events.js";
 import type { Message } from "../../src/messages.js";
 import { modelSchema } from "../../src/models/config.js";
 import { MissingApiKeyError, OpenAIModel } from "../../src/models/openai.js";
@@ -84,9 +84,31 @@ describe("retries", () => {
     const error = await caught(model.query(conversation));
     expect(error).toBeInstanceOf(ModelRetriesExhaustedError);
     expect(error).toBeInstanceOf(UserError);
-    expect(error.message).toBe("the model request failed 3 times; last error: HTTP 503: still overloaded");
+    expect(error.message).toBe(
+      `the model request to ${server.url} (model "test-model") failed 3 times; last error: HTTP 503: still overloaded`,
+    );
     expect(server.requests).toHaveLength(3);
     expect(retries(events)).toHaveLength(2);
+  });
+
+  it("retries a 200 whose JSON body is cut off, like a 5xx", async () => {
+    server.push({ truncateBody: true, body: completion({ content: "x".repeat(200) }) }, ok());
+    const { model, events } = await testModel(server);
+    const message = await model.query(conversation);
+    expect(message.extra?.actions).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(retries(events)[0]?.error).toMatch(/^the response was not valid JSON \(.+\)$/);
+  });
+
+  it("names the endpoint, never the key, when cut-off bodies use up the attempts", async () => {
+    const truncated = { truncateBody: true, body: completion({ content: TEST_KEY }) };
+    server.push(truncated, truncated);
+    const { model } = await testModel(server, { retry_attempts: 2 });
+    const error = await caught(model.query(conversation));
+    expect(error).toBeInstanceOf(ModelRetriesExhaustedError);
+    expect(error.message).toContain(`the model request to ${server.url} (model "test-model") failed 2 times`);
+    expect(error.message).toContain("last error: the response was not valid JSON");
+    expect(error.message).not.toContain(TEST_KEY);
   });
 
   it("abandons a request that stalls before the headers, and retries it", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FormatError } from "../../src/agent/exceptions.js";
+import { FormatError } from "../../src/errors.js";
 import { type Message, messageCost } from "../../src/messages.js";
 import { completion, testModel, useOpenAIServer } from "../helpers/openai-server.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
 import { PROVIDERS, resolveEndpoint, UnknownProviderError } from "../../src/models/providers.js";
 
 const empty = mkdtempSync(join(tmpdir(), "swerun-providers-"));

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
 import { EXPECTED_TRAJECTORY, loadTrajectory } from "../../src/replay/load.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";

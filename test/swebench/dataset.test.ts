@@ -56,6 +56,26 @@ describe("local files", () => {
     );
   });
 
+  it("refuses instance ids that appear more than once among those selected, naming them", async () => {
+    const twice = write(
+      "twice.json",
+      JSON.stringify([
+        record("a__a-1"),
+        record("b__b-1"),
+        record("a__a-1"),
+        record("c__c-1"),
+        record("b__b-1"),
+      ]),
+    );
+    await expect(loadInstances({ subset: twice })).rejects.toThrow(
+      `${twice}: instance_id appears more than once: a__a-1 (records 0, 2); b__b-1 (records 1, 4); give each instance its own id`,
+    );
+    await expect(loadInstances({ subset: twice, instanceIds: "a__a-1,c__c-1" })).rejects.toThrow(
+      "a__a-1 (records 0, 2); give",
+    );
+    expect(await loadInstances({ subset: twice, instanceIds: "c__c-1" })).toEqual([record("c__c-1")]);
+  });
+
   it("says what is wrong with a file that cannot be read", async () => {
     const badLine = write("bad.jsonl", `${JSON.stringify(record("a__a-1"))}\n{oops\n`);
     await expect(loadInstances({ subset: badLine })).rejects.toThrow(

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/agent/exceptions.js";
+import { UserError } from "../../src/errors.js";
 import {
   applySlice,
   parseInstanceIds,
@@ -126,5 +126,31 @@ describe("selectInstances", () => {
     writeFileSync(file, "\n# nothing\n");
     expect(() => parseInstanceIds(file)).toThrow(`--instance-ids: no instance ids in ${file}`);
     expect(() => parseInstanceIds(" , ")).toThrow('--instance-ids: no instance ids in " , "');
+  });
+});
+
+describe("--shard", () => {
+  const items = Array.from({ length: 10 }, (_, i) => ({ instance_id: `id-${String(i).padStart(2, "0")}` }));
+
+  it("splits the selection into balanced shards that cover it exactly once", () => {
+    const shards = [1, 2, 3, 4].map((i) =>
+      selectInstances(items, { shard: `${i}/4` }).map((x) => x.instance_id),
+    );
+    expect(shards.map((shard) => shard.length)).toEqual([3, 3, 2, 2]);
+    expect(shards.flat().sort()).toEqual(items.map((x) => x.instance_id));
+    expect(shards[1]).toEqual(["id-01", "id-05", "id-09"]);
+    expect(selectInstances(items, { shard: "2/4" })).toEqual(selectInstances([...items], { shard: "2/4" }));
+  });
+
+  it("applies after the filter, slice and shuffle", () => {
+    const sliced = selectInstances(items, { slice: "2:8", shuffle: true, shard: "1/2" });
+    const whole = selectInstances(items, { slice: "2:8", shuffle: true });
+    expect(sliced).toEqual(whole.filter((_, i) => i % 2 === 0));
+  });
+
+  it.each(["0/4", "5/4", "1/0", "x", "1-2"])("refuses %s", (spec) => {
+    expect(() => selectInstances(items, { shard: spec })).toThrow(
+      `--shard "${spec}": expected i/n with 1 ≤ i ≤ n, e.g. 2/4`,
+    );
   });
 });

@@ -1,0 +1,238 @@
+/**
+ * The long chaos run (`npm run chaos`): Docker batches of scripted instances SIGKILLed at random moments
+ * (up to 4 kills per batch, each within the time of a whole run) and resumed until they finish, on fresh
+ * folders, until `kills` kills have landed. After every kill it records what the crash left (preds.json
+ * behind the trajectories, containers, temp files); after each batch finishes it checks that every
+ * instance is in preds.json exactly once with its trajectory's patch, that no finished instance ran
+ * again, and that no container or temp file is left. Prints the counts; exits 1 if a check failed.
+ * Needs a Docker daemon (the calc fixture image is built on first use, offline).
+ * Usage: node dist/bench/chaos.js [kills, default 50] [instances per batch, default 8] [workers, default 2]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
+import { CONTAINER_LABELS } from "../src/environments/docker/environment.js";
+import { packageRoot } from "../src/util/package-root.js";
+
+const KILLS = Number(process.argv[2] ?? 50);
+const INSTANCES = Number(process.argv[3] ?? 8);
+const WORKERS = Number(process.argv[4] ?? 2);
+const KILLS_PER_BATCH = 4;
+const CLI = join(packageRoot(), "dist", "src", "cli.js");
+
+const step = (command: string) => ({
+  role: "assistant",
+  content: command,
+  extra: { actions: [{ command }], cost: 0 },
+});
+
+function writeDataset(dir: string): string[] {
+  cpSync(join(packageRoot(), "config", "swebench-demo", "calc"), join(dir, "calc"), { recursive: true });
+  const ids = Array.from({ length: INSTANCES }, (_, i) => `chaos__calc-${i + 1}`);
+  const instances = ids.map((instance_id) => ({
+    instance_id,
+    problem_statement: "add subtracts",
+    fixture: "calc",
+    image_name: "swerun-demo/calc:latest",
+    swerun_scripted_outputs: [
+      step("sleep 0.2"),
+      step("sed -i 's/\\$1 - \\$2/$1 + $2/' calc.sh && bash test.sh"),
+      step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached"),
+    ],
+  }));
+  writeFileSync(join(dir, "dataset.json"), JSON.stringify(instances));
+  return ids;
+}
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+function run(args: string[]): { child: ChildProcess; done: Promise<Ended> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return {
+    child,
+    done: new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stderr }))),
+  };
+}
+
+/** Finished trajectories of the folder: id -> [exit status, patch, mtime]. */
+function trajectories(out: string): Map<string, { status: string; patch: string; mtime: number }> {
+  const found = new Map<string, { status: string; patch: string; mtime: number }>();
+  if (!existsSync(out)) return found;
+  for (const id of readdirSync(out)) {
+    const path = join(out, id, `${id}.traj.json`);
+    if (!existsSync(path)) continue;
+    const info = readJson(path).info;
+    found.set(id, { status: info.exit_status, patch: info.submission, mtime: statSync(path).mtimeMs });
+  }
+  return found;
+}
+
+const leftoverFiles = (out: string) =>
+  existsSync(out)
+    ? readdirSync(out, { recursive: true }).filter((name) => /\.tmp$/.test(String(name))).length
+    : 0;
+
+async function containersOf(docker: Docker, runId: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`${CONTAINER_LABELS.runId}=${runId}`] } });
+}
+
+const counts = {
+  batches: 0,
+  runs: 0,
+  kills: 0,
+  "kills that left preds.json behind a trajectory": 0,
+  "kills that left a Created container": 0,
+  "kills that left a running container": 0,
+  "kills that left a temp file": 0,
+  "kills that left an unparsable preds.json": 0,
+  "preds.json entries restored at a start": 0,
+  "containers removed at a start": 0,
+  "temp files removed at a start": 0,
+  "lost or wrong preds.json entries": 0,
+  "finished instances run again": 0,
+  "containers left at the end": 0,
+  "temp or partial files left at the end": 0,
+};
+
+function batchArgs(dir: string, extra: string[]): string[] {
+  return [
+    ...["swebench", "--subset", join(dir, "dataset.json"), "--environment-class", "docker"],
+    ...["-w", String(WORKERS), "-o", join(dir, "out"), "-c", "swebench", "-c", "swebench-demo"],
+    ...["-c", 'environment.run_args=["--rm","--network","none"]', ...extra],
+  ];
+}
+
+async function main(): Promise<void> {
+  const docker = await connectDocker();
+  const started = Date.now();
+  // Two unhindered batches (the first builds the fixture image): the second's time is a whole run.
+  let fullRun = 0;
+  for (let i = 0; i < 2; i++) {
+    const dir = mkdtempSync(join(tmpdir(), "swerun-chaos-"));
+    writeDataset(dir);
+    const begin = Date.now();
+    const result = await run(batchArgs(dir, [])).done;
+    if (result.code !== 0) throw new Error(`the calibration run failed: ${result.stderr.slice(-2000)}`);
+    fullRun = Date.now() - begin;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const counted = new Set<string>();
+  try {
+    while (counts.kills < KILLS) {
+      const dir = mkdtempSync(join(tmpdir(), "swerun-chaos-"));
+      const ids = writeDataset(dir);
+      const out = join(dir, "out");
+      const args = batchArgs(dir, counts.batches % 2 === 1 ? ["-c", "environment.exec_mode=exec"] : []);
+      counts.batches += 1;
+      const runIds = new Set<string>();
+      const killsBefore = counts.kills;
+      const finishedAt = new Map<string, number>();
+      for (;;) {
+        const attempt = run(args);
+        counts.runs += 1;
+        // Up to KILLS_PER_BATCH kills land anywhere within a whole run's time; then the batch may finish.
+        const killsHere = counts.kills - killsBefore;
+        const timer =
+          killsHere < KILLS_PER_BATCH
+            ? setTimeout(() => attempt.child.kill("SIGKILL"), Math.random() * fullRun)
+            : undefined;
+        const result = await attempt.done;
+        clearTimeout(timer);
+        if (existsSync(join(out, "run.json"))) runIds.add(readJson(join(out, "run.json")).run_id);
+        for (const line of result.stderr.split("\n")) {
+          const restored = /preds\.json: restored (\d+) entr/.exec(line);
+          if (restored) counts["preds.json entries restored at a start"] += Number(restored[1]);
+          const removed = /Removed (\d+) Docker container/.exec(line);
+          if (removed) counts["containers removed at a start"] += Number(removed[1]);
+          const temps = /Removed (\d+) temp file/.exec(line);
+          if (temps) counts["temp files removed at a start"] += Number(temps[1]);
+        }
+        const found = trajectories(out);
+        for (const [id, trajectory] of found) {
+          const before = finishedAt.get(id);
+          if (before !== undefined && before !== trajectory.mtime)
+            counts["finished instances run again"] += 1;
+          if (trajectory.status === "Submitted" && before === undefined) finishedAt.set(id, trajectory.mtime);
+        }
+        if (result.code === 0) break;
+        if (result.signal !== "SIGKILL") throw new Error(`a run failed: ${result.stderr.slice(-2000)}`);
+        counts.kills += 1;
+        let preds: Record<string, { model_patch: string }> = {};
+        try {
+          preds = existsSync(join(out, "preds.json")) ? readJson(join(out, "preds.json")) : {};
+        } catch {
+          counts["kills that left an unparsable preds.json"] += 1;
+        }
+        if ([...found].some(([id, t]) => preds[id]?.model_patch !== t.patch))
+          counts["kills that left preds.json behind a trajectory"] += 1;
+        if (leftoverFiles(out) > 0) counts["kills that left a temp file"] += 1;
+        const states = (await Promise.all([...runIds].map((id) => containersOf(docker, id))))
+          .flat()
+          .filter((container) => !counted.has(container.Id));
+        for (const container of states) counted.add(container.Id);
+        if (states.some((container) => container.State === "created"))
+          counts["kills that left a Created container"] += 1;
+        if (states.some((container) => container.State === "running"))
+          counts["kills that left a running container"] += 1;
+      }
+      const preds = readJson(join(out, "preds.json"));
+      const found = trajectories(out);
+      const wrong = ids.filter(
+        (id) => preds[id]?.model_patch !== found.get(id)?.patch || !preds[id]?.model_patch,
+      );
+      counts["lost or wrong preds.json entries"] += wrong.length + Object.keys(preds).length - ids.length;
+      for (const id of runIds) {
+        const left = await containersOf(docker, id);
+        counts["containers left at the end"] += left.length;
+        for (const container of left) await docker.getContainer(container.Id).remove({ force: true });
+      }
+      counts["temp or partial files left at the end"] += readdirSync(out, { recursive: true }).filter(
+        (name) => /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
+      ).length;
+      rmSync(dir, { recursive: true, force: true });
+      process.stderr.write(`batch ${counts.batches}: ${counts.kills}/${KILLS} kills so far\n`);
+    }
+  } finally {
+    closeDockerClient(docker);
+  }
+  const width = Math.max(...Object.keys(counts).map((key) => key.length));
+  process.stdout.write(
+    `chaos: ${INSTANCES} instances per batch, ${WORKERS} workers, batches alternating exec_mode session and exec, ` +
+      `kills uniformly within one whole run (${(fullRun / 1000).toFixed(1)} s); ${((Date.now() - started) / 1000).toFixed(0)} s in all\n`,
+  );
+  for (const [key, value] of Object.entries(counts)) process.stdout.write(`${key.padEnd(width)}  ${value}\n`);
+  const failures =
+    counts["lost or wrong preds.json entries"] +
+    counts["finished instances run again"] +
+    counts["containers left at the end"] +
+    counts["temp or partial files left at the end"] +
+    counts["kills that left an unparsable preds.json"];
+  process.exitCode = failures > 0 ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,56 @@
+# swerun's Docker session loop: the program of a session container's PID 1, which runs every action of
+# a run (exec_mode: session). See src/environments/docker/session.ts for the other side.
+#
+# The container's command is `/bin/sh -c 'IFS= read -r l && eval "$l"' swerun-session <interpreter...>`.
+# swerun writes one line that sets `lifetime` (a `sleep` duration) and `keep` (empty or 1), reads this
+# file up to the line "swerun-session-script-end" and evals it; "$@" is the interpreter (bash -lc).
+#
+# Protocol, on the container's stdin and stdout:
+#   1. The loop prints "swerun-session ready", then the container's uname -s -n -r -v -m, tab-separated.
+#   2. A request is: a line "<nonce> <marker>", the cwd, the lines of a snippet exporting the action's
+#      variables, a line holding only the nonce, the command's lines, and the nonce again. All of it is
+#      read with shell builtins: a request costs no process.
+#   3. The interpreter runs the command in a new process session (setsid, when the image has it), stdin
+#      from /dev/null, stderr merged into stdout, SWERUN_ACTION_ID=<marker> in its environment (so a
+#      timeout can find and kill all of its processes). Its output goes through `cat`, which ends when
+#      every process holding the output has closed it, as a `docker exec` stream does.
+#   4. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the command's environment,
+#      so no output can fake the end of an action.
+# The loop ends when its stdin closes (swerun ended or died), or, with `keep`, sleeps out its lifetime
+# so the container can be entered; SIGALRM from the lifetime timer ends it at any time.
+
+# No `cat`, no output: exit, and swerun falls back to one exec per action.
+command -v cat >/dev/null 2>&1 || exit 3
+# fd 3 is the connection to swerun while fd 1 is redirected around an action.
+exec 3>&1
+s=
+command -v setsid >/dev/null 2>&1 && s=setsid
+# As PID 1 the loop takes no signal a command sends it, except SIGALRM, the timer's.
+trap 'exit 0' ALRM
+trap : HUP INT QUIT TERM USR1 USR2
+(sleep $lifetime; kill -ALRM $$) >/dev/null 2>&1 3>&- &
+# l holds a newline (a command substitution drops trailing newlines, hence the x).
+l=$(printf '\nx'); l=${l%x}
+printf 'swerun-session ready\t%s\t%s\t%s\t%s\t%s\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)"
+while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do
+  while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done
+  IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done
+  # The action. `set --` keeps the marker, setsid, interpreter and command out of reach of the exported
+  # snippet, whatever names it sets. fd 4 carries the exit code past the output's pipe into r.
+  # `command eval` keeps the loop alive when it cannot fork (the container is out of processes). Then r
+  # stays empty and x is empty (the loop could not fork) or 2 (the shell that runs the pipeline could
+  # not): the end line says fork-failed, and swerun reports that as the action's output.
+  r= x=
+  command eval 'r=$(
+    { { ( set -- "$m" $s "$@" "$c"
+          cd "$d" && eval "$e" && SWERUN_ACTION_ID=$1 && shift && export SWERUN_ACTION_ID && exec "$@"
+        ) </dev/null 2>&1 3>&- 4>&-
+        echo $? >&4
+      } | SWERUN_OUTPUT_OF=$m cat >&3 4>&-
+    } 4>&1
+  ); x=$?'
+  [ -z "$r" ] && [ "${x:-2}" = 2 ] && r=fork-failed
+  printf '\n%s %s\n' "$n" "${r:-$x}"
+done
+if [ -n "$keep" ]; then exec sleep $lifetime; fi
+exit 0

@@ -1,0 +1,95 @@
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ask } from "../console/prompt.js";
+import { UserError } from "../errors.js";
+import { compareRuns } from "../runs/compare.js";
+import { colorsFor, compareText, listJson, listText, showJson, showText } from "../runs/format.js";
+import { resolveRun } from "../runs/ref.js";
+import { mergeShardRuns } from "../runs/shards.js";
+import { listRuns, runsDir } from "../runs/store.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+
+/** `swerun runs` flags, as cac hands them over. */
+export interface RunsFlags {
+  dir?: string;
+  json?: boolean;
+  force?: boolean;
+  mergeShards?: boolean;
+}
+
+const USAGE =
+  "usage: swerun runs list | show <ref> | compare <ref1> <ref2> | label <ref> <label> | delete <ref>";
+
+function need(args: string[], count: number, what: string): string[] {
+  if (args.length !== count) throw new UserError(`swerun runs ${what}: ${USAGE}`);
+  return args;
+}
+
+const print = (text: string) => process.stdout.write(`${text}\n`);
+
+/** `swerun runs <action>`: list, show, compare, label and delete the runs under the runs folder. */
+export async function runsCommand(
+  action: string | undefined,
+  args: string[],
+  flags: RunsFlags,
+): Promise<number> {
+  const found = listRuns(runsDir(flags.dir));
+  const runs = flags.mergeShards ? mergeShardRuns(found) : found;
+  const json = (value: unknown) => print(JSON.stringify(value, null, 2));
+  switch (action ?? "list") {
+    case "list":
+    case "ls":
+      need(args, 0, "list");
+      if (flags.json) json(listJson(runs));
+      else print(listText(runs));
+      return 0;
+    case "show": {
+      const run = resolveRun(need(args, 1, "show")[0] as string, runs);
+      if (flags.json) json(showJson(run));
+      else print(showText(run));
+      return 0;
+    }
+    case "compare": {
+      const [first, second] = need(args, 2, "compare") as [string, string];
+      const comparison = compareRuns(resolveRun(first, runs), resolveRun(second, runs));
+      if (flags.json) json(comparison);
+      else print(compareText(comparison, colorsFor(Boolean(process.stdout.isTTY))));
+      return 0;
+    }
+    case "label": {
+      const [ref, label] = need(args, 2, "label") as [string, string];
+      const run = resolveRun(ref, found);
+      if (run.imported)
+        throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
+      if (run.state === "running") throw new UserError(`${run.id} is running; label it when it ends`);
+      const path = join(run.dir, "run.json");
+      const record = JSON.parse(readFileSync(path, "utf8"));
+      record.label = label;
+      writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+      print(`${run.id}: label "${label}"`);
+      return 0;
+    }
+    case "delete":
+    case "rm": {
+      const run = resolveRun(need(args, 1, "delete")[0] as string, found);
+      if (run.state === "running")
+        throw new UserError(`${run.id} is running (its lock is held); stop it before deleting it`);
+      if (!flags.force) {
+        if (!process.stdin.isTTY)
+          throw new UserError(`deleting ${run.id} needs a terminal to confirm, or --force`);
+        const answer = await ask(
+          `Delete run ${run.id}${run.label ? ` (${run.label})` : ""} and its folder ${run.dir}? [y/N] `,
+        );
+        if (!/^y(es)?$/i.test(answer.trim())) {
+          print("Not deleted.");
+          return 1;
+        }
+      }
+      rmSync(run.dir, { recursive: true, force: true });
+      print(`Deleted ${run.id} (${run.dir}).`);
+      return 0;
+    }
+    default:
+      throw new UserError(`swerun runs: unknown action "${action}"; ${USAGE}`);
+  }
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { environmentBase, VARIABLE_NAME } from "../../config/common.js";
+import { RunArgsError, translateRunArgs } from "./run-args.js";
+
+/** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
+const SLEEP_DURATION = /^\d+(\.\d+)?[smhd]?$/;
+
+/** The `environment` section for `environment_class: docker` (mini-swe-agent's keys plus swerun's own). */
+export const dockerEnvironmentSchema = z
+  .strictObject({
+    environment_class: z.literal("docker"),
+    ...environmentBase,
+    /**
+     * The image to run, e.g. docker.io/swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest.
+     * `swerun swebench` sets it per instance; `swerun run` needs it in the config.
+     */
+    image: z.string().min(1).default(""),
+    /** Working directory of every command inside the container ("" means "/"). */
+    cwd: z.string().default("/"),
+    /** Program and flags that run a command string inside the container. */
+    interpreter: z.array(z.string()).min(1).default(["bash", "-lc"]),
+    /** Host variables copied into every command when set on the host; `env` wins. Values are never recorded. */
+    forward_env: z.array(z.string()).default([]),
+    /** How long the container lives (its `sleep`), e.g. "2h" or seconds; a leaked container ends by itself. */
+    container_timeout: z
+      .union([z.string(), z.number().positive()])
+      .default("2h")
+      .transform((value) => String(value))
+      .refine((value) => SLEEP_DURATION.test(value), {
+        message: 'must be a duration `sleep` understands, e.g. "2h", "90m" or 7200',
+      }),
+    /** Seconds allowed for pulling a missing image. */
+    pull_timeout: z.number().positive().default(120),
+    /** `docker run` flags, translated to Engine API options (common ones only; others are refused). */
+    run_args: z.array(z.string()).default(["--rm"]),
+    /** Allow `--privileged` in run_args. */
+    allow_privileged: z.boolean().default(false),
+    /** Options merged into the Engine API container-create request (HostConfig and Labels key by key). */
+    container_options: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * How actions reach the container: "session" (default) writes each one to a shell that is the
+     * container's PID 1, a few ms per action; "exec" makes a `sleep` container and one `docker exec` per
+     * action, as mini-swe-agent does (tens of ms each). Both run the interpreter in a new process session
+     * with the same variables, cwd and output handling.
+     */
+    exec_mode: z.enum(["session", "exec"]).default("session"),
+    /** Keep the container after the run, for debugging; swerun prints how to enter it. */
+    keep_container: z.boolean().default(false),
+  })
+  .superRefine((config, context) => {
+    // Each action's variables are exported by a shell (exec_mode session), so they need shell names
+    // (`env` names are checked for every environment class, in environmentBase).
+    for (const [field, names] of [["forward_env", config.forward_env]] as const) {
+      for (const [index, name] of names.entries()) {
+        if (VARIABLE_NAME.test(name)) continue;
+        context.addIssue({
+          code: "custom",
+          path: [field, index],
+          message: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)`,
+        });
+      }
+    }
+    try {
+      translateRunArgs(config.run_args, { allowPrivileged: config.allow_privileged });
+    } catch (error) {
+      if (!(error instanceof RunArgsError)) throw error;
+      context.addIssue({
+        code: "custom",
+        path: ["run_args"],
+        message: error.message.replace(/^run_args: /, ""),
+      });
+    }
+  });

@@ -1,0 +1,358 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type Docker from "dockerode";
+import type { DockerEnvironmentConfig } from "../../config/schema.js";
+import { UserError } from "../../errors.js";
+import type { Action, ExecOutput } from "../../messages.js";
+import { chaosPoint } from "../../util/chaos.js";
+import { registerSecret } from "../../util/secrets.js";
+import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
+import {
+  closeDockerClient,
+  connectDocker,
+  type DockerEndpoint,
+  DockerUnavailableError,
+  isConnectionError,
+  resolveDockerEndpoint,
+  unreachableMessage,
+} from "./client.js";
+import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
+import { BIN_SH, runExec } from "./exec.js";
+import { daemonMessage, ensureImage } from "./pull.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
+import { translateRunArgs } from "./run-args.js";
+import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
+
+/** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
+export const SESSION_MAX_COMMAND = 32_768;
+
+/** Every container swerun creates is named `swerun-...`. */
+export const CONTAINER_PREFIX = "swerun-";
+
+/** Labels on swerun's containers; `swerun cleanup` finds leftovers by them. */
+export const CONTAINER_LABELS = {
+  runId: "swerun.run_id",
+  instanceId: "swerun.instance_id",
+  /** The process and machine that created the container, to tell a crashed run from a live one. */
+  pid: "swerun.pid",
+  host: "swerun.host",
+  keep: "swerun.keep",
+} as const;
+
+/** The environment is broken: its container is gone or stopped. */
+export class DockerContainerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DockerContainerError";
+  }
+}
+
+/** `$VAR` and `${VAR}` replaced from the host environment when set (Python's os.path.expandvars, as mini-swe-agent does). */
+function expandVars(value: string, env: NodeJS.ProcessEnv): string {
+  return value.replace(
+    /\$(\w+)|\$\{([^}]+)\}/g,
+    (match, bare: string | undefined, braced: string | undefined) => {
+      const name = bare ?? braced ?? "";
+      return env[name] ?? match;
+    },
+  );
+}
+
+function containerName(context: EnvironmentContext): string {
+  const slug = (context.instanceId || context.runId || "run")
+    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
+    .replace(/^[^a-zA-Z0-9]+/, "")
+    .slice(0, 48);
+  return `${CONTAINER_PREFIX}${slug ? `${slug}-` : ""}${randomBytes(4).toString("hex")}`;
+}
+
+/** The container-create request: the `sleep` container, run_args translated, container_options merged on top. */
+function createOptions(config: DockerEnvironmentConfig, context: EnvironmentContext, name: string) {
+  const translated = translateRunArgs(config.run_args, { allowPrivileged: config.allow_privileged });
+  const { HostConfig, Labels, ...rest } = config.container_options as {
+    HostConfig?: Record<string, unknown>;
+    Labels?: Record<string, string>;
+  };
+  const labels: Record<string, string> = {
+    [CONTAINER_LABELS.runId]: context.runId,
+    [CONTAINER_LABELS.instanceId]: context.instanceId ?? "",
+    [CONTAINER_LABELS.pid]: String(process.pid),
+    [CONTAINER_LABELS.host]: os.hostname(),
+    [CONTAINER_LABELS.keep]: String(config.keep_container),
+  };
+  // A session container's PID 1 is the session's shell on an open stdin, which closes when swerun's
+  // connection does; what it prints is for swerun only, so the daemon keeps no log of it.
+  const session =
+    config.exec_mode === "session"
+      ? { Cmd: sessionCommand(config.interpreter), OpenStdin: true, StdinOnce: true, AttachStdin: true }
+      : { Cmd: ["sleep", config.container_timeout] };
+  const options: Docker.ContainerCreateOptions & { platform?: string } = {
+    name,
+    Image: config.image,
+    ...session,
+    WorkingDir: config.cwd || "/",
+    Env: translated.env,
+    ...(translated.user ? { User: translated.user } : {}),
+    ...(translated.platform ? { platform: translated.platform } : {}),
+    ...rest,
+    Labels: { ...translated.labels, ...Labels, ...labels },
+    HostConfig: {
+      ...(config.exec_mode === "session" ? { LogConfig: { Type: "none", Config: {} } } : {}),
+      ...translated.hostConfig,
+      ...HostConfig,
+    },
+  };
+  return { options, platform: translated.platform };
+}
+
+/**
+ * Runs the actions of a run in one long-lived container, through the Docker Engine API: written to the
+ * shell session that is the container's PID 1 (exec_mode session, see session.ts), or one exec
+ * each in a container whose PID 1 is `sleep container_timeout` (exec_mode exec). The container is removed
+ * by `close()` unless keep_container is set.
+ */
+export class DockerEnvironment implements Environment {
+  readonly config: DockerEnvironmentConfig;
+  readonly containerName: string;
+  readonly containerId: string;
+  readonly #docker: Docker;
+  readonly #container: Docker.Container;
+  readonly #endpoint: DockerEndpoint;
+  readonly #context: EnvironmentContext;
+  readonly #live: LiveContainer;
+  #platform: Record<string, string> = {};
+  #closing: Promise<void> | undefined;
+  /** The container's PID 1 in exec_mode session; undefined in exec mode. */
+  #session: DockerSession | undefined;
+  /** What runs swerun's scripts in the container: /bin/sh, or the interpreter in an image without it. */
+  #shell: string[] = BIN_SH;
+
+  private constructor(
+    config: DockerEnvironmentConfig,
+    context: EnvironmentContext,
+    docker: Docker,
+    endpoint: DockerEndpoint,
+    container: Docker.Container,
+    name: string,
+    live: LiveContainer,
+  ) {
+    this.config = config;
+    this.#context = context;
+    this.#docker = docker;
+    this.#endpoint = endpoint;
+    this.#container = container;
+    this.containerName = name;
+    this.containerId = container.id;
+    this.#live = live;
+  }
+
+  /** Connects to the daemon, pulls the image when missing, and starts the run's container. */
+  static async create(
+    config: DockerEnvironmentConfig,
+    context: EnvironmentContext,
+  ): Promise<DockerEnvironment> {
+    // Forwarded host values are secrets: whatever a command prints of them is redacted from what swerun writes.
+    for (const name of config.forward_env) registerSecret(process.env[name]);
+    if (!config.image) {
+      throw new UserError(
+        "environment.image: the docker environment needs an image (e.g. -c environment.image=ubuntu:24.04)",
+      );
+    }
+    const endpoint = resolveDockerEndpoint();
+    const name = containerName(context);
+    let docker: Docker | undefined;
+    let created: Docker.Container | undefined;
+    let session: DockerSession | undefined;
+    let cancelled = false;
+    let creating: Promise<unknown> = Promise.resolve();
+    // Registered before anything exists, so an interrupt at any point of the startup still removes the container.
+    const pending: LiveContainer = {
+      name,
+      remove: async () => {
+        cancelled = true;
+        await creating.catch(() => {});
+        if (created) await removeContainer(created).catch(() => {});
+      },
+    };
+    const checkCancelled = () => {
+      if (cancelled) throw new UserError(`Interrupted while starting Docker container ${name}`);
+    };
+    registerContainer(pending);
+    try {
+      const { options, platform } = createOptions(config, context, name);
+      const client = await connectDocker(endpoint);
+      docker = client;
+      checkCancelled();
+      await ensureImage(client, config.image, {
+        timeoutSeconds: config.pull_timeout,
+        platform,
+        onProgress: context.onProgress,
+      });
+      checkCancelled();
+      const starting = client.createContainer(options).then(async (container) => {
+        created = container;
+        chaosPoint("container-created");
+        session = config.exec_mode === "session" ? await DockerSession.attach(container) : undefined;
+        await container.start();
+        return container;
+      });
+      creating = starting;
+      let fallback = "";
+      const container = await starting.catch((error: unknown) => {
+        // The session's PID 1 is /bin/sh: an image without it gets a `sleep` container found on PATH.
+        if (!session || !/\/bin\/sh\b.*(no such file|not found)/i.test(daemonMessage(error))) throw error;
+        fallback = "it has no /bin/sh for swerun's shell session";
+        return undefined;
+      });
+      checkCancelled();
+      if (
+        !container ||
+        (session &&
+          !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container })))
+      ) {
+        checkCancelled();
+        // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
+        unregisterContainer(pending);
+        session?.close();
+        if (created) await removeContainer(created).catch(() => {});
+        closeDockerClient(client);
+        report(context)(
+          `Docker image ${config.image}: ${fallback || "its /bin/sh did not start swerun's shell session"}; running one exec per action (exec_mode: exec)`,
+        );
+        return await DockerEnvironment.create({ ...config, exec_mode: "exec" }, context);
+      }
+      checkCancelled();
+      unregisterContainer(pending);
+      const live: LiveContainer = { name, remove: () => environment.close() };
+      const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
+      environment.#session = session;
+      registerContainer(live);
+      // Without /bin/sh, swerun's own scripts (the kill of a timed-out action) run in the interpreter.
+      if (!session && !(await hasBinSh(container))) environment.#shell = config.interpreter;
+      environment.#platform = session
+        ? session.platform
+        : await containerPlatform(container, environment.#shell);
+      return environment;
+    } catch (error) {
+      unregisterContainer(pending);
+      session?.close();
+      if (created) await removeContainer(created).catch(() => {});
+      if (docker) closeDockerClient(docker);
+      if (error instanceof UserError) throw error;
+      if (isConnectionError(error)) throw new DockerUnavailableError(unreachableMessage(endpoint, error));
+      throw new UserError(
+        `Could not start a Docker container from image "${config.image}": ${daemonMessage(error)}`,
+      );
+    }
+  }
+
+  async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
+    if (this.#closing)
+      throw new DockerContainerError(`Docker container ${this.containerName} was already removed`);
+    const env = this.#actionEnv();
+    const request = {
+      workdir: options.cwd || this.config.cwd || "/",
+      timeoutSeconds: options.timeout ?? this.config.timeout,
+      maxOutputBytes: this.config.max_output_bytes,
+      signal: options.signal,
+    };
+    try {
+      // The session reads the cwd as one line and the command line by line with shell builtins, which
+      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
+      // as does every action while the session is busy with one given up on.
+      const session = this.#session;
+      if (
+        session &&
+        (session.available || !session.alive) &&
+        !request.workdir.includes("\n") &&
+        action.command.length <= SESSION_MAX_COMMAND
+      ) {
+        return await session.run({ ...request, env, command: action.command });
+      }
+      return await runExec(this.#container, {
+        ...request,
+        argv: [...this.config.interpreter, action.command],
+        shell: this.#shell,
+        env,
+      });
+    } catch (error) {
+      if (isConnectionError(error))
+        throw new DockerUnavailableError(unreachableMessage(this.#endpoint, error));
+      const code = statusCode(error);
+      if (code === 404 || code === 409) {
+        throw new DockerContainerError(
+          `Docker container ${this.containerName} is gone or stopped (${daemonMessage(error)}); its container_timeout is ${this.config.container_timeout}`,
+        );
+      }
+      if (error instanceof SessionEndedError) {
+        throw new DockerContainerError(
+          `Docker container ${this.containerName} is gone or stopped (its shell session ended); its container_timeout is ${this.config.container_timeout}`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Each action's variables: forwarded host values, then `env` with $VARs expanded from the host. */
+  #actionEnv(): string[] {
+    const env: string[] = [];
+    for (const name of this.config.forward_env) {
+      const value = process.env[name];
+      if (value !== undefined) env.push(`${name}=${value}`);
+    }
+    for (const [name, value] of Object.entries(this.config.env))
+      env.push(`${name}=${expandVars(value, process.env)}`);
+    return env;
+  }
+
+  /** The container's `platform.uname()` fields (system, node, release, version, machine), then the config. */
+  templateVars(): Record<string, unknown> {
+    return { ...this.#platform, ...this.config };
+  }
+
+  /** The config; forward_env holds names only, so no host value is ever recorded. */
+  serialize() {
+    return {
+      environment: { ...this.config },
+      environment_type: "swerun.environments.docker.DockerEnvironment",
+    };
+  }
+
+  /**
+   * Removes the container (or, with keep_container, says how to enter it). Safe to call twice. Never throws:
+   * a container it cannot remove is reported, with the command that will, so it cannot mask the run's own error.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      unregisterContainer(this.#live);
+      this.#session?.close();
+      const say = report(this.#context);
+      const cleanup = `swerun cleanup --run-id ${this.#context.runId}`;
+      try {
+        if (this.config.keep_container) {
+          say(
+            `Kept Docker container ${this.containerName} (keep_container: true). Enter it with: docker exec -it ${this.containerName} bash` +
+              ` — remove it with: docker rm -f ${this.containerName} (or ${cleanup})`,
+          );
+        } else {
+          await removeContainer(this.#container);
+        }
+      } catch (error) {
+        const reason = isConnectionError(error)
+          ? unreachableMessage(this.#endpoint, error)
+          : daemonMessage(error);
+        say(
+          `Could not remove Docker container ${this.containerName}: ${reason}. Remove it later with: ${cleanup}`,
+        );
+      } finally {
+        closeDockerClient(this.#docker);
+      }
+    })();
+    return this.#closing;
+  }
+}
+
+/** Where the environment's progress lines go: the context's reporter, else stderr. */
+function report(context: EnvironmentContext): (line: string) => void {
+  return context.onProgress ?? ((line) => process.stderr.write(`${line}\n`));
+}

@@ -1,0 +1,258 @@
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import type Docker from "dockerode";
+import type { ExecOutput } from "../../messages.js";
+import { OutputCollector } from "../output.js";
+
+/** The variable that marks every process of one action, so a timeout can find and kill all of them. */
+export const ACTION_MARKER = "SWERUN_ACTION_ID";
+
+/** `exec "$0" "$@" 2>&1` points the command's stderr at its stdout, so both arrive merged in write order. */
+const MERGE_STDERR = 'exec "$0" "$@" 2>&1';
+
+/**
+ * Kills every process whose environment holds the action's marker: the command, its children, and
+ * background or `setsid` grandchildren that left its process group. Each pass stops them all first, so no
+ * shell reports a killed child into the output, then kills them; passes repeat until one finds nothing,
+ * so processes forked during a pass are caught by the next.
+ */
+const KILL_MARKED = `m="$1"; n=0
+while [ $n -lt 50 ]; do
+  pids=""
+  for d in /proc/[0-9]*; do
+    grep -qaF "$m" "$d/environ" 2>/dev/null && pids="$pids \${d#/proc/}"
+  done
+  [ -z "$pids" ] && exit 0
+  kill -STOP $pids 2>/dev/null; kill -KILL $pids 2>/dev/null
+  n=$((n+1))
+done`;
+
+/** How swerun runs its own scripts in a container: `/bin/sh -c`, or the interpreter in an image without /bin/sh. */
+export const BIN_SH = ["/bin/sh", "-c"];
+
+/** What one action needs from the environment. */
+export interface ExecRequest {
+  /** The interpreter and the command, e.g. ["bash", "-lc", "ls"]. */
+  argv: string[];
+  /**
+   * What runs swerun's kill script (default BIN_SH). Without /bin/sh (any other value) the command also
+   * runs without the /bin/sh wrapper that merges its stderr into stdout: both are merged as they arrive.
+   */
+  shell?: string[];
+  env: string[];
+  workdir: string;
+  timeoutSeconds: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Splits Docker's multiplexed stream (8-byte frame headers) and feeds the payloads to `onData`, saying
+ * whether each came from stderr. Resolves when the stream ends.
+ */
+export function demultiplex(
+  stream: Readable,
+  onData: (chunk: Buffer, fromStderr: boolean) => void,
+): Promise<void> {
+  let pending = Buffer.alloc(0);
+  let remaining = 0;
+  let fromStderr = false;
+  return new Promise((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => {
+      let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      pending = Buffer.alloc(0);
+      while (data.length) {
+        if (remaining > 0) {
+          const take = Math.min(remaining, data.length);
+          onData(data.subarray(0, take), fromStderr);
+          remaining -= take;
+          data = data.subarray(take);
+          continue;
+        }
+        if (data.length < 8) {
+          pending = Buffer.from(data);
+          break;
+        }
+        fromStderr = data[0] === 2;
+        remaining = data.readUInt32BE(4);
+        data = data.subarray(8);
+      }
+    });
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", reject);
+  });
+}
+
+/**
+ * Runs in a second exec: kills every process whose environment holds `variable`=`marker` (by default the
+ * action's marker: every process of the action, whatever process group it is in).
+ */
+export async function killMarked(
+  container: Docker.Container,
+  marker: string,
+  variable = ACTION_MARKER,
+  shell: string[] = BIN_SH,
+): Promise<void> {
+  const exec = await container.exec({
+    Cmd: [...shell, KILL_MARKED, "swerun-kill", `${variable}=${marker}`],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
+  await demultiplex(stream, () => {});
+}
+
+async function exitCode(exec: Docker.Exec): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const info = await exec.inspect();
+    if (!info.Running && typeof info.ExitCode === "number") return info.ExitCode;
+    if (attempt >= 200) return -1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Ends one action early when its timeout passes or its signal aborts: kills every process of the action
+ * (by its marker, from a second exec), again while its output stays open, and calls `giveUp` when three
+ * tries a second apart did not end it (a process that cleared its environment, `env -i` or a service
+ * script, still holds the output).
+ */
+export class ActionKiller {
+  /** Why the action was killed; empty while it was not. */
+  reason = "";
+  readonly #container: Docker.Container;
+  readonly #marker: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #giveUp: () => void | Promise<void>;
+  readonly #shell: string[];
+  readonly #timer: NodeJS.Timeout;
+  readonly #onAbort = () => this.kill(INTERRUPTED);
+  #ended = false;
+  #wake = () => {};
+  #killing: Promise<void> | undefined;
+
+  constructor(
+    container: Docker.Container,
+    marker: string,
+    request: { timeoutSeconds: number; signal?: AbortSignal; shell?: string[] },
+    giveUp: () => void | Promise<void>,
+  ) {
+    this.#container = container;
+    this.#shell = request.shell ?? BIN_SH;
+    this.#marker = marker;
+    this.#signal = request.signal;
+    this.#giveUp = giveUp;
+    this.#timer = setTimeout(
+      () =>
+        this.kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
+      request.timeoutSeconds * 1000,
+    );
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (this.#signal?.aborted) this.#onAbort();
+  }
+
+  kill(reason: string): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.#killing = (async () => {
+      // A kill can race the start of the action; try again while its output stays open, then stop waiting.
+      for (let attempt = 0; attempt < 3 && !this.#ended; attempt++) {
+        await killMarked(this.#container, this.#marker, ACTION_MARKER, this.#shell).catch(() => {});
+        if (!this.#ended) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 1_000);
+            this.#wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      }
+      if (!this.#ended) await this.#giveUp();
+    })();
+  }
+
+  /** The action's output has ended: no more kills; resolves when a kill in progress has finished. */
+  async ended(): Promise<void> {
+    this.#ended = true;
+    this.#wake();
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    await this.#killing;
+  }
+}
+
+/**
+ * Runs one action as an exec in the container: stdout and stderr merged in order, the output capped and
+ * decoded like the local environment's. A timeout or an abort kills every process of the action and
+ * returns returncode -1 with the partial output. Errors of the daemon or the container are thrown.
+ */
+export async function runExec(container: Docker.Container, request: ExecRequest): Promise<ExecOutput> {
+  if (request.signal?.aborted) return killedOutput(INTERRUPTED, new OutputCollector(0));
+  const marker = randomBytes(8).toString("hex");
+  const exec = await container.exec({
+    Cmd:
+      request.shell && request.shell !== BIN_SH
+        ? request.argv
+        : ["/bin/sh", "-c", MERGE_STDERR, ...request.argv],
+    Env: [...request.env, `${ACTION_MARKER}=${marker}`],
+    WorkingDir: request.workdir,
+    AttachStdout: true,
+    AttachStderr: true,
+    AttachStdin: false,
+    Tty: false,
+  });
+  const collector = new OutputCollector(request.maxOutputBytes);
+  // Aborted while the exec was being created: it never starts.
+  if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
+  let stream: Readable | undefined;
+  const killer = new ActionKiller(container, marker, request, () => {
+    stream?.destroy();
+  });
+  try {
+    stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
+    await demultiplex(stream, (chunk) => collector.push(chunk));
+  } catch (error) {
+    if (!killer.reason) throw error;
+  } finally {
+    await killer.ended();
+  }
+  if (killer.reason) return killedOutput(killer.reason, collector);
+  const { output, truncated } = collector.result();
+  return {
+    output,
+    returncode: await exitCode(exec),
+    exception_info: "",
+    extra: truncated ? { truncated } : {},
+  };
+}
+
+export const INTERRUPTED = "Command interrupted by the user; all its processes were killed";
+
+/** The output of an action that was killed: what it printed so far, returncode -1, and why. */
+export function killedOutput(reason: string, collector: OutputCollector): ExecOutput {
+  return failedOutput(
+    reason,
+    collector,
+    reason.startsWith("Command timed out") ? "TimeoutError" : "ExecutionError",
+  );
+}
+
+/** The output of an action that failed to run or was ended: what it printed, returncode -1, and why. */
+export function failedOutput(
+  reason: string,
+  collector: OutputCollector,
+  exceptionType = "ExecutionError",
+): ExecOutput {
+  const { output, truncated } = collector.result();
+  const extra: Record<string, unknown> = {};
+  if (truncated) extra.truncated = truncated;
+  extra.exception_type = exceptionType;
+  return {
+    output,
+    returncode: -1,
+    exception_info: `An error occurred while executing the command: ${reason}`,
+    extra,
+  };
+}

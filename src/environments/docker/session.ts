@@ -1,0 +1,261 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Duplex } from "node:stream";
+import type Docker from "dockerode";
+import type { ExecOutput } from "../../messages.js";
+import { packageRoot } from "../../util/package-root.js";
+import { OutputCollector } from "../output.js";
+import { ActionKiller, demultiplex, failedOutput, INTERRUPTED, killedOutput, killMarked } from "./exec.js";
+import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./session-framing.js";
+
+/** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
+const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
+
+/** The session loop, shipped as a shell script of its own; read once. */
+let script: string | undefined;
+
+function sessionScript(): string {
+  script ??= readFileSync(join(packageRoot(), "shell", "docker-session.sh"), "utf8");
+  return script;
+}
+
+/** The command line of the container's PID 1: it reads its program as the first line of stdin. */
+export function sessionCommand(interpreter: string[]): string[] {
+  return ["/bin/sh", "-c", 'IFS= read -r l && eval "$l"', "swerun-session", ...interpreter];
+}
+
+/**
+ * What swerun writes to a new session: a line that sets the loop's `lifetime` (a `sleep` duration, like
+ * the `sleep` container's) and `keep` (sleep out the lifetime when stdin closes, so the container can be
+ * entered), then reads the script up to SCRIPT_END and evals it; then the script and SCRIPT_END.
+ */
+export function sessionProgram(lifetime: string, keep: boolean): string {
+  const loader =
+    `lifetime=${lifetime} keep=${keep ? "1" : ""}; l=$(printf '\\nx'); l=\${l%x}; p=; ` +
+    `while IFS= read -r x && [ "$x" != ${SCRIPT_END} ]; do p="$p$x$l"; done; eval "$p"`;
+  const body = sessionScript();
+  return `${loader}\n${body}${body.endsWith("\n") ? "" : "\n"}${SCRIPT_END}\n`;
+}
+
+/** `export NAME='value'` lines for the shell, values single-quoted (a quote becomes '\\''). */
+export function exportSnippet(env: string[]): string {
+  return env
+    .map((entry) => {
+      const at = entry.indexOf("=");
+      return `export ${entry.slice(0, at)}='${entry.slice(at + 1).replaceAll("'", "'\\''")}'`;
+    })
+    .join("\n");
+}
+
+/** The session's shell has ended, and its container with it. */
+export class SessionEndedError extends Error {}
+
+/** What one action asks of the session. */
+export interface SessionRequest {
+  command: string;
+  /** NAME=value entries exported for this action only. */
+  env: string[];
+  workdir: string;
+  timeoutSeconds: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  end: Buffer;
+  collector: OutputCollector;
+  held: Buffer;
+  finish: (end: ActionEnd | undefined) => void;
+}
+
+/** The output of an action the loop could not fork to run (the container is out of processes), and why. */
+const FORK_FAILED_OUTPUT = "swerun: cannot fork: the container's shell session could not start the command";
+const FORK_FAILED_REASON =
+  "the container's shell session could not fork to start it (is the container out of processes? See its pids limit)";
+
+/**
+ * The container's PID 1: a shell that runs every action of the environment, attached to swerun by the
+ * container's stdin and stdout (its program is shell/docker-session.sh). A step costs a write and a read
+ * on an open connection instead of an exec's round trips through the daemon and the container runtime
+ * (about 60 ms each on the development machine; a session step is a few ms), and a container costs no
+ * exec at all. Being PID 1, the shell ignores the signals a command sends it, and the container ends when
+ * swerun's connection closes. Timeouts and interrupts kill the action's processes as `runExec` does.
+ */
+export class DockerSession {
+  readonly #container: Docker.Container;
+  readonly #stream: Duplex;
+  /** The container's uname fields, named as Python's `platform.uname()` names them; empty without uname. */
+  platform: Record<string, string> = {};
+  #alive = true;
+  #booting = true;
+  #readyWaiters: Array<(ready: boolean) => void> = [];
+  #booted = Buffer.alloc(0);
+  #pending: Pending | undefined;
+  /** An action given up on while its output stays open: what it prints is dropped until its end line. */
+  #abandoned: { end: Buffer; held: Buffer } | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(container: Docker.Container, stream: Duplex) {
+    this.#container = container;
+    this.#stream = stream;
+    void demultiplex(stream, (chunk, fromStderr) => {
+      if (!fromStderr) this.#onOutput(chunk);
+    })
+      .catch(() => {})
+      .finally(() => {
+        this.#alive = false;
+        for (const wake of this.#readyWaiters.splice(0)) wake(false);
+        const pending = this.#pending;
+        this.#pending = undefined;
+        // The shell is gone: what was held back as a possible end line is output.
+        pending?.collector.push(pending.held);
+        pending?.finish(undefined);
+      });
+    stream.on("error", () => {});
+  }
+
+  /**
+   * Attaches to a container created with `sessionCommand` as its command and stdin open, before it starts,
+   * so nothing it prints is missed. Daemon errors are thrown with their status code.
+   */
+  static async attach(container: Docker.Container): Promise<DockerSession> {
+    const stream = (await container.attach({
+      stream: true,
+      stdin: true,
+      stdout: true,
+      stderr: true,
+      hijack: true,
+    })) as Duplex;
+    return new DockerSession(container, stream);
+  }
+
+  /**
+   * Once the container runs: sends the session's program and resolves true when the shell answers, false
+   * when it cannot run it or does not answer in `timeoutMs` (the caller then falls back to one exec per
+   * action, in a container of its own).
+   */
+  async begin(options: { lifetime: string; keep: boolean; timeoutMs?: number }): Promise<boolean> {
+    const ready = new Promise<boolean>((resolve) => this.#readyWaiters.push(resolve));
+    this.#stream.write(sessionProgram(options.lifetime, options.keep));
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      ready,
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), options.timeoutMs ?? 10_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!answered) this.close();
+    return answered;
+  }
+
+  /**
+   * False while the session is still busy with an action given up on (a timeout could not end it, as
+   * when the container is out of processes and no kill can start): the caller runs actions as execs
+   * meanwhile. Also false once the session has ended (see `alive`).
+   */
+  get available(): boolean {
+    return this.#alive && !this.#abandoned;
+  }
+
+  /** False once the shell has ended (and its container with it) or the connection was closed. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Runs one action; actions sent while one runs wait their turn. */
+  run(request: SessionRequest): Promise<ExecOutput> {
+    const result = this.#queue.then(() => this.#runNow(request));
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  async #runNow(request: SessionRequest): Promise<ExecOutput> {
+    const collector = new OutputCollector(request.maxOutputBytes);
+    if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
+    if (!this.#alive) throw new SessionEndedError("the container's shell session has ended");
+    const nonce = randomBytes(16).toString("hex");
+    const marker = randomBytes(8).toString("hex");
+    const end = Buffer.from(`\n${nonce} `);
+    const killer = new ActionKiller(this.#container, marker, request, async () => {
+      // Something that left the action's marker behind holds the output: end the output's `cat`, so the
+      // loop goes on to the next action; that process keeps running, as it would after an exec.
+      await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const pending = this.#pending;
+      if (pending?.end !== end) return;
+      // Not even that worked (no process can start in the container): give the action up, as an exec's
+      // stream is given up; the session comes back when its output ends.
+      this.#pending = undefined;
+      this.#abandoned = { end, held: pending.held };
+      pending.finish(undefined);
+    });
+    const ended = await new Promise<ActionEnd | undefined>((resolve) => {
+      this.#pending = { end, collector, held: Buffer.alloc(0), finish: resolve };
+      const exports = exportSnippet(request.env);
+      this.#stream.write(
+        `${nonce} ${marker}\n${request.workdir}\n${exports ? `${exports}\n` : ""}${nonce}\n${request.command}\n${nonce}\n`,
+      );
+    });
+    await killer.ended();
+    if (killer.reason) return killedOutput(killer.reason, collector);
+    if (ended && "forkFailed" in ended) {
+      collector.push(Buffer.from(`${FORK_FAILED_OUTPUT}\n`));
+      return failedOutput(FORK_FAILED_REASON, collector);
+    }
+    const { output, truncated } = collector.result();
+    return {
+      output,
+      // The shell ended during the action (the container stopped): its exit code stands for the command's.
+      returncode: ended ? ended.returncode : await this.#shellExitCode(),
+      exception_info: "",
+      extra: truncated ? { truncated } : {},
+    };
+  }
+
+  #onOutput(chunk: Buffer): void {
+    if (this.#booting) {
+      this.#booted = Buffer.concat([this.#booted, chunk]);
+      const newline = this.#booted.indexOf(0x0a);
+      if (newline < 0) return;
+      this.#booting = false;
+      const { ready, platform } = parseReadyLine(this.#booted.subarray(0, newline).toString("utf8"));
+      this.platform = platform;
+      for (const wake of this.#readyWaiters.splice(0)) wake(ready);
+      if (!ready) this.close();
+      return;
+    }
+    const abandoned = this.#abandoned;
+    if (abandoned) {
+      const scan = scanActionOutput(abandoned.held, chunk, abandoned.end);
+      abandoned.held = scan.held;
+      if (scan.end) this.#abandoned = undefined;
+      return;
+    }
+    const pending = this.#pending;
+    if (!pending) return;
+    const scan = scanActionOutput(pending.held, chunk, pending.end);
+    pending.collector.push(scan.output);
+    pending.held = scan.held;
+    if (!scan.end) return;
+    this.#pending = undefined;
+    pending.finish(scan.end);
+  }
+
+  async #shellExitCode(): Promise<number> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const info = await this.#container.inspect().catch(() => undefined);
+      if (!info) return -1;
+      if (!info.State.Running) return info.State.ExitCode;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return -1;
+  }
+
+  /** Closes the connection; the shell's stdin closes and it exits (or, with `keep`, sleeps). Safe to call twice. */
+  close(): void {
+    this.#alive = false;
+    this.#stream.destroy();
+  }
+}

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { materializeFixture } from "../swebench/checkout.js";
+import type { Instance } from "../swebench/dataset.js";
+import { baseRootfs, importImage, sha } from "./rootfs.js";
+
+/** Bump when the way fixture images are made changes, so old images are rebuilt. */
+const RECIPE = "swerun-fixture-image-1";
+const CONTENT_LABEL = "swerun.content";
+const building = new Map<string, Promise<void>>();
+
+function fixtureHash(dir: string): string {
+  const parts: string[] = [RECIPE];
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else parts.push(relative(dir, path), readFileSync(path, "latin1"));
+    }
+  };
+  walk(dir);
+  return sha(...parts);
+}
+
+/**
+ * Makes the image of a bundled instance (one with a `fixture` folder) when it is missing or out of date:
+ * this machine's bash, coreutils and git, plus the fixture committed as a git repository at /testbed.
+ * Built offline in about a second, so the demo runs in Docker without a registry.
+ */
+export function ensureFixtureImage(image: string, instance: Instance, datasetDir: string): Promise<void> {
+  let pending = building.get(image);
+  if (!pending) {
+    pending = build(image, instance, datasetDir);
+    building.set(image, pending);
+    pending.catch(() => building.delete(image));
+  }
+  return pending;
+}
+
+async function build(image: string, instance: Instance, datasetDir: string): Promise<void> {
+  const hash = fixtureHash(resolve(datasetDir, String(instance.fixture)));
+  const docker = await connectDocker();
+  try {
+    const existing = await docker
+      .getImage(image)
+      .inspect()
+      .catch(() => undefined);
+    if (existing?.Config?.Labels?.[CONTENT_LABEL] === hash) return;
+    const colon = image.lastIndexOf(":");
+    const [repo, tag] =
+      colon > image.lastIndexOf("/") ? [image.slice(0, colon), image.slice(colon + 1)] : [image, "latest"];
+    const checkout = materializeFixture(instance, datasetDir);
+    try {
+      const rootfs = baseRootfs();
+      rootfs.addTree(checkout.dir, "testbed");
+      await importImage(docker, rootfs.tar(), repo, tag, [`LABEL ${CONTENT_LABEL}=${hash}`]);
+    } finally {
+      checkout.remove();
+    }
+  } finally {
+    closeDockerClient(docker);
+  }
+}

@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact } from "../util/secrets.js";
+import { readRunFacts } from "./read-run.js";
+import type { RunFacts } from "./run-facts.js";
+import { buildReport, reportText } from "./swival-report.js";
+
+/** What the run knows when its trajectory cannot tell (no trajectory yet, or no task recorded). */
+export interface RunReportContext {
+  task: string;
+  model?: string | null;
+  /** The error that ended the run, if one did. */
+  error?: unknown;
+}
+
+function factsWithoutTrajectory(path: string, context: RunReportContext): RunFacts {
+  const error = context.error;
+  return {
+    id: path,
+    path,
+    format: "none",
+    instance_id: null,
+    task: context.task,
+    prompt: null,
+    model: context.model ?? null,
+    model_class: null,
+    model_kwargs: null,
+    agent_config: null,
+    exit_status: error instanceof Error ? error.constructor.name : "Error",
+    submission: "",
+    error_message:
+      error instanceof Error ? error.message : String(error ?? "the run ended before it started"),
+    cost: null,
+    api_calls: null,
+    started_at: null,
+    ended_at: null,
+    turns: [],
+  };
+}
+
+/**
+ * Writes the report of a run that just ended (after its trajectory was flushed), atomically and with
+ * secrets redacted. Without a trajectory (the run failed before the agent started) the report says so.
+ */
+export function writeRunReport(reportPath: string, trajectoryPath: string, context: RunReportContext): void {
+  const facts = existsSync(trajectoryPath)
+    ? readRunFacts(trajectoryPath)
+    : factsWithoutTrajectory(trajectoryPath, context);
+  facts.task ??= context.task;
+  const report = buildReport(facts, { endedAt: Date.now() / 1000 });
+  writeFileAtomic(reportPath, [redact(reportText(report))]);
+}

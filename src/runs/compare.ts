@@ -1,0 +1,162 @@
+import type { RunCase } from "./case.js";
+import type { StoredRun } from "./store.js";
+
+export interface ConfigChange {
+  field: string;
+  old: unknown;
+  new: unknown;
+}
+
+/** An instance that resolved (or, without grades, submitted) in one run and not in the other. */
+export interface Flip {
+  instance_id: string;
+  kind: "resolved" | "submitted";
+  /** `gained`: only the second run has it; `lost`: only the first. */
+  direction: "gained" | "lost";
+}
+
+export interface CaseSide {
+  exit_status: string;
+  submitted: boolean;
+  resolved: boolean | null;
+  totalTokens: number;
+  costUsd: number;
+  steps: number;
+}
+
+export interface CaseComparison {
+  instance_id: string;
+  a: CaseSide;
+  b: CaseSide;
+  /** Signed percentage change from a to b; null when a is 0. */
+  tokensChangePct: number | null;
+  costChangePct: number | null;
+}
+
+export interface SideSummary {
+  cases: number;
+  submitted: number;
+  resolved: number | null;
+  resolveRate: number | null;
+  totalTokens: number;
+  costUsd: number;
+  steps: number;
+}
+
+export interface RunComparison {
+  runs: { id: string; label: string | null; created: string; model: string; state: string; cases: number }[];
+  configChanges: ConfigChange[];
+  flips: Flip[];
+  cases: CaseComparison[];
+  summary: { casesCompared: number; a: SideSummary; b: SideSummary };
+  onlyInA: string[];
+  onlyInB: string[];
+}
+
+/** Nested objects as `a.b.c` keys. */
+function flatten(value: unknown, prefix: string, out: Record<string, unknown>): Record<string, unknown> {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>))
+      flatten(inner, prefix ? `${prefix}.${key}` : key, out);
+  } else out[prefix] = value;
+  return out;
+}
+
+function snapshotOf(run: StoredRun): Record<string, unknown> {
+  const agent = run.agent ? { ...run.agent, version: run.agent.version } : { model: run.model };
+  return flatten({ agent, dataset: run.dataset ?? {} }, "", {});
+}
+
+export function configChanges(a: StoredRun, b: StoredRun): ConfigChange[] {
+  const left = snapshotOf(a);
+  const right = snapshotOf(b);
+  const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  return keys
+    .filter((key) => JSON.stringify(left[key]) !== JSON.stringify(right[key]))
+    .map((key) => ({ field: key, old: left[key] ?? null, new: right[key] ?? null }));
+}
+
+const side = (c: RunCase): CaseSide => ({
+  exit_status: c.exit_status,
+  submitted: c.submitted,
+  resolved: typeof c.resolved === "boolean" ? c.resolved : null,
+  totalTokens: c.behaviorMetrics.totalTokens,
+  costUsd: c.behaviorMetrics.costUsd,
+  steps: c.steps,
+});
+
+const pct = (a: number, b: number) => (a === 0 ? null : Math.round(((b - a) / a) * 1000) / 10);
+
+function summarize(cases: CaseSide[]): SideSummary {
+  const graded = cases.filter((c) => c.resolved !== null);
+  const resolved = graded.filter((c) => c.resolved).length;
+  return {
+    cases: cases.length,
+    submitted: cases.filter((c) => c.submitted).length,
+    resolved: graded.length > 0 ? resolved : null,
+    resolveRate: graded.length > 0 ? Math.round((resolved / cases.length) * 1000) / 10 : null,
+    totalTokens: cases.reduce((sum, c) => sum + c.totalTokens, 0),
+    costUsd: Math.round(cases.reduce((sum, c) => sum + c.costUsd, 0) * 10000) / 10000,
+    steps: cases.reduce((sum, c) => sum + c.steps, 0),
+  };
+}
+
+/** Compares two runs over their common instances, the flips first. */
+export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
+  const ids = Object.keys(a.cases)
+    .filter((id) => id in b.cases)
+    .sort();
+  const cases = ids.map((id) => {
+    const left = side(a.cases[id] as RunCase);
+    const right = side(b.cases[id] as RunCase);
+    return {
+      instance_id: id,
+      a: left,
+      b: right,
+      tokensChangePct: pct(left.totalTokens, right.totalTokens),
+      costChangePct: pct(left.costUsd, right.costUsd),
+    };
+  });
+  const flips: Flip[] = [];
+  for (const c of cases) {
+    if (c.a.resolved !== null && c.b.resolved !== null && c.a.resolved !== c.b.resolved)
+      flips.push({
+        instance_id: c.instance_id,
+        kind: "resolved",
+        direction: c.b.resolved ? "gained" : "lost",
+      });
+    else if (c.a.submitted !== c.b.submitted)
+      flips.push({
+        instance_id: c.instance_id,
+        kind: "submitted",
+        direction: c.b.submitted ? "gained" : "lost",
+      });
+  }
+  const flipped = new Set(flips.map((flip) => flip.instance_id));
+  cases.sort((x, y) => Number(flipped.has(y.instance_id)) - Number(flipped.has(x.instance_id)));
+  const info = (run: StoredRun) => ({
+    id: run.id,
+    label: run.label,
+    created: run.created,
+    model: run.model,
+    state: run.state,
+    cases: Object.keys(run.cases).length,
+  });
+  return {
+    runs: [info(a), info(b)],
+    configChanges: configChanges(a, b),
+    flips,
+    cases,
+    summary: {
+      casesCompared: ids.length,
+      a: summarize(cases.map((c) => c.a)),
+      b: summarize(cases.map((c) => c.b)),
+    },
+    onlyInA: Object.keys(a.cases)
+      .filter((id) => !(id in b.cases))
+      .sort(),
+    onlyInB: Object.keys(b.cases)
+      .filter((id) => !(id in a.cases))
+      .sort(),
+  };
+}

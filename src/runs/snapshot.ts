@@ -1,0 +1,76 @@
+import { createHash } from "node:crypto";
+import type { SwerunConfig } from "../config/schema.js";
+import { swerunVersion } from "../util/package-root.js";
+import { withoutSecrets } from "../util/sanitize.js";
+
+/** What a run was configured with, compact enough to compare two runs field by field (sniffbench's agent snapshot). */
+export interface AgentSnapshot {
+  name: "swerun";
+  version: string;
+  model: string;
+  model_class: string;
+  /** sha256 of each prompt template's source (as sniffbench hashes CLAUDE.md): a prompt edit changes it. */
+  template_sha256: Record<string, string>;
+  /** sha256 of the whole resolved config (credentials removed, keys sorted). */
+  config_sha256: string;
+  step_limit: number;
+  cost_limit: number;
+  wall_time_limit_seconds: number;
+  environment_class: string;
+  image_template: string | null;
+  exec_mode: string | null;
+}
+
+/** Which instances a batch was asked to run. */
+export interface DatasetSelection {
+  subset: string;
+  split: string;
+  slice: string | null;
+  filter: string | null;
+  instance_ids: string | null;
+  shuffle: boolean;
+  shard?: string | null;
+}
+
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** JSON with object keys sorted at every level, so equal configs hash equally. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function agentSnapshot(config: SwerunConfig, imageTemplate: string | null): AgentSnapshot {
+  const templates: Record<string, string> = {
+    system_template: config.agent.system_template,
+    instance_template: config.agent.instance_template,
+  };
+  const model = config.model as Record<string, unknown>;
+  for (const key of ["observation_template", "format_error_template"]) {
+    if (typeof model[key] === "string") templates[key] = model[key] as string;
+  }
+  const environment = config.environment as Record<string, unknown>;
+  const docker = environment.environment_class === "docker";
+  return {
+    name: "swerun",
+    version: swerunVersion(),
+    model: config.model.model_name || config.model.model_class,
+    model_class: config.model.model_class,
+    template_sha256: Object.fromEntries(Object.entries(templates).map(([key, text]) => [key, sha256(text)])),
+    config_sha256: sha256(
+      canonical(withoutSecrets({ ...config, model: { ...config.model, outputs: undefined } })),
+    ),
+    step_limit: config.agent.step_limit,
+    cost_limit: config.agent.cost_limit,
+    wall_time_limit_seconds: config.agent.wall_time_limit_seconds,
+    environment_class: String(environment.environment_class),
+    image_template: docker ? imageTemplate : null,
+    exec_mode: docker && typeof environment.exec_mode === "string" ? environment.exec_mode : null,
+  };
+}

@@ -1,0 +1,171 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { hostname } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { processAlive } from "../util/process-alive.js";
+import { caseFromTrajectory, type RunCase } from "./case.js";
+import { type BehaviorMetrics, sumMetrics } from "./metrics.js";
+import type { AgentSnapshot, DatasetSelection } from "./snapshot.js";
+
+/** complete: ended normally; partial: stopped by Ctrl-C or a crash; running: its lock is held by a live process. */
+export type RunState = "complete" | "partial" | "running";
+
+/** A run as `swerun runs` sees it: from its `run.json`, or imported from a folder of trajectories. */
+export interface StoredRun {
+  id: string;
+  label: string | null;
+  dir: string;
+  created: string;
+  ended: string | null;
+  model: string;
+  state: RunState;
+  imported: boolean;
+  /** Instances selected for the run (the case count when unknown). */
+  total: number;
+  cases: Record<string, RunCase>;
+  totals: BehaviorMetrics;
+  agent: AgentSnapshot | null;
+  dataset: DatasetSelection | null;
+  /** The run.json as read (empty for imported folders). */
+  record: Record<string, unknown>;
+}
+
+const obj = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The default store: `SWERUN_RUNS_DIR`, else `runs/`. */
+export function runsDir(dir?: string): string {
+  return resolve(dir ?? process.env.SWERUN_RUNS_DIR ?? "runs");
+}
+
+/** Trajectories of a run folder: `<id>/<id>.traj.json` (swerun, mini-swe-agent), one level down. */
+function trajectoryFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const path = join(dir, entry.name, `${entry.name}.traj.json`);
+    if (existsSync(path)) files.push(path);
+  }
+  return files.sort();
+}
+
+/** Cases read from the trajectories themselves (imported folders, and runs recorded before `cases` existed). */
+function casesFromTrajectories(dir: string): Record<string, RunCase> {
+  const cases: Record<string, RunCase> = {};
+  for (const file of trajectoryFiles(dir)) {
+    const trajectory = readJson(file);
+    if (trajectory === undefined) continue;
+    cases[String(obj(trajectory).instance_id ?? basename(file, ".traj.json"))] =
+      caseFromTrajectory(trajectory);
+  }
+  return cases;
+}
+
+/** Whether the folder's `.swerun.lock` is held by a live process on this host. */
+export function lockHeld(dir: string): boolean {
+  const lock = obj(readJson(join(dir, ".swerun.lock")));
+  if (!existsSync(join(dir, ".swerun.lock"))) return false;
+  if (lock.host !== undefined && lock.host !== hostname()) return true;
+  return typeof lock.pid === "number" ? processAlive(lock.pid) : true;
+}
+
+function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
+  const recorded = obj(record.cases);
+  const cases =
+    Object.keys(recorded).length > 0 || record.cases !== undefined
+      ? (recorded as Record<string, RunCase>)
+      : casesFromTrajectories(dir);
+  const status = String(record.status ?? "");
+  const state: RunState = lockHeld(dir) ? "running" : status === "finished" ? "complete" : "partial";
+  const agent = record.agent ? (obj(record.agent) as unknown as AgentSnapshot) : null;
+  return {
+    id: String(record.run_id ?? basename(dir)),
+    label: typeof record.label === "string" ? record.label : null,
+    dir,
+    created: String(record.started_at ?? ""),
+    ended: typeof record.ended_at === "string" ? record.ended_at : null,
+    model: String(record.model ?? agent?.model ?? ""),
+    state,
+    imported: false,
+    total: typeof record.instances === "number" ? record.instances : Object.keys(cases).length,
+    cases,
+    totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
+    agent,
+    dataset: record.dataset ? (obj(record.dataset) as unknown as DatasetSelection) : null,
+    record,
+  };
+}
+
+/** A folder mini-swe-agent wrote (preds.json and trajectories, no run.json). */
+function imported(dir: string): StoredRun {
+  const cases = casesFromTrajectories(dir);
+  const preds = obj(readJson(join(dir, "preds.json")));
+  const first = obj(Object.values(preds)[0]);
+  let model = typeof first.model_name_or_path === "string" ? first.model_name_or_path : "";
+  if (!model) {
+    const file = trajectoryFiles(dir)[0];
+    model = file ? String(obj(obj(obj(obj(readJson(file)).info).config).model).model_name ?? "") : "";
+  }
+  const created = statSync(
+    existsSync(join(dir, "preds.json")) ? join(dir, "preds.json") : dir,
+  ).mtime.toISOString();
+  return {
+    id: basename(dir),
+    label: null,
+    dir,
+    created,
+    ended: created,
+    model,
+    state: "complete",
+    imported: true,
+    total: Math.max(Object.keys(cases).length, Object.keys(preds).length),
+    cases,
+    totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
+    agent: null,
+    dataset: null,
+    record: {},
+  };
+}
+
+/** Reads one run folder, or undefined when it is not one. */
+export function readRun(dir: string): StoredRun | undefined {
+  const record = readJson(join(dir, "run.json"));
+  if (record !== undefined && typeof record === "object" && record !== null && "run_id" in record)
+    return fromRecord(dir, record as Record<string, unknown>);
+  if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0) return imported(dir);
+  return undefined;
+}
+
+/** Every run under `root`, recursively (a run folder's own sub-folders are not searched), newest first. */
+export function listRuns(root: string): StoredRun[] {
+  const runs: StoredRun[] = [];
+  const visit = (dir: string, depth: number) => {
+    const run = readRun(dir);
+    if (run) {
+      runs.push(run);
+      return;
+    }
+    if (depth > 6) return;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "node_modules")
+        visit(join(dir, entry.name), depth + 1);
+    }
+  };
+  if (existsSync(root)) visit(root, 0);
+  return runs.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+}

@@ -1,0 +1,22 @@
+import { writeSync } from "node:fs";
+
+/**
+ * Test-only hook for crash tests: with `SWERUN_CHAOS_PAUSE=<point>[,<point>...]` set, the first time
+ * this process reaches a named point it writes `swerun chaos: paused at <point> (pid N)` to stderr and
+ * stops itself (SIGSTOP), so a test can SIGKILL it exactly there. Unset (always, outside tests), it
+ * does nothing. Points: `run-recorded` (run.json written at a batch's start), `container-created` (a
+ * Docker container created, not started), `action-start` (a step's command about to run),
+ * `atomic-rename` (an atomic write's temp file written, not renamed yet), `trajectory-renamed`
+ * (an instance's trajectory in place, preds.json not rewritten yet).
+ */
+export function chaosPoint(point: string): void {
+  const wanted = process.env.SWERUN_CHAOS_PAUSE;
+  if (!wanted?.split(",").includes(point)) return;
+  if (paused.has(point)) return;
+  paused.add(point);
+  writeSync(2, `swerun chaos: paused at ${point} (pid ${process.pid})\n`);
+  process.kill(process.pid, "SIGSTOP");
+}
+
+/** Points this process has stopped at already (each stops it once). */
+const paused = new Set<string>();

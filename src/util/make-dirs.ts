@@ -1,0 +1,72 @@
+import { mkdirSync, statSync } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/**
+ * `mkdir -p`, one level at a time from the deepest existing folder. Node's own recursive mkdir loops
+ * forever where mkdir fails with ENOENT under an existing folder (anything under /proc); this fails at once
+ * with that error instead. A path component that is a file fails with ENOTDIR.
+ */
+export function makeDirsSync(dir: string): void {
+  const missing: string[] = [];
+  for (let current = dir; ; current = dirname(current)) {
+    const kind = kindOf(() => statSync(current));
+    if (kind === "dir") break;
+    if (kind === "other") throw notADirectory(current);
+    missing.push(current);
+    if (dirname(current) === current) break;
+  }
+  for (const path of missing.reverse()) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+/** makeDirsSync, asynchronously. */
+export async function makeDirs(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = dir; ; current = dirname(current)) {
+    const kind = await kindOfAsync(current);
+    if (kind === "dir") break;
+    if (kind === "other") throw notADirectory(current);
+    missing.push(current);
+    if (dirname(current) === current) break;
+  }
+  for (const path of missing.reverse()) {
+    try {
+      await mkdir(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}
+
+type Kind = "dir" | "other" | "missing";
+
+function kindOf(read: () => { isDirectory(): boolean }): Kind {
+  try {
+    return read().isDirectory() ? "dir" : "other";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "missing";
+    throw error;
+  }
+}
+
+async function kindOfAsync(path: string): Promise<Kind> {
+  try {
+    return (await stat(path)).isDirectory() ? "dir" : "other";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "missing";
+    throw error;
+  }
+}
+
+function notADirectory(path: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`ENOTDIR: not a directory, mkdir '${path}'`);
+  error.code = "ENOTDIR";
+  error.path = path;
+  return error;
+}

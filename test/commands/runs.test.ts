@@ -1,0 +1,221 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/util/package-root.js";
+import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { writeDataset } from "../helpers/datasets.js";
+import { describeDocker } from "../helpers/docker.js";
+import { tempDir } from "../helpers/tmp.js";
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+const LOCAL = ["--environment-class", "local"];
+
+/** A demo batch in the local environment, into `<root>/<name>`. */
+async function demoBatch(root: string, name: string, extra: string[]) {
+  const result = await runCli([
+    "swebench",
+    "--subset",
+    "demo",
+    ...LOCAL,
+    "-q",
+    "-o",
+    join(root, name),
+    ...extra,
+  ]);
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  return join(root, name);
+}
+
+const runs = (root: string, ...args: string[]) => runCli(["runs", ...args, "--dir", root]);
+
+describe("swerun runs", () => {
+  it("records cases and a config snapshot, and lists, shows and compares two labelled runs", async () => {
+    const root = tempDir();
+    const [a, b] = await Promise.all([
+      demoBatch(root, "a", ["--label", "baseline", "-c", "agent.step_limit=20"]),
+      demoBatch(root, "b", ["--label", "tight", "-c", "agent.step_limit=3"]),
+    ]);
+    const record = readJson(join(a, "run.json"));
+    expect(Object.keys(record.cases).sort()).toEqual([
+      "swerun-demo__calc-1",
+      "swerun-demo__count-3",
+      "swerun-demo__greet-2",
+    ]);
+    expect(record.cases["swerun-demo__calc-1"]).toMatchObject({
+      exit_status: "Submitted",
+      submitted: true,
+      patch_lines: 2,
+      steps: 4,
+      behaviorMetrics: { toolCount: 4, readCount: 1, explorationRatio: 0.25 },
+    });
+    expect(record.agent).toMatchObject({ name: "swerun", model: "deterministic/demo", step_limit: 20 });
+    expect(record.agent.template_sha256.system_template).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.dataset).toMatchObject({ subset: "demo", split: "test", slice: null });
+    expect(record.totals.toolCount).toBe(12);
+
+    const list = await runs(root, "list");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /^2 runs\n\nID +Label +Date +Model +Cases +Submitted +Resolved +Cost +State$/m,
+    );
+    expect(list.stdout).toMatch(
+      / baseline +\d{4}-\d\d-\d\d \d\d:\d\d +deterministic\/demo +3\/3 +3 +- +\$0\.0000 +complete$/m,
+    );
+    const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
+    expect(listed.map((run: { label: string }) => run.label).sort()).toEqual(["baseline", "tight"]);
+    expect(listed.find((run: { label: string }) => run.label === "baseline")).toMatchObject({
+      cases_finished: 3,
+      cases_total: 3,
+      submitted: 3,
+      state: "complete",
+    });
+
+    const show = await runs(root, "show", "tight");
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("Label: tight");
+    expect(show.stdout).toMatch(/Limits: 3 steps, no cost limit, no time limit/);
+    expect(show.stdout).toMatch(/^ {2}swerun-demo__calc-1 +LimitsExceeded +- +3 +0 +\$0\.0000 +\d+\.\ds$/m);
+    const shown = JSON.parse((await runs(root, "show", "tight", "--json")).stdout);
+    expect(shown.cases["swerun-demo__calc-1"].exit_status).toBe("LimitsExceeded");
+
+    const compare = await runs(root, "compare", "baseline", "tight");
+    expect(compare.code).toBe(0);
+    expect(compare.stdout).toContain("agent.step_limit: 20 → 3");
+    expect(compare.stdout).toMatch(/swerun-demo__calc-1: submitted only in baseline/);
+    expect(compare.stdout).toMatch(/swerun-demo__calc-1 +Submitted → LimitsExceeded/);
+    expect(compare.stdout).toMatch(/Cases compared +3 +3/);
+    const compared = JSON.parse((await runs(root, "compare", "baseline", "tight", "--json")).stdout);
+    expect(compared.flips).toHaveLength(3);
+    expect(compared.flips[0]).toEqual({
+      instance_id: "swerun-demo__calc-1",
+      kind: "submitted",
+      direction: "lost",
+    });
+    expect(compared.summary.a.submitted).toBe(3);
+    expect(compared.summary.b.submitted).toBe(0);
+    expect(compared.configChanges.map((c: { field: string }) => c.field)).toContain("agent.step_limit");
+
+    const same = await runs(root, "compare", "baseline", b);
+    expect(same.stdout).not.toContain("No configuration changes detected.");
+    const self = await runs(root, "compare", "baseline", "baseline");
+    expect(self.stdout).toContain("No configuration changes detected.");
+  });
+
+  it("resolves refs by id, label, prefix and folder; an unknown or ambiguous ref is one line, exit 2", async () => {
+    const root = tempDir();
+    const dir = await demoBatch(root, "one", ["--label", "l1"]);
+    const id = readJson(join(dir, "run.json")).run_id as string;
+    expect((await runs(root, "show", id)).stdout).toContain(`Run: ${id}`);
+    expect((await runs(root, "show", id.slice(0, 12))).stdout).toContain(`Run: ${id}`);
+    expect((await runs(root, "show", dir)).stdout).toContain(`Run: ${id}`);
+    const unknown = await runs(root, "show", "nope");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(`swerun: no run "nope"; known runs: ${id} (l1)\n`);
+    await demoBatch(root, "two", []);
+    const ambiguous = await runs(root, "show", "2");
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^swerun: run "2" is ambiguous: .+, .+\n$/);
+  });
+
+  it("lists a mini-swe-agent folder as imported, with what its trajectories hold", async () => {
+    const root = tempDir();
+    const dir = join(root, "mini", "run1");
+    const id = "astropy__astropy-12907";
+    mkdirSync(join(dir, id), { recursive: true });
+    cpSync(
+      join(packageRoot(), "test", "fixtures", "replay", "mini-swe-agent-toolcall.traj.json"),
+      join(dir, id, `${id}.traj.json`),
+    );
+    writeFileSync(
+      join(dir, "preds.json"),
+      JSON.stringify({ [id]: { model_name_or_path: "gpt-x", instance_id: id, model_patch: "" } }),
+    );
+    const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id: "run1", imported: true, model: "gpt-x", cases_finished: 1 });
+    const show = await runs(root, "show", "run1");
+    expect(show.stdout).toContain("Run: run1 (imported)");
+    expect(show.stdout).toContain("(not recorded)");
+  });
+
+  it("shows a running batch as running, refuses to delete it, and a killed one as partial", async () => {
+    const root = tempDir();
+    const dataset = writeDataset(root, 2, "sleep 30");
+    const out = join(root, "slow");
+    const batch = startCli([
+      "swebench",
+      "--subset",
+      dataset,
+      ...LOCAL,
+      "-c",
+      "swebench",
+      "-c",
+      "swebench-demo",
+      "-q",
+      "-o",
+      out,
+    ]);
+    await waitFor(
+      () => existsSync(join(out, "run.json")) && existsSync(join(out, ".swerun.lock")),
+      20_000,
+      batch.child,
+    );
+    const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
+    expect(listed[0]).toMatchObject({ state: "running", cases_finished: 0, cases_total: 2 });
+    const refused = await runs(root, "delete", "slow", "--force");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is running \(its lock is held\); stop it before deleting it\n$/);
+    batch.child.kill("SIGKILL");
+    await batch.done;
+    const after = JSON.parse((await runs(root, "list", "--json")).stdout);
+    expect(after[0].state).toBe("partial");
+    const noTty = await runs(root, "delete", after[0].id);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toMatch(/needs a terminal to confirm, or --force\n$/);
+    const deleted = await runs(root, "delete", after[0].id, "--force");
+    expect(deleted.code).toBe(0);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("labels a run later; an interrupted batch resumed keeps its id and earlier cases", async () => {
+    const root = tempDir();
+    const dir = await demoBatch(root, "r", ["--slice", "0:2"]);
+    const first = readJson(join(dir, "run.json"));
+    expect(Object.keys(first.cases)).toHaveLength(2);
+    await demoBatch(root, "r", []);
+    const resumed = readJson(join(dir, "run.json"));
+    expect(resumed.run_id).toBe(first.run_id);
+    expect(Object.keys(resumed.cases)).toHaveLength(3);
+    expect(resumed.cases["swerun-demo__calc-1"]).toEqual(first.cases["swerun-demo__calc-1"]);
+    const labelled = await runs(root, "label", first.run_id, "later");
+    expect(labelled.code).toBe(0);
+    expect(readJson(join(dir, "run.json")).label).toBe("later");
+  });
+});
+
+await describeDocker("swerun runs (Docker batch)", () => {
+  it("records cases of a demo batch in containers", async () => {
+    const root = tempDir();
+    const out = join(root, "docker");
+    const result = await runCli([
+      "swebench",
+      "--subset",
+      "demo",
+      "--environment-class",
+      "docker",
+      "-c",
+      'environment.run_args=["--rm","--network","none"]',
+      "-q",
+      "-o",
+      out,
+      "--label",
+      "dk",
+    ]);
+    expect(result.code).toBe(0);
+    const shown = JSON.parse((await runs(root, "show", "dk", "--json")).stdout);
+    expect(shown.agent).toMatchObject({ environment_class: "docker", exec_mode: "session" });
+    expect(shown.summary).toMatchObject({ cases_finished: 3, submitted: 3 });
+    expect(shown.cases["swerun-demo__count-3"].behaviorMetrics.toolCount).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,132 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ACTION_MARKER } from "../../../src/environments/docker/exec.js";
+import { sessionCommand, sessionProgram } from "../../../src/environments/docker/session.js";
+import {
+  type ActionEnd,
+  FORK_FAILED,
+  parseReadyLine,
+  READY,
+  SCRIPT_END,
+  scanActionOutput,
+} from "../../../src/environments/docker/session-framing.js";
+
+const END = Buffer.from("\n0123456789abcdef0123456789abcdef ");
+
+/** Feeds `stream` to the parser in pieces cut at `cuts`; returns the output and how the action ended. */
+function feed(stream: string, cuts: number[]): { output: string; end?: ActionEnd; after: number } {
+  const bytes = Buffer.from(stream, "latin1");
+  let held: Buffer = Buffer.alloc(0);
+  const output: Buffer[] = [];
+  let from = 0;
+  for (const to of [...cuts, bytes.length]) {
+    const scan = scanActionOutput(held, bytes.subarray(from, to), END);
+    output.push(scan.output);
+    held = scan.held;
+    if (scan.end) return { output: Buffer.concat(output).toString("latin1"), end: scan.end, after: to };
+    from = to;
+  }
+  return { output: Buffer.concat(output).toString("latin1"), after: bytes.length };
+}
+
+describe("scanActionOutput", () => {
+  const cases: Array<[string, string, ActionEnd]> = [
+    ["plain output", "hello\n", { returncode: 0 }],
+    ["no output", "", { returncode: 7 }],
+    ["output without a final newline", "no newline", { returncode: 1 }],
+    [
+      "a fake end line with another nonce",
+      "\nffffffffffffffffffffffffffffffff 0\nstill going\n",
+      { returncode: 0 },
+    ],
+    ["the end's nonce without the space", "\n0123456789abcdef0123456789abcdef\n", { returncode: 3 }],
+    ["bytes that are not UTF-8", "\xff\xfe\x00\n", { returncode: 137 }],
+  ];
+
+  it.each(cases)("splits %s from the end line, however the stream is cut", (_name, output, end) => {
+    const code = "returncode" in end ? String(end.returncode) : FORK_FAILED;
+    const stream = `${output}${END.toString("latin1")}${code}\n`;
+    for (let cut = 0; cut <= stream.length; cut++) {
+      expect(feed(stream, [cut])).toEqual({ output, end, after: stream.length });
+    }
+    // One byte at a time.
+    const everyByte = Array.from({ length: stream.length }, (_, i) => i);
+    expect(feed(stream, everyByte)).toEqual({ output, end, after: stream.length });
+  });
+
+  it("says when the loop could not fork to run the action", () => {
+    expect(feed(`${END.toString("latin1")}${FORK_FAILED}\n`, [])).toEqual({
+      output: "",
+      end: { forkFailed: true },
+      after: END.length + FORK_FAILED.length + 1,
+    });
+  });
+
+  it("holds back as many bytes as could start the end line, and waits for the code's newline", () => {
+    const text = `${"x".repeat(100)}\n0123`;
+    const first = scanActionOutput(Buffer.alloc(0), Buffer.from(text), END);
+    expect(first.held.length).toBe(END.length - 1);
+    expect(Buffer.concat([first.output, first.held]).toString()).toBe(text);
+    const partialEnd = scanActionOutput(first.held, Buffer.from("456789abcdef0123456789abcdef 12"), END);
+    expect(partialEnd.end).toBeUndefined();
+    expect(partialEnd.output.toString()).toBe("x".repeat(END.length - 1 - 5));
+    const done = scanActionOutput(partialEnd.held, Buffer.from("5\n"), END);
+    expect(done).toMatchObject({ end: { returncode: 125 } });
+    expect(done.output.length).toBe(0);
+  });
+});
+
+describe("parseReadyLine", () => {
+  it("reads the container's uname fields", () => {
+    expect(parseReadyLine(`${READY}\tLinux\thost\t6.1.0\t#1 SMP PREEMPT_DYNAMIC Debian\tx86_64`)).toEqual({
+      ready: true,
+      platform: {
+        system: "Linux",
+        node: "host",
+        release: "6.1.0",
+        version: "#1 SMP PREEMPT_DYNAMIC Debian",
+        machine: "x86_64",
+      },
+    });
+  });
+
+  it("is ready without the fields when uname is missing, and not ready on anything else", () => {
+    expect(parseReadyLine(`${READY}\t\t\t\t\t`)).toEqual({ ready: true, platform: {} });
+    expect(parseReadyLine("sh: 1: eval: syntax error")).toEqual({ ready: false, platform: {} });
+    expect(parseReadyLine("")).toEqual({ ready: false, platform: {} });
+  });
+});
+
+describe("the session script (shell/docker-session.sh)", () => {
+  const script = readFileSync(
+    join(import.meta.dirname, "..", "..", "..", "shell", "docker-session.sh"),
+    "utf8",
+  );
+
+  it("is shipped with the package and speaks the framing above", () => {
+    const manifest = JSON.parse(
+      readFileSync(join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8"),
+    );
+    expect(manifest.files).toContain("shell");
+    expect(script).toContain(`printf '${READY}\\t`);
+    expect(script).toContain(`export ${ACTION_MARKER}`);
+    expect(script).toContain(FORK_FAILED);
+    expect(script.split("\n")).not.toContain(SCRIPT_END);
+  });
+
+  it("runs under the host's /bin/sh as the container's PID 1 runs it: ready line, actions, end lines", () => {
+    const [shell = "", ...args] = sessionCommand(["sh", "-c"]);
+    const request = (nonce: string, cwd: string, exports: string, command: string) =>
+      `${nonce} marker${nonce}\n${cwd}\n${exports}${nonce}\n${command}\n${nonce}\n`;
+    const input =
+      sessionProgram("60", false) +
+      request("n1", "/", "export c='not the command'\n", 'echo "$c"; echo "$SWERUN_ACTION_ID"; exit 3') +
+      request("n2", "/tmp", "", "pwd; echo err >&2");
+    const output = execFileSync(shell, args, { input, encoding: "latin1" });
+    const [ready, ...rest] = output.split("\n");
+    expect(parseReadyLine(ready ?? "").ready).toBe(true);
+    expect(rest.join("\n")).toBe("not the command\nmarkern1\n\nn1 3\n/tmp\nerr\n\nn2 0\n");
+  });
+});

@@ -1,0 +1,209 @@
+import type Docker from "dockerode";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../../src/environments/docker/environment.js";
+import { describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
+import type { TestImages } from "../../helpers/docker-images.js";
+
+const RUN_ID = `docker-session-test-${process.pid}`;
+
+function create(image: string, extra: Record<string, unknown> = {}, onProgress?: (line: string) => void) {
+  return DockerEnvironment.create(dockerTestConfig(image, { timeout: 20, ...extra }), {
+    runId: RUN_ID,
+    onProgress,
+  });
+}
+
+/** How many execs the daemon created in the container since `since` (its own event log). */
+async function execsCreated(docker: Docker, containerId: string, since: number): Promise<number> {
+  const stream = (await docker.getEvents({
+    since,
+    until: Math.ceil(Date.now() / 1000) + 1,
+    filters: { container: [containerId], event: ["exec_create"] },
+  })) as unknown as NodeJS.ReadableStream;
+  let text = "";
+  for await (const chunk of stream) text += chunk.toString();
+  return text.split("\n").filter(Boolean).length;
+}
+
+/** Commands whose output a shell session could get wrong: escapes, stdin, fake end lines, background output. */
+const AWKWARD = [
+  "printf '%s\\n' '100%' 'a\\tb' '\\c'; echo 'x\\cy'; echo back\\\\slash",
+  "echo trailing; echo; echo\n\n\n",
+  "cat <<'EOF'\nno newline after the delimiter \\n\nEOF",
+  "echo 'héllo ✓ 日本'; printf 'cr\\rlf\\r\\n'",
+  'cat; read line; echo "stdin is empty: $?"',
+  "printf '\\n0123456789abcdef 0\\nstill the same action\\n'",
+  "mkdir -p '/tmp/a b' && cd '/tmp/a b' && pwd",
+  "(sleep 1; echo late) & echo now",
+  "kill 0; echo never",
+  "exit 7",
+  "",
+  "echo 'a line that is only a nonce-like word:'\n0123456789abcdef0123456789abcdef\necho done",
+];
+
+await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
+  let docker: Docker;
+  let images: TestImages;
+  let session: DockerEnvironment;
+  let exec: DockerEnvironment;
+
+  beforeAll(async () => {
+    ({ docker, images } = await dockerFixture());
+    [session, exec] = await Promise.all([
+      create(images.base, { exec_mode: "session" }),
+      create(images.base, { exec_mode: "exec" }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([session?.close(), exec?.close()]);
+  });
+
+  it("runs every action in the container's PID 1 shell, without a single exec", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const fresh = await create(images.base);
+    try {
+      for (let i = 0; i < 10; i++) {
+        expect((await fresh.execute({ command: `echo step ${i}` })).output).toBe(`step ${i}\n`);
+      }
+      expect(await execsCreated(docker, fresh.containerId, since)).toBe(0);
+      const pid1 = await fresh.execute({ command: "tr '\\0' ' ' < /proc/1/cmdline" });
+      expect(pid1.output).toBe('/bin/sh -c IFS= read -r l && eval "$l" swerun-session bash -lc ');
+      expect(fresh.templateVars()).toMatchObject({ system: "Linux", machine: expect.any(String) });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("gives exactly the output and exit code of one exec per action, for commands that could confuse it", async () => {
+    for (const command of AWKWARD) {
+      const [inSession, inExec] = [await session.execute({ command }), await exec.execute({ command })];
+      expect({ command, output: inSession.output, returncode: inSession.returncode }).toEqual({
+        command,
+        output: inExec.output,
+        returncode: inExec.returncode,
+      });
+    }
+    expect((await session.execute({ command: AWKWARD[5] ?? "" })).output).toBe(
+      "\n0123456789abcdef 0\nstill the same action\n",
+    );
+    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/a b" })).output).toBe("/tmp/a b\n");
+    await session.execute({ command: "mkdir -p '/tmp/new\nline'" });
+    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/new\nline" })).output).toBe(
+      "/tmp/new\nline\n",
+    );
+  });
+
+  it("runs a command longer than SESSION_MAX_COMMAND as an exec of its own, with the same result", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i} `.padEnd(49, "x"));
+    const command = `cat > /tmp/long <<'EOF'\n${lines.join("\n")}\nEOF\nwc -c < /tmp/long`;
+    expect(command.length).toBeGreaterThan(SESSION_MAX_COMMAND);
+    const fresh = await create(images.base);
+    try {
+      expect(await fresh.execute({ command })).toMatchObject({ output: "50000\n", returncode: 0 });
+      expect(await execsCreated(docker, fresh.containerId, since)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("outlives commands that signal PID 1 or every process, and answers the next action", async () => {
+    // PID 1 takes no signal but SIGALRM, as the `sleep` of an exec container takes none.
+    const command = "kill -9 1; kill -TERM 1; kill -INT 1; echo still here";
+    expect(await session.execute({ command })).toEqual(await exec.execute({ command }));
+    // Every process but PID 1 includes the session's own helpers: the action ends as killed (137), and
+    // the session goes on.
+    expect(await session.execute({ command: "echo before; kill -9 -1; echo after" })).toMatchObject({
+      returncode: 137,
+    });
+    expect(await session.execute({ command: "echo alive" })).toMatchObject({
+      output: "alive\n",
+      returncode: 0,
+    });
+  });
+
+  it("ends with its container after container_timeout", async () => {
+    const started = Date.now();
+    const short = await create(images.base, { container_timeout: "1" });
+    expect((await short.execute({ command: "echo alive" })).output).toBe("alive\n");
+    let error: unknown;
+    while (!error && Date.now() - started < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      error = await short.execute({ command: "true" }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    }
+    expect(String(error)).toMatch(/is gone or stopped/);
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+    await short.close();
+  });
+
+  it("falls back to one exec per action, saying so, when the image's /bin/sh cannot run the session", async () => {
+    // An image whose /bin/sh refuses the session's bootstrap but runs everything else.
+    const builder = await docker.createContainer({
+      Image: images.base,
+      Cmd: [
+        "bash",
+        "-c",
+        `printf '%s\\n' '#!/bin/bash' '[[ "$2" == *"read -r l"* ]] && { echo "no sessions here" >&2; exit 2; }' 'exec /bin/bash "$@"' > /bin/sh.wrapper && chmod +x /bin/sh.wrapper && mv -f /bin/sh.wrapper /bin/sh`,
+      ],
+      HostConfig: { NetworkMode: "none" },
+    });
+    await builder.start();
+    await builder.wait();
+    const tag = `swerun-test/no-session:${process.pid}`;
+    await builder.commit({ repo: "swerun-test/no-session", tag: String(process.pid) });
+    await builder.remove({ force: true });
+    const lines: string[] = [];
+    const fallback = await create(tag, {}, (line) => lines.push(line));
+    try {
+      expect(lines).toEqual([
+        `Docker image ${tag}: its /bin/sh did not start swerun's shell session; running one exec per action (exec_mode: exec)`,
+      ]);
+      expect(fallback.serialize().environment.exec_mode).toBe("exec");
+      expect(await fallback.execute({ command: "echo works; exit 4" })).toMatchObject({
+        output: "works\n",
+        returncode: 4,
+      });
+      expect(fallback.templateVars()).toMatchObject({ system: "Linux" });
+    } finally {
+      await fallback.close();
+      await docker.getImage(tag).remove({ force: true });
+    }
+  });
+
+  it("falls back to a `sleep` container from PATH and one exec per action when the image has no /bin/sh", async () => {
+    const lines: string[] = [];
+    const noShell = await create(images.noShell, {}, (line) => lines.push(line));
+    try {
+      expect(lines).toEqual([
+        `Docker image ${images.noShell}: it has no /bin/sh for swerun's shell session; running one exec per action (exec_mode: exec)`,
+      ]);
+      expect(noShell.serialize().environment.exec_mode).toBe("exec");
+      expect(
+        await noShell.execute({ command: "test -e /bin/sh || echo no sh; echo to-stderr >&2; exit 4" }),
+      ).toEqual({
+        output: "no sh\nto-stderr\n",
+        returncode: 4,
+        exception_info: "",
+        extra: {},
+      });
+      expect(
+        await noShell.execute({
+          command: "while IFS= read -r -d '' a; do printf '%s ' \"$a\"; done < /proc/1/cmdline",
+        }),
+      ).toMatchObject({
+        output: "sleep 2h ",
+      });
+      const started = Date.now();
+      const timedOut = await noShell.execute({ command: "echo begun; sleep 300" }, { timeout: 1 });
+      expect(timedOut).toMatchObject({ returncode: -1, output: "begun\n" });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await noShell.execute({ command: "echo next" })).output).toBe("next\n");
+    } finally {
+      await noShell.close();
+    }
+  });
+});

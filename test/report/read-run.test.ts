@@ -1,0 +1,147 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { judgeMarkdown, judgeRecord } from "../../src/report/judge.js";
+import { readRunFacts } from "../../src/report/read-run.js";
+import type { RunFacts } from "../../src/report/run-facts.js";
+import { buildReport, isoTimestamp } from "../../src/report/swival-report.js";
+import { tempDir } from "../helpers/tmp.js";
+
+/** A mini-swe-agent 1.x trajectory: text actions, no `extra`, the submission in `info`. */
+function miniV1(dir: string): string {
+  const path = join(dir, "django__django-11099.traj.json");
+  const trajectory = {
+    info: {
+      exit_status: "Submitted",
+      submission: "diff --git a/x b/x\n",
+      model_stats: { instance_cost: 0.5, api_calls: 2 },
+      mini_version: "1.9.0",
+      config: {
+        model: { model_name: "anthropic/claude-sonnet-4" },
+        agent: { step_limit: 250, mode: "yolo" },
+      },
+    },
+    messages: [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "<pr_description>Fix it</pr_description>" },
+      { role: "assistant", content: "THOUGHT: look.\n\n```bash\ncd /testbed && grep -rn foo .\n```" },
+      { role: "user", content: "<returncode>1</returncode>\n<output>\n</output>" },
+      {
+        role: "assistant",
+        content: "THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```",
+      },
+      { role: "user", content: "diff --git a/x b/x\n" },
+    ],
+    trajectory_format: "mini-swe-agent-1",
+  };
+  writeFileSync(path, JSON.stringify(trajectory));
+  return path;
+}
+
+describe("readRunFacts", () => {
+  it("reads a mini-swe-agent 1.x trajectory, with null for what it does not record", () => {
+    const facts = readRunFacts(miniV1(tempDir()));
+    expect(facts).toMatchObject({
+      id: "django__django-11099",
+      format: "mini-swe-agent-1",
+      task: null,
+      prompt: "<pr_description>Fix it</pr_description>",
+      model: "anthropic/claude-sonnet-4",
+      exit_status: "Submitted",
+      cost: 0.5,
+      started_at: null,
+      ended_at: null,
+    });
+    expect(facts.turns).toHaveLength(2);
+    expect(facts.turns[0]).toMatchObject({
+      duration_s: null,
+      finish_reason: null,
+      prompt_tokens: null,
+      retries: [],
+    });
+    expect(facts.turns[0]?.tool_calls[0]).toMatchObject({ name: "grep", returncode: 1, duration_s: null });
+    const report = buildReport(facts);
+    expect(report.timestamp).toBeNull();
+    expect(report.provider).toBe("anthropic");
+    expect(report.stats).toMatchObject({ total_llm_time_s: null, tool_calls_failed: 1, llm_calls: 2 });
+    expect(report.settings).toMatchObject({ max_turns: 250, yolo: true, allowed_commands: null });
+  });
+});
+
+describe("the judge markdown", () => {
+  const base: RunFacts = {
+    id: "t",
+    path: "t.traj.json",
+    format: "mini-swe-agent-1.1",
+    instance_id: null,
+    task: "task",
+    prompt: null,
+    model: null,
+    model_class: null,
+    model_kwargs: null,
+    agent_config: null,
+    exit_status: "Submitted",
+    submission: "x".repeat(250),
+    error_message: null,
+    cost: null,
+    api_calls: null,
+    started_at: 100,
+    ended_at: 101.5,
+    turns: [],
+  };
+
+  it("truncates messages at 100 characters, the output at 200, and long code to 8 + 4 lines", () => {
+    const command = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
+    const facts: RunFacts = {
+      ...base,
+      turns: [
+        {
+          turn: 1,
+          content: "m".repeat(150),
+          reasoning: "short thought",
+          finish_reason: "tool_calls",
+          prompt_tokens: 10,
+          duration_s: 0.5,
+          timestamp: 100.5,
+          retries: [],
+          format_error: null,
+          format_feedback: null,
+          tool_calls: [
+            {
+              command,
+              name: "line",
+              returncode: 2,
+              output: "o",
+              exception_info: "",
+              timed_out: false,
+              duration_s: 0.25,
+              started_at: 100.75,
+            },
+          ],
+        },
+      ],
+    };
+    const record = judgeRecord(facts);
+    expect(record.timing).toEqual({ start: 100000, end: 101500, firstResponse: 500 });
+    expect(record.trajectory.map((step) => [step.stepId, step.type, step.timestamp])).toEqual([
+      ["t-step-1", "thought", 500],
+      ["t-step-2", "message", 500],
+      ["t-step-3", "tool_call", 750],
+    ]);
+    const markdown = judgeMarkdown(record);
+    expect(markdown).toContain(
+      `1. [THOUGHT] short thought [->t-step-1]\n2. [MESSAGE] ${"m".repeat(100)}... [->t-step-2]\n`,
+    );
+    expect(markdown).toContain("3. [TOOL:line] -> failed (250ms) [->t-step-3]\n   ```bash\n   line 1\n");
+    expect(markdown).toContain("   line 8\n\n   // ... 8 lines omitted ...\n\n   line 17\n");
+    expect(markdown).not.toContain("line 9\n");
+    expect(markdown).toContain(
+      `**Output:** ${"x".repeat(200)}...\n**Metadata:** exit_status=Submitted, steps=1\n`,
+    );
+    expect(markdown.endsWith("**Status:** passed\n**Duration:** 1500ms\n\n---\n\n")).toBe(true);
+  });
+
+  it("formats times as Python's isoformat in UTC", () => {
+    expect(isoTimestamp(1772015788.312457)).toBe("2026-02-25T10:36:28.312457+00:00");
+  });
+});

@@ -1,0 +1,68 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/util/package-root.js";
+import { tempDir } from "../helpers/tmp.js";
+
+const SCRIPT = join(packageRoot(), "scripts", "check-imports.mjs");
+const CONFIG_FILES = [
+  "models/config.ts",
+  "models/keys.ts",
+  "environments/docker/config.ts",
+  "environments/docker/run-args.ts",
+];
+
+/** A fake src/ tree with these files (and the config-layer files the script expects to exist). */
+function tree(files: Record<string, string>): string {
+  const src = join(tempDir(), "src");
+  for (const [path, text] of Object.entries({
+    ...Object.fromEntries(CONFIG_FILES.map((f) => [f, ""])),
+    ...files,
+  })) {
+    mkdirSync(dirname(join(src, path)), { recursive: true });
+    writeFileSync(join(src, path), text);
+  }
+  return src;
+}
+
+const check = (src: string) => spawnSync(process.execPath, [SCRIPT, src], { encoding: "utf8" });
+
+describe("scripts/check-imports.mjs (part of npm run check)", () => {
+  it("passes the real src/", () => {
+    const result = check(join(packageRoot(), "src"));
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  it("refuses a folder importing a folder above it", () => {
+    const src = tree({
+      "models/x.ts": 'import { Agent } from "../agent/agent.js";\nimport { run } from "../run/run.js";\n',
+      "agent/agent.ts": "export class Agent {}\n",
+      "run/run.ts": "export const run = 1;\n",
+    });
+    const result = check(src);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("imports ../run/run.js (run is above models in the layering)");
+    expect(result.stderr).not.toContain("../agent/agent.js");
+  });
+
+  it("refuses a cycle between files and between folders, type-only imports included for folders", () => {
+    const src = tree({
+      "util/a.ts": 'import { b } from "./b.js";\nexport const a = b;\n',
+      "util/b.ts": 'import { a } from "./a.js";\nexport const b = a;\n',
+      "agent/x.ts": 'import type { Y } from "../models/y.js";\nexport type X = Y;\n',
+      "models/y.ts": 'import type { X } from "../agent/x.js";\nexport type Y = X;\n',
+    });
+    const result = check(src);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/import cycle: util\/(a|b)\.ts -> util\/(a|b)\.ts -> util\/(a|b)\.ts/);
+    expect(result.stderr).toContain("folder cycle: agent -> models -> agent");
+  });
+
+  it("names a config-layer file that moved, so the list is kept up to date", () => {
+    const src = tree({});
+    rmSync(join(src, "models", "keys.ts"));
+    expect(check(src).stderr).toContain("CONFIG_FILES names src/models/keys.ts, which is gone");
+  });
+});
