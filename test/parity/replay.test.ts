@@ -8,6 +8,8 @@ describe("swerun replay of mini-swe-agent's own trajectories (test/fixtures/pari
   for (const parity of CASES) {
     it(`${parity.name}: every step exact or normalised`, async () => {
       const cwd = tempDir("swerun-parity-replay-");
+      // The replay's own trajectory goes outside the folder the commands run in (`ls` there must see nothing).
+      const out = join(tempDir("swerun-parity-replay-out-"), `${parity.name}.traj.json`);
       const path = join(CORPUS, "expected", `${parity.name}.traj.json`);
       // mini-swe-agent ran the commands with /bin/sh (its local environment has no interpreter setting).
       const args = [
@@ -17,6 +19,8 @@ describe("swerun replay of mini-swe-agent's own trajectories (test/fixtures/pari
         cwd,
         "-c",
         'environment.interpreter=["sh","-c"]',
+        "-o",
+        out,
       ];
       const result = await runCli(["replay", path, ...args], { cwd });
       expect(result.code, result.stderr).toBe(0);
