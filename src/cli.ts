@@ -93,6 +93,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     )
     .option("--keep", "Keep the local worktree afterwards")
     .option("--image-template <template>", "Image name for records without one")
+    .option("--label <label>", "A name for this run in run.json (swerun runs)")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
     .action((flags) =>

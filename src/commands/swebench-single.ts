@@ -1,13 +1,17 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
+import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { checkOutputPath } from "../run/output.js";
 import { failedRun, type RunResult, runTask } from "../run/run.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
+import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
+import { newRunId } from "../util/ids.js";
 import { printRunEnd, runError } from "./run.js";
 import {
   checkOutputDir,
@@ -86,6 +90,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       instance_id: id,
       model_patch: result.submission,
     });
+    recordSingle(outputDir, output, { config, flags, subset, id, result });
     printRunEnd(result);
     process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
     if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
@@ -95,4 +100,47 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     if (checkout && !flags.keep) checkout.remove();
     release();
   }
+}
+
+/**
+ * run.json for a single instance, so `swerun runs` lists it (with `--label`). In a folder that already has a
+ * run.json (a batch's), the instance's case is updated and the rest of the record kept.
+ */
+function recordSingle(
+  outputDir: string,
+  trajectory: string,
+  run: { config: SwerunConfig; flags: SingleFlags; subset: string; id: string; result: RunResult },
+): void {
+  const path = join(outputDir, "run.json");
+  const previous = readRunRecord(path);
+  const { config, flags, subset, id, result } = run;
+  const record = newRunRecord({
+    runId: newRunId(),
+    label: flags.label,
+    modelName: config.model.model_name || config.model.model_class,
+    config,
+    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
+    instances: 1,
+    dataset: {
+      subset,
+      split: flags.split ?? "test",
+      slice: null,
+      filter: null,
+      instance_ids: id,
+      shuffle: false,
+    },
+    previous,
+  });
+  const kept = previous?.cases !== undefined && previous.agent !== undefined;
+  if (kept) {
+    Object.assign(record, previous, { label: record.label, swerun_version: record.swerun_version });
+    record.cases = { ...previous.cases };
+  }
+  record.cases[id] = caseOf(trajectory, result.exit_status, result.cost);
+  updateTotals(record, true);
+  if (!kept) {
+    record.status = "finished";
+    record.ended_at = new Date().toISOString();
+  }
+  writeRunRecord(path, record);
 }
