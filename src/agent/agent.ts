@@ -134,6 +134,13 @@ export class Agent {
 
   /** Runs the loop from the current messages (after `run` starts it, or after `restore`). */
   async continue(): Promise<Record<string, unknown>> {
+    this.#emit({
+      type: "agent_start",
+      model: this.model.name,
+      cwd: String(this.env.serialize().environment.cwd ?? ""),
+      system_prompt: String(this.messages.find((m) => m.role === "system")?.content ?? ""),
+      messages: this.messages.length,
+    });
     for (;;) {
       try {
         await this.step();
@@ -263,6 +270,7 @@ export class Agent {
       returncode: output.returncode,
       duration_s,
       output_chars: output.output.length,
+      output: output.output,
       exception_info: output.exception_info,
     });
     return output;

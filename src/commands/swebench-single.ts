@@ -12,6 +12,7 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
+import { openEventLog } from "./event-log.js";
 import { printRunEnd, runError } from "./run.js";
 import {
   checkOutputDir,
@@ -61,19 +62,27 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }
+  const events = await openEventLog(flags.events, [config.model]);
+  const runId = newRunId();
+  const stream = events?.stream({ swarmId: "main", executionId: runId });
   const release = lockOutputDir(outputDir);
+  stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
   try {
     const options = {
       config,
       output,
+      runId,
       instanceId: id,
       vars: { instance_id: id },
       startupVars: { ...instance },
       extras: { instance_id: id },
       interactive: tty,
       handleSignals: true,
-      subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
+      subscribers: [
+        consolePrinter({ color: Boolean(process.stdout.isTTY) }),
+        ...(stream ? [stream.listener] : []),
+      ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
     let result: RunResult;
@@ -84,13 +93,14 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       if (error instanceof UserError) throw error;
       result = await failedRun(options, error);
     }
+    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({
       model_name_or_path: config.model.model_name || config.model.model_class,
       instance_id: id,
       model_patch: result.submission,
     });
-    recordSingle(outputDir, output, { config, flags, subset, id, result });
+    recordSingle(outputDir, output, { config, flags, subset, id, result, runId });
     printRunEnd(result);
     process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
     if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
@@ -99,6 +109,8 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   } finally {
     if (checkout && !flags.keep) checkout.remove();
     release();
+    stream?.stop({ success: false }); // a run that threw: the swarm still ends
+    events?.close();
   }
 }
 
@@ -109,13 +121,21 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
 function recordSingle(
   outputDir: string,
   trajectory: string,
-  run: { config: SwerunConfig; flags: SingleFlags; subset: string; id: string; result: RunResult },
+  run: {
+    config: SwerunConfig;
+    flags: SingleFlags;
+    subset: string;
+    id: string;
+    result: RunResult;
+    /** The run's id (its containers' label, the events' execution_id). */
+    runId: string;
+  },
 ): void {
   const path = join(outputDir, "run.json");
   const previous = readRunRecord(path);
   const { config, flags, subset, id, result } = run;
   const record = newRunRecord({
-    runId: newRunId(),
+    runId: run.runId,
     label: flags.label,
     modelName: config.model.model_name || config.model.model_class,
     config,

@@ -5,6 +5,7 @@ import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
+import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
 import type { DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
@@ -45,6 +46,11 @@ export interface BatchOptions {
    * when it was killed; returns one line per container removed. Called when the batch starts.
    */
   removeContainers?: (runId: string) => Promise<string[]>;
+  /**
+   * Event streams (`--events`): the batch is the root swarm (its run id, kept by a resumed batch), each
+   * instance a child swarm `<run id>/<instance id>`.
+   */
+  eventStreams?: (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;
 }
 
 export interface BatchSummary {
@@ -111,6 +117,22 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const cases = record.cases;
   // A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them.
   const runId = record.run_id;
+  const root = options.eventStreams?.(
+    { swarmId: runId, executionId: runId },
+    { swarmName: options.label ?? options.subset },
+  );
+  root?.start();
+  // What this process ran (the root swarm's totals; instances finished before are skipped, not counted).
+  const swarmTotals = { cost: 0, tokens: 0, errors: 0, agents: new Set<string>() };
+  const queued = new Set(queue);
+  for (const instance of options.instances) {
+    if (queued.has(instance)) continue;
+    root?.emit("instance_skipped", {
+      instance_id: instance.instance_id,
+      exit_status: results.get(instance.instance_id)?.exit_status,
+      reason: "finished in an earlier run (--redo-existing runs it again)",
+    });
+  }
   // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
   for (const [status, ids] of statuses) {
     for (const id of ids) {
@@ -166,6 +188,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
       });
+      const swarm = options.eventStreams?.({
+        swarmId: `${runId}/${instance.instance_id}`,
+        parentSwarmId: runId,
+        executionId: runId,
+      });
+      if (swarm) {
+        swarm.start(instance.problem_statement);
+        bus.subscribe(swarm.listener);
+      }
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
       const result: InstanceResult = await runInstance(instance, {
         config: options.config,
@@ -192,6 +223,25 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         result.exit_status,
         result.cost,
       );
+      if (swarm) {
+        swarm.emit("instance_end", {
+          instance_id: result.instance_id,
+          exit_status: result.exit_status,
+          cost: result.cost,
+          api_calls: result.api_calls,
+          patch_bytes: Buffer.byteLength(result.submission, "utf8"),
+          duration: Math.round(Date.now() - started) / 1000,
+        });
+        swarm.stop({
+          success: result.exit_status === "Submitted",
+          totalCost: result.cost,
+          error: result.error,
+        });
+        swarmTotals.cost += result.cost;
+        swarmTotals.tokens += swarm.totals.tokens;
+        if (result.error !== undefined) swarmTotals.errors += 1;
+        for (const agent of swarm.totals.agents) swarmTotals.agents.add(agent);
+      }
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -212,6 +262,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     record.status = stopping > 0 ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
+    root?.stop({
+      success: stopping === 0 && swarmTotals.errors === 0,
+      content: `${record.status}: ${Object.entries(record.exit_statuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(", ")}`,
+      totalCost: swarmTotals.cost,
+      totalTokens: swarmTotals.tokens,
+      agentsInvolved: [...swarmTotals.agents],
+    });
     log(`run ${runId}: ${record.status}`);
     release();
   }

@@ -269,6 +269,7 @@ describe("Agent with the scripted model and the local environment", () => {
     const types = events.map((event) => event.type).filter((type) => type !== "message" && type !== "saved");
     expect(types).toEqual([
       "run_start",
+      "agent_start",
       "model_call_start",
       "model_call_end",
       "action_start",
@@ -280,7 +281,9 @@ describe("Agent with the scripted model and the local environment", () => {
       "run_end",
     ]);
     const end = events.find((event) => event.type === "action_end");
-    expect(end).toMatchObject({ returncode: 0, output_chars: 2 });
+    expect(end).toMatchObject({ returncode: 0, output_chars: 2, output: "x\n" });
+    const start = events.find((event) => event.type === "agent_start");
+    expect(start).toMatchObject({ messages: 2, model: agent.model.name });
   });
 
   it("sends a rejection reason to the model in confirm mode", async () => {
