@@ -61,6 +61,24 @@ function text(content: unknown): string {
   return content == null ? "" : JSON.stringify(content);
 }
 
+/**
+ * The reply a format error's feedback keeps (as mini-swe-agent, swerun records no assistant message for a
+ * reply that could not be run): its text and raw response, as an assistant message.
+ */
+function formatErrorReply(message: Message): Message | undefined {
+  const extra = message.extra ?? {};
+  if (extra.interrupt_type !== "FormatError" || extra.response === undefined) return undefined;
+  const choices = (extra.response as { choices?: Array<{ message?: { content?: unknown } }> } | null)
+    ?.choices;
+  const content =
+    typeof extra.model_response === "string" ? extra.model_response : choices?.[0]?.message?.content;
+  return {
+    role: "assistant",
+    content: typeof content === "string" ? content : "",
+    extra: { response: extra.response },
+  };
+}
+
 function finishReason(message: Message): string | undefined {
   const extra = message.extra ?? {};
   const choices = (extra.response as { choices?: Array<{ finish_reason?: unknown }> } | undefined)?.choices;
@@ -292,7 +310,11 @@ export class SwarmEventStream {
       this.#exit = message;
       return;
     }
-    if (message.role !== "assistant") return;
+    if (message.role !== "assistant") {
+      const reply = formatErrorReply(message);
+      if (reply) this.#pendingReply = reply;
+      return;
+    }
     this.#lastReply = message;
     const actions = message.extra?.actions ?? [];
     if (actions.length === 0) {

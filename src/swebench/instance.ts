@@ -87,6 +87,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     extras: { instance_id: id },
     bus: context.bus,
     hooks: { onAgent: context.onAgent },
+    defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
   };
   let checkout: Checkout | undefined;
   try {
