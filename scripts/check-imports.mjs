@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the import graph of src/: no import cycles between files, and no folder importing a folder above it.
 // Layers, top to bottom (a file may import its own layer and the layers below):
-//   commands, cli.ts, index.ts > eval (grading) > images (offline Docker images) > swebench > run > report, runs (readers of what runs wrote) > console
+//   commands, cli.ts, index.ts > eval (grading) > images (offline Docker images) > swebench > run > report, runs, view (readers of what runs wrote) > console
 //   > agent, models, environments, replay
 //   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
 // The config schema of a class lives next to the class (STYLE: defaults live next to the type) but belongs to the
@@ -15,7 +15,7 @@ const LAYERS = [
   ["config", "templates", "util", "(root)"],
   ["agent", "models", "environments", "replay"],
   ["console"],
-  ["report", "runs"],
+  ["report", "runs", "view"],
   ["run"],
   ["swebench"],
   ["images"],

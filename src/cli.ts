@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
+import { joinDashValues } from "./util/argv.js";
 import { swerunVersion } from "./util/package-root.js";
 
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
@@ -41,6 +42,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
     .option("--report <path>", "Write a JSON report of the run (outcome, stats, timeline) when it ends")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example("swerun run -c demo --yolo")
     .action((flags) =>
       run(async () =>
@@ -75,6 +77,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--repo-dir <dir>", "Local environment: a clone of the repository to make worktrees from")
     .option("-q, --quiet", "Only the final summary")
     .option("-v, --verbose", "Also print every command (without a terminal)")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .option("--eval", "Grade each instance in a fresh container as soon as it ends (SWE-bench 5.x datasets)")
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
@@ -116,8 +119,10 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     )
     .option("--keep", "Keep the local worktree afterwards")
     .option("--image-template <template>", "Image name for records without one")
+    .option("--label <label>", "A name for this run in run.json (swerun runs)")
     .option("-y, --yolo", "Run every command without asking")
     .option("--exit-immediately", "Finish when the agent submits, without asking")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .action((flags) =>
       run(async () => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags)),
     );
@@ -154,6 +159,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--exit-immediately", "With --continue: finish when the agent submits, without asking")
     .option("-o, --output <path>", "The replay's trajectory (default: runs/<name>.replay-<time>.traj.json)")
     .option("--report <path>", "Also write the divergence report as JSON")
+    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example(
       "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
     )
@@ -185,6 +191,21 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .example("swerun export runs/my-batch --format judge -o judge")
     .action((paths, flags) =>
       run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
+    );
+  cli
+    .command(
+      "view [...paths]",
+      "Write a self-contained HTML page of a run, two runs side by side, or trajectories",
+    )
+    .option(
+      "-o, --output <file>",
+      "Page path (default: <run folder>/index.html, or <name>.html next to a trajectory)",
+    )
+    .option("--open", "Open the page in the default browser")
+    .option("--watch", "Rewrite the page whenever the run folder changes (until Ctrl-C)")
+    .example("swerun view runs/my-batch --open")
+    .action((paths, flags) =>
+      run(async () => (await import("./commands/view.js")).viewCommand(paths, flags)),
     );
   cli
     .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
@@ -242,7 +263,7 @@ async function main(): Promise<void> {
     job = next;
   });
   try {
-    cli.parse(joinNegativeValues(process.argv), { run: true });
+    cli.parse(joinNegativeValues(joinDashValues(process.argv)), { run: true });
   } catch (error) {
     process.exitCode = await report(error);
     return;

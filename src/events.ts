@@ -3,6 +3,18 @@ import type { Action, Message } from "./messages.js";
 /** What the agent loop reports while it runs. Subscribers (trajectory writer, console, progress, event log) read these. */
 export type AgentEvent =
   | { type: "run_start"; task: string; time: number }
+  /**
+   * The agent loop starts (after `run` rendered the first messages, or after `restore`): its model, its
+   * working directory, its system prompt and how many messages it holds.
+   */
+  | {
+      type: "agent_start";
+      model: string;
+      cwd: string;
+      system_prompt: string;
+      messages: number;
+      time: number;
+    }
   | { type: "message"; message: Message; time: number }
   | { type: "model_call_start"; call: number; time: number }
   | {
@@ -22,6 +34,8 @@ export type AgentEvent =
       returncode: number;
       duration_s: number;
       output_chars: number;
+      /** The command's output as the model sees it before templating (stdout and stderr merged). */
+      output: string;
       exception_info: string;
       time: number;
     }

@@ -14,6 +14,7 @@ import { type AgentListener, EventBus, type EventInput } from "../events.js";
 import type { Action, ExecOutput, Message } from "../messages.js";
 import { messageCost } from "../messages.js";
 import type { Model } from "../models/model.js";
+import { mkNum } from "../templates/py-number.js";
 import { renderTemplate } from "../templates/render.js";
 import {
   type TrajectoryInfo,
@@ -38,7 +39,12 @@ export interface AgentOptions {
   info?: Record<string, unknown>;
   /** Top-level keys of the trajectory after `trajectory_format` (e.g. `instance_id`). */
   extras?: Record<string, unknown>;
+  /** The agent class when the config sets none: `interactive` (mini-swe-agent's `mini`), `default` for batches. */
+  defaultAgentClass?: "default" | "interactive";
 }
+
+/** Template variables that mini-swe-agent's configs type as floats. */
+const FLOAT_VARS = ["cost_limit", "cost_per_call", "model_cost"];
 
 /** The agent loop: ask the model for commands, run them, show it the output, until it submits or a limit hits. */
 export class Agent {
@@ -52,6 +58,7 @@ export class Agent {
   info: Record<string, unknown>;
   readonly #interaction: Interaction | undefined;
   readonly #extras: Record<string, unknown>;
+  readonly #defaultAgentClass: "default" | "interactive";
   readonly #writer: TrajectoryWriter | undefined;
   #vars: Record<string, unknown> = {};
   #startedAt = Date.now();
@@ -71,6 +78,7 @@ export class Agent {
     this.#interaction = options.interaction;
     this.info = options.info ?? {};
     this.#extras = options.extras ?? {};
+    this.#defaultAgentClass = options.defaultAgentClass ?? "interactive";
     this.#writer = options.writer;
   }
 
@@ -126,6 +134,13 @@ export class Agent {
 
   /** Runs the loop from the current messages (after `run` starts it, or after `restore`). */
   async continue(): Promise<Record<string, unknown>> {
+    this.#emit({
+      type: "agent_start",
+      model: this.model.name,
+      cwd: String(this.env.serialize().environment.cwd ?? ""),
+      system_prompt: String(this.messages.find((m) => m.role === "system")?.content ?? ""),
+      messages: this.messages.length,
+    });
     for (;;) {
       try {
         await this.step();
@@ -217,17 +232,28 @@ export class Agent {
         throw new InterruptAgentFlow(...rejectionMessages(actions, content));
       }
     }
+    // As mini-swe-agent: the command that submitted gets no observation. Its `interactive` agent records
+    // the outputs before it (and the model answers the rest as not executed); `default` records none.
     const outputs: ExecOutput[] = [];
+    let completed = false;
     try {
       for (const action of actions) {
         const output = await this.#execute(action);
+        if (!this.#stopped) checkSubmission(output);
         outputs.push(output);
         this.#throwIfStopped();
-        checkSubmission(output);
       }
+      completed = true;
     } finally {
-      this.#addAll(this.model.formatObservations(message, outputs, this.templateVars()));
+      if (completed || this.agentClass === "interactive") {
+        this.#addAll(this.model.formatObservations(message, outputs, this.templateVars()));
+      }
     }
+  }
+
+  /** mini-swe-agent's agent class whose behaviour this run follows (see `agent_class` in the config). */
+  get agentClass(): "default" | "interactive" {
+    return this.config.agent_class ?? this.#defaultAgentClass;
   }
 
   async #execute(action: Action): Promise<ExecOutput> {
@@ -244,19 +270,28 @@ export class Agent {
       returncode: output.returncode,
       duration_s,
       output_chars: output.output.length,
+      output: output.output,
       exception_info: output.exception_info,
     });
     return output;
   }
 
-  /** Template variables: configs, environment and model variables, the task, and the run's counters. */
+  /**
+   * Template variables: configs, environment and model variables, the task, and the run's counters.
+   * The fields mini-swe-agent types as floats render as Python prints a float (`3.0`, `0.0`).
+   */
   templateVars(): Record<string, unknown> {
-    return {
+    const vars: Record<string, unknown> = {
       ...this.#vars,
       n_model_calls: this.nCalls,
       model_cost: this.cost,
       elapsed_seconds: this.elapsedSeconds(),
     };
+    for (const name of FLOAT_VARS) {
+      const value = vars[name];
+      if (typeof value === "number") vars[name] = mkNum(value, true);
+    }
+    return vars;
   }
 
   render(template: string, name: string, vars: Record<string, unknown> = {}): string {
@@ -288,6 +323,9 @@ export class Agent {
 
   async #recover(error: unknown): Promise<void> {
     if (error instanceof FormatError) {
+      // The call was paid before its reply failed to parse; mini-swe-agent's feedback message carries the cost.
+      const paid = error.messages[0];
+      if (paid && paid.role !== "assistant") this.#cost += messageCost(paid);
       this.#addAll(error.messages);
       this.#formatErrors += 1;
       const content = String(error.messages.at(-1)?.content ?? "");
@@ -301,7 +339,9 @@ export class Agent {
       const note = exit ? await this.#interaction.confirmExit(exit) : null;
       if (note !== null) {
         this.#addAll(error.messages.filter((message) => message.role !== "exit"));
-        this.#add({ role: "user", content: note, extra: { interrupt_type: "UserMessage" } });
+        // mini-swe-agent's words for a new task typed instead of accepting the submission.
+        const content = `The user added a new task: ${note}`;
+        this.#add({ role: "user", content, extra: { interrupt_type: "UserNewTask" } });
         return;
       }
     }

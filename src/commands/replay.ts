@@ -29,8 +29,10 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
-import { timestampSlug } from "../util/ids.js";
+import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
+import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { openEventLog } from "./event-log.js";
 import { asList, printRunEnd, runError, runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */
@@ -53,6 +55,8 @@ export interface ReplayFlags {
   costLimit?: number;
   yolo?: boolean;
   exitImmediately?: boolean;
+  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
+  events?: string;
 }
 
 const DEFAULT_ACTION_REGEX = modelSchema.shape.action_regex.parse(undefined);
@@ -170,6 +174,24 @@ async function continueAgent(session: RunSession, agent: Agent): Promise<RunResu
  */
 export async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
   const s = setup(path, flags);
+  const events = await openEventLog(flags.events, flags.continue ? [s.config.model] : []);
+  const runId = newRunId();
+  // The replayed steps are the agent "replay"; a model that carries on is swerun's agent.
+  const stream = events?.stream({ swarmId: "main", executionId: runId }, { agents: ["replay", AGENT_NAME] });
+  try {
+    return await replay(flags, s, runId, stream);
+  } finally {
+    events?.close();
+  }
+}
+
+async function replay(
+  flags: ReplayFlags,
+  s: Setup,
+  runId: string,
+  stream: SwarmEventStream | undefined,
+): Promise<number> {
+  stream?.start();
   const { trajectory, recorded, config, environment, until, output } = s;
   const tty = Boolean(process.stdin.isTTY);
   const color = Boolean(process.stdout.isTTY);
@@ -201,9 +223,11 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
     config: { ...config, environment, run: { ...config.run, setup_dir: undefined } },
     output,
     ...(instanceId ? { instanceId } : {}),
+    runId,
     info: { replay: replayInfo },
     extras: trajectory.extras,
     bus,
+    ...(stream ? { subscribers: [stream.listener] } : {}),
     interactive: tty,
     handleSignals: true,
     onProgress: (line) => process.stderr.write(`${line}\n`),
@@ -232,6 +256,7 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
   try {
     session = await openRun(options);
   } catch (error) {
+    stream?.stop({ success: false, error });
     if (error instanceof OutputPathError) throw error;
     printRunEnd(await failedRun(options, error));
     throw runError(error);
@@ -272,6 +297,7 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
   } finally {
     await session.close();
   }
+  stream?.stop({ success: result.error === undefined, error: result.error });
   if (result.error !== undefined) {
     printRunEnd(result);
     throw runError(result.error);

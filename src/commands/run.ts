@@ -9,8 +9,9 @@ import { globalModelStats } from "../models/global-stats.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
-import { timestampSlug } from "../util/ids.js";
+import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { openEventLog } from "./event-log.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {
@@ -25,6 +26,8 @@ export interface RunFlags {
   exitImmediately?: boolean;
   /** Write the run's report (swival's shape) here when the run ends, however it ends. */
   report?: string;
+  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
+  events?: string;
 }
 
 export function asList(value: string | string[] | undefined): string[] {
@@ -84,14 +87,29 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (report && existsSync(report) && statSync(report).isDirectory()) {
     throw new UserError(`--report: ${flags.report} is a folder; give a file path`);
   }
-  const result = await runTask(task, {
-    config,
-    output,
-    interactive: tty,
-    handleSignals: true,
-    subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-  });
+  const events = await openEventLog(flags.events, [config.model]);
+  const runId = newRunId();
+  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  stream?.start(task);
+  let result: RunResult;
+  try {
+    result = await runTask(task, {
+      config,
+      output,
+      runId,
+      interactive: tty,
+      handleSignals: true,
+      subscribers: [
+        consolePrinter({ color: Boolean(process.stdout.isTTY) }),
+        ...(stream ? [stream.listener] : []),
+      ],
+      onProgress: (line) => process.stderr.write(`${line}\n`),
+    });
+    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
+  } finally {
+    stream?.stop({ success: false }); // a run that threw: the swarm still ends
+    events?.close();
+  }
   printRunEnd(result);
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (report) {

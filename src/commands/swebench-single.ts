@@ -1,13 +1,18 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
+import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { checkOutputPath } from "../run/output.js";
 import { failedRun, type RunResult, runTask } from "../run/run.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
+import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
+import { newRunId } from "../util/ids.js";
+import { openEventLog } from "./event-log.js";
 import { printRunEnd, runError } from "./run.js";
 import {
   checkOutputDir,
@@ -57,19 +62,27 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }
+  const events = await openEventLog(flags.events, [config.model]);
+  const runId = newRunId();
+  const stream = events?.stream({ swarmId: "main", executionId: runId });
   const release = lockOutputDir(outputDir);
+  stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
   try {
     const options = {
       config,
       output,
+      runId,
       instanceId: id,
       vars: { instance_id: id },
       startupVars: { ...instance },
       extras: { instance_id: id },
       interactive: tty,
       handleSignals: true,
-      subscribers: [consolePrinter({ color: Boolean(process.stdout.isTTY) })],
+      subscribers: [
+        consolePrinter({ color: Boolean(process.stdout.isTTY) }),
+        ...(stream ? [stream.listener] : []),
+      ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
     let result: RunResult;
@@ -80,12 +93,14 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       if (error instanceof UserError) throw error;
       result = await failedRun(options, error);
     }
+    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({
       model_name_or_path: config.model.model_name || config.model.model_class,
       instance_id: id,
       model_patch: result.submission,
     });
+    recordSingle(outputDir, output, { config, flags, subset, id, result, runId });
     printRunEnd(result);
     process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
     if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
@@ -94,5 +109,58 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   } finally {
     if (checkout && !flags.keep) checkout.remove();
     release();
+    stream?.stop({ success: false }); // a run that threw: the swarm still ends
+    events?.close();
   }
+}
+
+/**
+ * run.json for a single instance, so `swerun runs` lists it (with `--label`). In a folder that already has a
+ * run.json (a batch's), the instance's case is updated and the rest of the record kept.
+ */
+function recordSingle(
+  outputDir: string,
+  trajectory: string,
+  run: {
+    config: SwerunConfig;
+    flags: SingleFlags;
+    subset: string;
+    id: string;
+    result: RunResult;
+    /** The run's id (its containers' label, the events' execution_id). */
+    runId: string;
+  },
+): void {
+  const path = join(outputDir, "run.json");
+  const previous = readRunRecord(path);
+  const { config, flags, subset, id, result } = run;
+  const record = newRunRecord({
+    runId: run.runId,
+    label: flags.label,
+    modelName: config.model.model_name || config.model.model_class,
+    config,
+    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
+    instances: 1,
+    dataset: {
+      subset,
+      split: flags.split ?? "test",
+      slice: null,
+      filter: null,
+      instance_ids: id,
+      shuffle: false,
+    },
+    previous,
+  });
+  const kept = previous?.cases !== undefined && previous.agent !== undefined;
+  if (kept) {
+    Object.assign(record, previous, { label: record.label, swerun_version: record.swerun_version });
+    record.cases = { ...previous.cases };
+  }
+  record.cases[id] = caseOf(trajectory, result.exit_status, result.cost);
+  updateTotals(record, true);
+  if (!kept) {
+    record.status = "finished";
+    record.ended_at = new Date().toISOString();
+  }
+  writeRunRecord(path, record);
 }

@@ -12,6 +12,7 @@ import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
+import { openEventLog } from "./event-log.js";
 import { asList } from "./run.js";
 
 /** `swerun swebench` and `swerun swebench-single` flags, as cac hands them over. */
@@ -36,6 +37,8 @@ export interface SwebenchFlags {
   repoDir?: string;
   eval?: boolean;
   shard?: string;
+  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
+  events?: string;
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -161,6 +164,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
   );
   if (!flags.output) checkOutputDir(outputDir);
+  const events = await openEventLog(flags.events, [config.model]);
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
@@ -175,6 +179,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
       })
     : undefined;
   const summary = await runBatch({
+    ...(events ? { eventStreams: events.stream } : {}),
     instances,
     config,
     outputDir,
@@ -201,7 +206,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
           onInstanceRunning: (id) => grader.prepare(id),
         }
       : {}),
-  });
+  }).finally(() => events?.close());
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);

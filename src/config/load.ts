@@ -7,7 +7,14 @@ import { packageRoot } from "../util/package-root.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { decodeUtf8 } from "../util/utf8.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
-import { configSchema, MODEL_CLASSES, type SwerunConfig, UNSUPPORTED_KEYS } from "./schema.js";
+import {
+  configSchema,
+  formatErrorTemplate,
+  MODEL_CLASS_PATHS,
+  MODEL_CLASSES,
+  type SwerunConfig,
+  UNSUPPORTED_KEYS,
+} from "./schema.js";
 
 /** A bad config: one line naming the file (or flag) and the key path. Exit code 2. */
 export class ConfigError extends UserError {}
@@ -27,11 +34,33 @@ const ENVIRONMENT_CLASS_ALIASES: Record<string, string> = {
   "minisweagent.environments.docker.DockerEnvironment": "docker",
 };
 
-const MODEL_CLASS_ALIASES: Record<string, string> = {
-  "minisweagent.models.litellm_model.LitellmModel": "litellm",
-  "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel": "litellm_textbased",
-  "minisweagent.models.test_models.DeterministicModel": "deterministic",
+const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
+  default: "default",
+  interactive: "interactive",
+  "minisweagent.agents.default.DefaultAgent": "default",
+  "minisweagent.agents.interactive.InteractiveAgent": "interactive",
+  "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent": "default",
 };
+
+/**
+ * Keys of mini-swe-agent's other environment classes. mini-swe-agent's local environment ignores them
+ * (its config classes drop unknown keys), so a config written for Docker runs locally unchanged.
+ */
+const FOREIGN_LOCAL_KEYS = [
+  "image",
+  "forward_env",
+  "executable",
+  "run_args",
+  "container_timeout",
+  "pull_timeout",
+  "container_options",
+  "keep_container",
+  "allow_privileged",
+  "exec_mode",
+];
+
+/** How many aliases a YAML file may resolve (PyYAML has no limit; a billion-laughs file needs millions). */
+const MAX_YAML_ALIAS_COUNT = 10_000;
 
 /** Directories searched for built-in config names, in order. */
 export function configDirs(): string[] {
@@ -100,13 +129,18 @@ function readUtf8File(path: string): string {
 export function readConfigFile(path: string): Record<string, unknown> {
   let data: unknown;
   try {
-    data = parseYaml(readUtf8File(path));
+    // YAML 1.1, as PyYAML reads it (mini-swe-agent's configs quote 'off' for that reason).
+    data = parseYaml(readUtf8File(path), { version: "1.1", maxAliasCount: MAX_YAML_ALIAS_COUNT });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     if (error instanceof YAMLParseError) {
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "";
       const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
       throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}malformed YAML: ${reason}`);
+    }
+    if (error instanceof ReferenceError) {
+      // The alias limit (and unresolvable aliases): "Excessive alias count indicates a resource exhaustion attack".
+      throw new ConfigError(`${path}: malformed YAML: ${error.message}`);
     }
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`);
   }
@@ -140,7 +174,8 @@ function checkUnsupported(data: Record<string, unknown>, origin: string): void {
     if (!isPlainObject(value)) continue;
     for (const key of Object.keys(value)) {
       const reason = UNSUPPORTED_KEYS[`${section}.${key}`];
-      if (reason) throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
+      if (reason && !(section === "environment" && FOREIGN_LOCAL_KEYS.includes(key)))
+        throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
     }
   }
 }
@@ -158,10 +193,19 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
     );
   }
   environment.environment_class = mapped;
+  if (mapped === "local") {
+    for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
+  } else {
+    for (const key of Object.keys(environment)) {
+      const reason = UNSUPPORTED_KEYS[`environment.${key}`];
+      const origin = originOf(`environment.${key}`, provenance) ?? "config";
+      if (reason) throw new ConfigError(`${origin}: environment.${key} ${reason}`);
+    }
+  }
   const model = isPlainObject(config.model) ? config.model : {};
   config.model = model;
   if (typeof model.model_class === "string") {
-    const modelClass = MODEL_CLASS_ALIASES[model.model_class] ?? model.model_class;
+    const modelClass = MODEL_CLASS_PATHS[model.model_class] ?? model.model_class;
     if (!(modelClass in MODEL_CLASSES)) {
       const origin = originOf("model.model_class", provenance) ?? "config";
       throw new ConfigError(
@@ -169,6 +213,18 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
       );
     }
     model.model_class = modelClass;
+  }
+  const agent = isPlainObject(config.agent) ? config.agent : {};
+  if (agent.agent_class !== undefined) {
+    const agentClass =
+      typeof agent.agent_class === "string" ? AGENT_CLASS_ALIASES[agent.agent_class] : undefined;
+    if (!agentClass) {
+      const origin = originOf("agent.agent_class", provenance) ?? "config";
+      throw new ConfigError(
+        `${origin}: agent.agent_class: "${String(agent.agent_class)}" is not supported (supported: ${Object.keys(AGENT_CLASS_ALIASES).join(", ")})`,
+      );
+    }
+    agent.agent_class = agentClass;
   }
 }
 
@@ -228,9 +284,12 @@ export function loadConfig(
     throw new ConfigError(issue ? formatIssue(issue, provenance) : "invalid config");
   }
   const config = result.data;
-  if (config.model.model_class === "deterministic" && !config.model.outputs) {
+  config.model.format_error_template = formatErrorTemplate(config.model);
+  if (MODEL_CLASSES[config.model.model_class].startsWith("deterministic") && !config.model.outputs) {
     const origin = originOf("model.model_class", provenance) ?? "config";
-    throw new ConfigError(`${origin}: model.outputs: required when model_class is deterministic`);
+    throw new ConfigError(
+      `${origin}: model.outputs: required when model_class is ${config.model.model_class}`,
+    );
   }
   registerConfigCredentials(config);
   return config;

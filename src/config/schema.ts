@@ -3,7 +3,7 @@ import { dockerEnvironmentSchema } from "../environments/docker/config.js";
 import { modelSchema } from "../models/config.js";
 import { count, environmentBase } from "./common.js";
 
-export { MODEL_CLASSES, modelSchema } from "../models/config.js";
+export { formatErrorTemplate, MODEL_CLASS_PATHS, MODEL_CLASSES, modelSchema } from "../models/config.js";
 
 /** The `agent` section: prompts, limits and interaction mode. */
 export const agentSchema = z.strictObject({
@@ -27,8 +27,14 @@ export const agentSchema = z.strictObject({
   whitelist_actions: z.array(z.string()).default([]),
   /** Ask before accepting a submission in confirm mode. */
   confirm_exit: z.boolean().default(true),
-  /** mini-swe-agent's agent class names; both select swerun's one agent (mode decides the interaction). */
-  agent_class: z.enum(["default", "interactive"]).default("default"),
+  /**
+   * mini-swe-agent's agent classes (short names and class paths are mapped when the config loads); both
+   * are swerun's one agent, `mode` decides the interaction. They differ where mini-swe-agent's do: when an
+   * action submits, `default` records no observation of that step, `interactive` records the outputs
+   * before it (and answers the remaining tool calls as not executed). Unset: the command's default
+   * (`interactive` for run and swebench-single, `default` for swebench batches, as in mini-swe-agent).
+   */
+  agent_class: z.enum(["default", "interactive"]).optional(),
 });
 
 export const localEnvironmentSchema = z.strictObject({

@@ -24,6 +24,11 @@ export function mergedOutputCommand(interpreter: string[], command: string): str
   return ["/bin/sh", "-c", 'exec "$0" "$@" 2>&1', ...interpreter, command];
 }
 
+/** mini-swe-agent's (Python's) words for a command that timed out; its process group is killed. */
+export function timeoutMessage(command: string, timeout: number): string {
+  return `Command '${command}' timed out after ${timeout} seconds`;
+}
+
 /**
  * Runs each action as a fresh process group on this machine, stdout and stderr merged in order. A timeout
  * or interrupt kills everything the action started; `close` kills everything the environment's actions
@@ -58,10 +63,7 @@ export class LocalEnvironment implements Environment {
       killedBecause = reason;
       child.kill();
     };
-    const timer = setTimeout(
-      () => killGroup(`Command timed out after ${timeout} seconds; its process group was killed`),
-      timeout * 1000,
-    );
+    const timer = setTimeout(() => killGroup(timeoutMessage(action.command, timeout)), timeout * 1000);
     const onAbort = () => killGroup("Command interrupted by the user; its process group was killed");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
@@ -73,9 +75,9 @@ export class LocalEnvironment implements Environment {
     if (truncated) extra.truncated = truncated;
     if (killedBecause || exit.error) {
       const reason = killedBecause || `Could not run the command: ${exit.error}`;
-      extra.exception_type = killedBecause.startsWith("Command timed out")
-        ? "TimeoutError"
-        : "ExecutionError";
+      const timedOut = killedBecause === timeoutMessage(action.command, timeout);
+      extra.exception_type = timedOut ? "TimeoutExpired" : "ExecutionError";
+      if (timedOut) extra.exception = reason;
       return {
         output,
         returncode: -1,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { UserError } from "../errors.js";
 import { lookupSetting } from "./keys.js";
 
-/** Model classes swerun implements, with mini-swe-agent's names as aliases. */
+/** Model classes swerun implements, with mini-swe-agent's short names as aliases. */
 export const MODEL_CLASSES = {
   openai: "openai",
   openai_textbased: "openai_textbased",
@@ -11,7 +11,35 @@ export const MODEL_CLASSES = {
   openrouter: "openai",
   openrouter_textbased: "openai_textbased",
   deterministic: "deterministic",
+  deterministic_toolcall: "deterministic_toolcall",
 } as const;
+
+/** mini-swe-agent's class paths, read as the short name of the swerun class that does the same. */
+export const MODEL_CLASS_PATHS: Record<string, keyof typeof MODEL_CLASSES> = {
+  "minisweagent.models.litellm_model.LitellmModel": "litellm",
+  "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel": "litellm_textbased",
+  "minisweagent.models.openrouter_model.OpenRouterModel": "openrouter",
+  "minisweagent.models.openrouter_textbased_model.OpenRouterTextbasedModel": "openrouter_textbased",
+  "minisweagent.models.test_models.DeterministicModel": "deterministic",
+  "minisweagent.models.test_models.DeterministicToolcallModel": "deterministic_toolcall",
+};
+
+/** mini-swe-agent's default `observation_template` (every model class has it). */
+export const DEFAULT_OBSERVATION_TEMPLATE =
+  "{% if output.exception_info %}<exception>{{output.exception_info}}</exception>\n{% endif %}" +
+  "<returncode>{{output.returncode}}</returncode>\n<output>\n{{output.output}}</output>";
+
+/** mini-swe-agent's default `format_error_template`: the error itself; text-based models say how many actions they found. */
+export function defaultFormatErrorTemplate(modelClass: keyof typeof MODEL_CLASSES): string {
+  return MODEL_CLASSES[modelClass] === "openai_textbased"
+    ? "Please always provide EXACTLY ONE action in triple backticks, found {{actions|length}} actions."
+    : "{{ error }}";
+}
+
+/** The format-error template a model uses: the config's, else its class's default. */
+export function formatErrorTemplate(config: ModelConfig): string {
+  return config.format_error_template ?? defaultFormatErrorTemplate(config.model_class);
+}
 
 /**
  * A default read from a setting (the environment, `.env`, or the global config file), as mini-swe-agent
@@ -67,10 +95,10 @@ export const modelSchema = z.strictObject({
    * request), timeout (litellm's name for request_timeout), and litellm-only drop_params/num_retries.
    */
   model_kwargs: z.record(z.string(), z.unknown()).default({}),
-  /** Renders each action's output for the model; `output` holds output, returncode, exception_info. */
-  observation_template: z.string(),
-  /** Renders the feedback after a malformed response; `error`, `actions`, `has_tool_calls`, `finish_reason`. */
-  format_error_template: z.string(),
+  /** Renders each action's output for the model; `output` holds output, returncode, exception_info (and `extra` after an exception). */
+  observation_template: z.string().default(DEFAULT_OBSERVATION_TEMPLATE),
+  /** Renders the feedback after a malformed response (`error`, `actions`, `finish_reason`; `has_tool_calls` with tool calls). Default: the class's, see `defaultFormatErrorTemplate`. */
+  format_error_template: z.string().optional(),
   /** Text-based models: the regex whose first group is a command; exactly one match is required. */
   action_regex: z.string().default("```mswea_bash_command\\s*\\n(.*?)\\n```"),
   /** default: an unknown price is an error; ignore_errors: cost 0 and go on. Default from SWERUN_COST_TRACKING. */
@@ -86,8 +114,10 @@ export const modelSchema = z.strictObject({
   /** Shortest and longest wait between attempts in seconds; a server's Retry-After is honoured (up to 600 s). */
   retry_min_wait: z.number().min(0).default(4),
   retry_max_wait: z.number().min(0).default(60),
-  /** Deterministic model: the assistant messages returned in order. */
+  /** Scripted models: the assistant messages returned in order, as written (`extra.actions` are the commands run). */
   outputs: z.array(z.record(z.string(), z.unknown())).optional(),
-  /** Deterministic model: cost of a scripted message that does not give `extra.cost`. */
-  cost_per_call: z.number().min(0).default(0),
+  /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
+  cost_per_call: z.number().min(0).default(1),
 });
+
+export type ModelConfig = z.output<typeof modelSchema>;

@@ -1,16 +1,39 @@
 import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
+import { globalModelStats } from "./global-stats.js";
 import type { Model } from "./model.js";
-import { configVars, observationsFor, parseTextActions } from "./text-actions.js";
+import { configVars, textObservations } from "./text-actions.js";
 
 /** Raised when a scripted model is asked for more messages than it holds. */
 export class ScriptExhausted extends UserError {}
 
 /**
- * The scripted model: returns `model.outputs` in order, in mini-swe-agent's message shape
- * (`{role, content, extra: {actions: [{command}], cost}}`). An output without `extra.actions`
- * is parsed with the text-action regex, so scripted format errors behave like real ones.
+ * mini-swe-agent's test hooks in a scripted output's actions: `/sleep N` waits N seconds and `/warning text`
+ * prints a warning; either way the output is skipped and the next one is returned.
+ */
+async function isTestHook(message: Message): Promise<boolean> {
+  const actions = (message.extra?.actions ?? []) as Array<{ command?: unknown }>;
+  for (const action of actions) {
+    const command = typeof action.command === "string" ? action.command : "";
+    if (command.startsWith("/sleep ")) {
+      const seconds = Number(command.slice("/sleep ".length));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000));
+      return true;
+    }
+    if (command.startsWith("/warning")) {
+      process.stderr.write(`WARNING: ${command.slice("/warning".length)}\n`);
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The scripted model (mini-swe-agent's `DeterministicModel`): returns `model.outputs` in order, each as
+ * written. Its `extra.actions` are the commands run (none when absent), its `extra.cost` what the call
+ * cost the run (0 when absent); every call adds `cost_per_call` to the process-wide cost. Outputs are
+ * answered with text observations (user messages).
  */
 export class DeterministicModel implements Model {
   readonly config: ModelConfig;
@@ -19,45 +42,43 @@ export class DeterministicModel implements Model {
 
   constructor(config: ModelConfig) {
     this.config = config;
-    this.name = config.model_name || "deterministic";
+    this.name = config.model_name || this.defaultName;
+  }
+
+  protected get defaultName(): string {
+    return "deterministic";
+  }
+
+  protected get modelType(): string {
+    return "swerun.models.deterministic.DeterministicModel";
   }
 
   async query(): Promise<Message> {
-    const outputs = this.config.outputs ?? [];
-    const scripted = outputs[this.#index];
-    if (!scripted) {
-      throw new ScriptExhausted(
-        `deterministic model: the script has ${outputs.length} outputs and all were used (model.outputs)`,
-      );
+    for (;;) {
+      const outputs = this.config.outputs ?? [];
+      const scripted = outputs[this.#index];
+      if (!scripted) {
+        throw new ScriptExhausted(
+          `${this.config.model_class} model: the script has ${outputs.length} outputs and all were used (model.outputs)`,
+        );
+      }
+      this.#index += 1;
+      const message = structuredClone(scripted) as Message;
+      if (await isTestHook(message)) continue;
+      const stats = globalModelStats();
+      stats.checkBeforeCall();
+      stats.add(this.config.cost_per_call);
+      message.extra = { ...(message.extra ?? {}), timestamp: Date.now() / 1000 };
+      return message;
     }
-    this.#index += 1;
-    const extra = { ...((scripted.extra as Record<string, unknown> | undefined) ?? {}) };
-    const message: Message = {
-      ...scripted,
-      role: "assistant",
-      content: scripted.content ?? "",
-      extra: { ...extra, cost: typeof extra.cost === "number" ? extra.cost : this.config.cost_per_call },
-    };
-    message.extra = { ...message.extra, timestamp: Date.now() / 1000 };
-    if (!Array.isArray(extra.actions)) {
-      const finishReason = typeof extra.finish_reason === "string" ? extra.finish_reason : null;
-      const actions = parseTextActions(
-        message,
-        this.config.action_regex,
-        this.config.format_error_template,
-        finishReason,
-      );
-      message.extra = { ...message.extra, actions };
-    }
-    return message;
   }
 
   formatObservations(
-    message: Message,
+    _message: Message,
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    return observationsFor(message, outputs, this.config.observation_template, templateVars);
+    return textObservations(outputs, this.config.observation_template, templateVars);
   }
 
   templateVars(): Record<string, unknown> {
@@ -65,6 +86,6 @@ export class DeterministicModel implements Model {
   }
 
   serialize() {
-    return { model: { ...this.config }, model_type: "swerun.models.deterministic.DeterministicModel" };
+    return { model: { ...this.config }, model_type: this.modelType };
   }
 }

@@ -7,6 +7,7 @@ import type { Model } from "./model.js";
 /** `info.config.model_type` of each model class, as the classes' `serialize()` write it. */
 export const MODEL_TYPES = {
   deterministic: "swerun.models.deterministic.DeterministicModel",
+  deterministic_toolcall: "swerun.models.deterministic.DeterministicToolcallModel",
   openai: "swerun.models.openai.OpenAIModel",
   openai_textbased: "swerun.models.openai.OpenAIModel",
   human: "swerun.models.human.HumanModel",
@@ -35,6 +36,10 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
     case "deterministic": {
       const { DeterministicModel } = await import("./deterministic.js");
       return new DeterministicModel(config);
+    }
+    case "deterministic_toolcall": {
+      const { DeterministicToolcallModel } = await import("./deterministic-toolcall.js");
+      return new DeterministicToolcallModel(config);
     }
     case "openai":
     case "openai_textbased": {

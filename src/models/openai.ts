@@ -1,10 +1,11 @@
 import OpenAI from "openai";
 import type { ModelConfig } from "../config/schema.js";
-import { UserError } from "../errors.js";
+import { FormatError, UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
+import { formatErrorTemplate } from "./config.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import { lookupSetting, type SettingsContext } from "./keys.js";
@@ -17,7 +18,7 @@ import {
   TransientModelError,
   withRetry,
 } from "./retry.js";
-import { observationsFor, parseTextActions } from "./text-actions.js";
+import { observationsFor, parseTextActions, textObservations } from "./text-actions.js";
 import { BASH_TOOL, parseToolCallActions } from "./toolcall-actions.js";
 
 /** A hosted provider was chosen but no API key was found. */
@@ -224,10 +225,26 @@ export class OpenAIModel implements Model {
         ...(retries.length > 0 ? { retries } : {}),
       },
     };
-    const actions = this.#textBased
-      ? parseTextActions(message, this.config.action_regex, this.config.format_error_template, finishReason)
-      : parseToolCallActions(message, this.config.format_error_template, finishReason);
-    message.extra = { ...message.extra, actions };
+    const template = formatErrorTemplate(this.config);
+    try {
+      const actions = this.#textBased
+        ? parseTextActions(
+            typeof message.content === "string" ? message.content : "",
+            this.config.action_regex,
+            template,
+            finishReason,
+          )
+        : parseToolCallActions(message.tool_calls, template, finishReason);
+      message.extra = { ...message.extra, actions };
+    } catch (error) {
+      // As mini-swe-agent: the feedback message keeps the call's cost and raw response.
+      const feedback = error instanceof FormatError ? error.messages[0] : undefined;
+      if (feedback) {
+        const { actions: _actions, ...paid } = message.extra ?? {};
+        feedback.extra = { ...feedback.extra, ...paid };
+      }
+      throw error;
+    }
     return message;
   }
 
@@ -270,7 +287,9 @@ export class OpenAIModel implements Model {
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[] {
-    return observationsFor(message, outputs, this.config.observation_template, templateVars);
+    return this.#textBased
+      ? textObservations(outputs, this.config.observation_template, templateVars)
+      : observationsFor(message, outputs, this.config.observation_template, templateVars);
   }
 
   templateVars(): Record<string, unknown> {

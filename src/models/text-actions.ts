@@ -15,90 +15,99 @@ function findAll(actionRegex: string, text: string): string[] {
   return [...text.matchAll(regex)].map((match) => match[1] ?? match[0]);
 }
 
-/** What a format-error template can use. */
-export interface FormatErrorVars {
-  error: string;
-  actions: string[];
-  has_tool_calls: boolean;
-  finish_reason: string | null;
-}
-
-/** Builds the FormatError for a malformed response: the response is kept, the rendered feedback follows it. */
+/**
+ * The FormatError for a malformed response, as mini-swe-agent builds it: one user message holding the
+ * rendered `format_error_template` (with only the variables given here) and `extra.interrupt_type`.
+ * The model adds the call's cost and response to `extra`; the bad reply itself is not a message.
+ */
 export function formatError(
-  assistant: Message,
   template: string,
-  vars: FormatErrorVars,
-  templateVars: Record<string, unknown> = {},
+  vars: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
 ): FormatError {
-  const content = renderTemplate(template, { ...templateVars, ...vars }, "format_error_template");
-  const extra = { ...(assistant.extra ?? {}), actions: [], format_error: vars.error };
-  return new FormatError(
-    { ...assistant, extra },
-    { role: "user", content, extra: { interrupt_type: "FormatError", timestamp: Date.now() / 1000 } },
-  );
+  const content = renderTemplate(template, vars, "format_error_template");
+  return new FormatError({ role: "user", content, extra: { interrupt_type: "FormatError", ...extra } });
 }
 
 /**
  * Text-based actions: exactly one match of `actionRegex` (its first group, stripped) in the content,
- * else a FormatError rendered from the format-error template.
+ * else a FormatError whose message keeps the reply in `extra.model_response`.
  */
 export function parseTextActions(
-  assistant: Message,
+  content: string,
   actionRegex: string,
   formatErrorTemplate: string,
   finishReason: string | null = null,
 ): Action[] {
-  const content = typeof assistant.content === "string" ? assistant.content : "";
   const actions = findAll(actionRegex, content).map((action) => action.trim());
-  if (finishReason === "length") {
-    throw formatError(assistant, formatErrorTemplate, {
-      error: "The response was cut off at the token limit (finish_reason: length).",
-      actions,
-      has_tool_calls: false,
-      finish_reason: finishReason,
-    });
-  }
   if (actions.length !== 1) {
-    throw formatError(assistant, formatErrorTemplate, {
-      error: `Expected exactly one action, found ${actions.length}.`,
-      actions,
-      has_tool_calls: false,
-      finish_reason: finishReason,
-    });
+    throw formatError(
+      formatErrorTemplate,
+      {
+        actions,
+        error: `Expected exactly 1 action, found ${actions.length}.`,
+        finish_reason: finishReason,
+      },
+      { n_actions: actions.length, model_response: content },
+    );
   }
   return actions.map((command) => ({ command }));
 }
 
+/** swerun's own facts about a command (kept on the observation message, not shown to the template). */
+const SWERUN_OUTPUT_KEYS = new Set(["duration_s", "truncated"]);
+
 /**
- * One observation message per output, rendered from the observation template. Actions that came from
- * tool calls answer with `role: "tool"` and their `tool_call_id`; text actions answer as the user.
+ * The `output` an observation template sees: mini-swe-agent's keys (`output`, `returncode`,
+ * `exception_info`, and `extra` with `exception_type`/`exception` after an exception), nothing else.
  */
-export function formatObservations(
-  actions: Action[],
+export function templateOutput(output: ExecOutput): Record<string, unknown> {
+  const extra = Object.fromEntries(
+    Object.entries(output.extra ?? {}).filter(([key]) => !SWERUN_OUTPUT_KEYS.has(key)),
+  );
+  const shown: Record<string, unknown> = {
+    output: output.output,
+    returncode: output.returncode,
+    exception_info: output.exception_info,
+  };
+  if (Object.keys(extra).length > 0) shown.extra = extra;
+  return shown;
+}
+
+function observation(
+  output: ExecOutput,
+  observationTemplate: string,
+  templateVars: Record<string, unknown>,
+): Message {
+  const content = renderTemplate(
+    observationTemplate,
+    { ...templateVars, output: templateOutput(output) },
+    "observation_template",
+  );
+  const extra = {
+    raw_output: output.output,
+    returncode: output.returncode,
+    timestamp: Date.now() / 1000,
+    exception_info: output.exception_info,
+    ...(output.extra ?? {}),
+  };
+  return { role: "user", content, extra };
+}
+
+/** Text-based models: one user message per output, as mini-swe-agent's text models write them. */
+export function textObservations(
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
 ): Message[] {
-  return outputs.map((output, index) => {
-    const content = renderTemplate(observationTemplate, { ...templateVars, output }, "observation_template");
-    const extra = {
-      raw_output: output.output,
-      returncode: output.returncode,
-      timestamp: Date.now() / 1000,
-      exception_info: output.exception_info,
-      ...(output.extra ?? {}),
-    };
-    const toolCallId = actions[index]?.tool_call_id;
-    return toolCallId
-      ? { role: "tool", tool_call_id: toolCallId, content, extra }
-      : { role: "user", content, extra };
-  });
+  return outputs.map((output) => observation(output, observationTemplate, templateVars));
 }
 
 /**
- * The observation messages for a model message's own actions (what every model's formatObservations does).
- * Tool calls that did not run (the run stopped part-way) are answered as not executed, since chat APIs
- * reject a conversation with an unanswered tool call.
+ * Tool-call models: one message per output. An action from a tool call is answered with `role: "tool"`
+ * and its `tool_call_id`, any other (a human's command, a text action) as the user. When the message has
+ * tool calls, actions that did not run (a command submitted or the run stopped part-way) are answered as
+ * not executed, as mini-swe-agent does, since chat APIs reject a conversation with an unanswered tool call.
  */
 export function observationsFor(
   message: Message,
@@ -108,12 +117,17 @@ export function observationsFor(
 ): Message[] {
   const actions = (message.extra?.actions ?? []) as Action[];
   const answered = [...outputs];
-  if (actions.some((action) => action.tool_call_id)) {
-    while (answered.length < actions.length) {
-      answered.push({ output: "", returncode: -1, exception_info: "action was not executed" });
-    }
+  const toolCalls = actions.some((action) => action.tool_call_id);
+  while (toolCalls && answered.length < actions.length) {
+    answered.push({ output: "", returncode: -1, exception_info: "action was not executed" });
   }
-  return formatObservations(actions, answered, observationTemplate, templateVars);
+  return answered.map((output, index) => {
+    const base = observation(output, observationTemplate, templateVars);
+    const toolCallId = actions[index]?.tool_call_id;
+    return toolCallId
+      ? { content: base.content, extra: base.extra, tool_call_id: toolCallId, role: "tool" }
+      : base;
+  });
 }
 
 /** A model config as template variables: everything but a scripted model's (long) `outputs`. */

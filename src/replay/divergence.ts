@@ -1,4 +1,5 @@
 import { createTwoFilesPatch } from "diff";
+import { SUBMIT_MARKER } from "../agent/submission.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { normaliseOutput } from "./normalise.js";
 import type { RecordedObservation, RecordedStep } from "./recorded.js";
@@ -71,6 +72,11 @@ export function replayedObservations(outputs: ExecOutput[], messages: Message[])
   }));
 }
 
+function isSubmission(recorded: RecordedObservation): boolean {
+  const first = recorded.output.trimStart().split("\n", 1)[0]?.trim();
+  return (recorded.returncode ?? 0) === 0 && first === SUBMIT_MARKER;
+}
+
 /** Compares a recorded step with what its replay printed (`replayed` is empty for steps that ran nothing). */
 export function compareStep(
   step: RecordedStep,
@@ -81,9 +87,13 @@ export function compareStep(
   const actions = step.actions.map((action, index): ActionComparison => {
     const recorded = step.observations[index] ?? null;
     const now = replayed[index] ?? null;
+    // An output the recording did not keep cannot differ from it.
+    const unrecorded = step.unobserved && !recorded && now;
+    // A command that submitted has no observation (as in mini-swe-agent); older recordings kept one.
+    const submitted = !now && recorded !== null && isSubmission(recorded);
     return {
       command: action.command,
-      status: compareObservation(recorded, now, cwd),
+      status: submitted ? "exact" : unrecorded ? "normalised" : compareObservation(recorded, now, cwd),
       recorded,
       replayed: now,
     };

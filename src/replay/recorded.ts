@@ -38,6 +38,8 @@ export interface RecordedStep {
   observations: Array<RecordedObservation | undefined>;
   /** The messages recorded after the model call: observations, format-error feedback, rejections. */
   after: Message[];
+  /** The recording kept no observation of this step (mini-swe-agent's default agent, when a command submitted). */
+  unobserved?: boolean;
 }
 
 export interface RecordedRun {
@@ -65,10 +67,16 @@ function isAction(value: unknown): value is Action {
 }
 
 /** The actions of a recorded assistant message: `extra.actions`, else its tool calls, else the regex on its text. */
-export function recordedActions(assistant: Message, actionRegex: string): Action[] | undefined {
+export function recordedActions(
+  assistant: Message,
+  actionRegex: string,
+  recordsActions = false,
+): Action[] | undefined {
   const recorded = extraOf(assistant).actions;
   if (Array.isArray(recorded))
     return recorded.every(isAction) ? recorded.map((action) => ({ ...action })) : undefined;
+  // mini-swe-agent 2.x records every model's actions; a message without them ran nothing (a scripted output).
+  if (recordsActions) return [];
   if (Array.isArray(assistant.tool_calls) && assistant.tool_calls.length > 0) {
     const actions: Action[] = [];
     for (const call of assistant.tool_calls) {
@@ -129,10 +137,18 @@ function actionRegexFor(
   return mswea || trajectory.kind === "mini-swe-agent-1.1" ? fallback : LEGACY_ACTION_REGEX;
 }
 
-function newStep(assistant: Message | undefined, before: Message[], actionRegex: string): RecordedStep {
-  const actions = assistant ? recordedActions(assistant, actionRegex) : undefined;
+function newStep(
+  assistant: Message | undefined,
+  before: Message[],
+  actionRegex: string,
+  recordsActions: boolean,
+): RecordedStep {
+  const actions = assistant ? recordedActions(assistant, actionRegex, recordsActions) : undefined;
   const formatError =
-    !assistant || !actions || actions.length === 0 || extraOf(assistant).format_error !== undefined;
+    !assistant ||
+    !actions ||
+    (actions.length === 0 && !recordsActions) ||
+    extraOf(assistant).format_error !== undefined;
   return {
     step: 0,
     kind: formatError ? "format_error" : "actions",
@@ -213,6 +229,7 @@ export function recordedRun(
     submission: undefined,
     style: "text",
   };
+  const recordsActions = trajectory.kind === "mini-swe-agent-1.1";
   let pending: Message[] = [];
   let current: RecordedStep | undefined;
   for (const message of trajectory.messages) {
@@ -221,9 +238,21 @@ export function recordedRun(
       break;
     }
     if (message.role === "assistant") {
-      current = newStep(message, pending, regex);
+      current = newStep(message, pending, regex, recordsActions);
+    } else if (
+      current?.kind === "actions" &&
+      current.assistant &&
+      current.actions.length === 0 &&
+      current.after.length === 0 &&
+      pending.length === 0 &&
+      interruptType(message) === "FormatError"
+    ) {
+      // Older swerun trajectories keep the malformed reply as an assistant message with no actions, then the feedback.
+      current.kind = "format_error";
+      current.after.push(message);
+      continue;
     } else if (interruptType(message) === "FormatError" && !(current && accepts(current, message))) {
-      current = newStep(undefined, pending, regex);
+      current = newStep(undefined, pending, regex, recordsActions);
       current.after.push(message);
     } else if (!current) {
       run.prefix.push(message);
@@ -252,6 +281,11 @@ export function recordedRun(
   }
   if (run.steps.some((step) => step.actions.some((action) => action.tool_call_id))) run.style = "toolcall";
   run.exitStatus = String((run.exit ? extraOf(run.exit).exit_status : trajectory.info.exit_status) ?? "");
+  // mini-swe-agent's default agent keeps no observation of the step whose command submitted.
+  const last = run.steps.at(-1);
+  if (last?.kind === "actions" && run.exitStatus === "Submitted" && last.after.length === 0) {
+    last.unobserved = true;
+  }
   run.submission = submissionOf(trajectory, run.exit);
   if (!run.exit && trajectory.kind !== "mini-swe-agent-1.1") synthesizeLegacyExit(run);
   return run;

@@ -24,27 +24,52 @@ function trajectoriesUnder(dir: string): string[] {
   return files.sort();
 }
 
+/** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
+export interface EvalReport {
+  id: string;
+  dir: string;
+  /** The instance's record in the report (`{resolved, tests_status, ...}`). */
+  record: Record<string, unknown>;
+}
+
 /**
- * Evaluation verdicts of a run folder: every `report.json` under its `eval/` folder whose parent folder is
- * named after the instance (the SWE-bench harness's `{<id>: {resolved: bool, ...}}`). A report that cannot
- * be read is skipped.
+ * The evaluation reports of a run folder: every `report.json` under its `eval/` folder whose parent folder is
+ * named after the instance (the SWE-bench harness's `{<id>: {resolved: bool, ...}}`), in path order. A report
+ * that cannot be read, or has no boolean `resolved`, is skipped.
  */
-export function evalVerdicts(runDir: string): Map<string, boolean> {
-  const verdicts = new Map<string, boolean>();
+export function evalReports(runDir: string): EvalReport[] {
   const evalDir = join(runDir, "eval");
-  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return verdicts;
-  for (const entry of readdirSync(evalDir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || entry.name !== "report.json") continue;
-    const id = basename(entry.parentPath);
+  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return [];
+  const dirs = readdirSync(evalDir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name === "report.json")
+    .map((entry) => entry.parentPath)
+    .sort();
+  const reports: EvalReport[] = [];
+  for (const dir of dirs) {
+    const id = basename(dir);
     try {
-      const data: unknown = JSON.parse(readFileSync(join(entry.parentPath, entry.name), "utf8"));
+      const data: unknown = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
       const record = isPlainObject(data) ? data[id] : undefined;
-      if (isPlainObject(record) && typeof record.resolved === "boolean") verdicts.set(id, record.resolved);
+      if (isPlainObject(record) && typeof record.resolved === "boolean") reports.push({ id, dir, record });
     } catch {
       // a report being written or broken: no verdict
     }
   }
-  return verdicts;
+  return reports;
+}
+
+/** Evaluation verdicts of a run folder by instance id (see `evalReports`; the last report of an id wins). */
+export function evalVerdicts(runDir: string): Map<string, boolean> {
+  return new Map(evalReports(runDir).map((report) => [report.id, report.record.resolved === true]));
+}
+
+/**
+ * The folder whose `eval/` holds the verdicts of a trajectory file: a batch keeps `<run>/<id>/<id>.traj.json`;
+ * a single run may keep eval/ next to the file.
+ */
+export function evalRunDir(trajectoryPath: string): string {
+  const run = dirname(dirname(trajectoryPath));
+  return existsSync(join(run, "eval")) ? run : dirname(trajectoryPath);
 }
 
 /**
@@ -62,10 +87,7 @@ export function* trajectoryInputs(paths: string[]): Generator<TrajectoryInput> {
       if (files.length === 0) throw new UserError(`${given}: no .traj.json files in this folder`);
       for (const file of files) yield { path: file, verdicts };
     } else {
-      // A batch keeps `<run>/<id>/<id>.traj.json`; a single run may keep eval/ next to the file.
-      const run = dirname(dirname(path));
-      const verdicts = evalVerdicts(existsSync(join(run, "eval")) ? run : dirname(path));
-      yield { path, verdicts };
+      yield { path, verdicts: evalVerdicts(evalRunDir(path)) };
     }
   }
 }

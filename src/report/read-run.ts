@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
 import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
@@ -42,12 +43,45 @@ function isTimeout(extra: Dict, returncode: number | null, exceptionInfo: string
   return (returncode === -1 || returncode === null) && /timed out|timeout/i.test(exceptionInfo);
 }
 
-function toolCalls(step: RecordedStep): ToolCallFacts[] {
+/**
+ * Which action of a run's last step submitted, when it has no observation (mini-swe-agent records none, or
+ * "not executed" for a tool call; its default agent records none for the whole step): the unobserved one whose command prints the marker,
+ * else the first unobserved one when what ran before it was observed; -1 when that cannot be told.
+ */
+function submitterOf(step: RecordedStep, messages: Array<Message | undefined>): number {
+  const ran = (message: Message | undefined) => message !== undefined && recordedObservation(message);
+  const missing = step.actions.flatMap((_, index) => (ran(messages[index]) ? [] : [index]));
+  const marked = missing.find((index) => step.actions[index]?.command.includes(SUBMIT_MARKER));
+  if (marked !== undefined) return marked;
+  if (!step.unobserved) return missing[0] ?? -1;
+  return step.actions.length === 1 ? 0 : -1;
+}
+
+/**
+ * The commands of a step that ran. `submission`: the step ended the run with this submission; the command
+ * that submitted, if it has no observation, printed the marker and the submission with exit code 0.
+ */
+function toolCalls(step: RecordedStep, submission: string | undefined): ToolCallFacts[] {
+  const messages = step.actions.map((action, index) =>
+    action.tool_call_id ? step.after.find((m) => m.tool_call_id === action.tool_call_id) : step.after[index],
+  );
+  const submitter = submission === undefined ? -1 : submitterOf(step, messages);
   const calls: ToolCallFacts[] = [];
   step.actions.forEach((action, index) => {
-    const message = action.tool_call_id
-      ? step.after.find((m) => m.tool_call_id === action.tool_call_id)
-      : step.after[index];
+    const message = messages[index];
+    if (index === submitter) {
+      calls.push({
+        command: action.command,
+        name: commandProgram(action.command),
+        returncode: 0,
+        output: `${SUBMIT_MARKER}\n${submission}`,
+        exception_info: "",
+        timed_out: false,
+        duration_s: null,
+        started_at: null,
+      });
+      return;
+    }
     const observation = message ? recordedObservation(message) : undefined;
     if (!message || !observation) return;
     const extra = dict(message.extra);
@@ -75,18 +109,25 @@ function retriesOf(extra: Dict): RetryFacts[] {
   }));
 }
 
-function turnOf(step: RecordedStep): TurnFacts {
+function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
   const assistant: Message | undefined = step.assistant;
-  const extra = dict(assistant?.extra);
+  // mini-swe-agent 2.x (and swerun) record a reply that could not be run only in its feedback's `extra`.
+  const paid = assistant ?? (step.kind === "format_error" ? step.after[0] : undefined);
+  const extra = dict(paid?.extra);
   const response = dict(extra.response);
   const choice = dict(Array.isArray(response.choices) ? response.choices[0] : undefined);
+  const reply = dict(choice.message);
   const usage = isPlainObject(extra.usage) ? extra.usage : dict(response.usage);
   const feedback =
     step.kind === "format_error" ? step.after.map((m) => textOf(m.content)).find(Boolean) : null;
   return {
     turn: step.step,
-    content: assistant ? (textOf(assistant.content) ?? "") : null,
-    reasoning: str(assistant?.reasoning_content) ?? str(assistant?.reasoning) ?? null,
+    content: assistant
+      ? (textOf(assistant.content) ?? "")
+      : (str(extra.model_response) ?? (paid ? textOf(reply.content) : null)),
+    reasoning: assistant
+      ? (str(assistant.reasoning_content) ?? str(assistant.reasoning) ?? null)
+      : (str(reply.reasoning_content) ?? null),
     finish_reason: str(choice.finish_reason),
     prompt_tokens: num(usage.prompt_tokens),
     duration_s: num(extra.duration_s),
@@ -97,7 +138,7 @@ function turnOf(step: RecordedStep): TurnFacts {
         ? (str(extra.format_error) ?? feedback ?? "the reply could not be run")
         : null,
     format_feedback: feedback ?? null,
-    tool_calls: step.kind === "actions" ? toolCalls(step) : [],
+    tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
   };
 }
 
@@ -147,7 +188,12 @@ export function runFactsOf(trajectory: LoadedTrajectory): RunFacts {
     api_calls: num(stats.api_calls),
     started_at: start,
     ended_at: end,
-    turns: run.steps.map(turnOf),
+    turns: run.steps.map((step, index) =>
+      turnOf(
+        step,
+        index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
+      ),
+    ),
   };
 }
 

@@ -46,6 +46,8 @@ export interface RunOptions {
   info?: Record<string, unknown>;
   /** Top-level keys of the trajectory after `trajectory_format` (e.g. `instance_id`). */
   extras?: Record<string, unknown>;
+  /** The agent class when the config sets no `agent.agent_class` (default: `interactive`, as mini-swe-agent's `mini`). */
+  defaultAgentClass?: "default" | "interactive";
   /** The bus the run's events go to (default: a new one); the model's events (retries) go there too. */
   bus?: EventBus;
   /** Event subscribers: console printer, progress display, an event log. They must not throw. */
@@ -171,6 +173,7 @@ export class RunSession {
       ...(interaction ? { interaction } : {}),
       info: { ...options.info, ...setup.info },
       extras: { ...options.extras, ...setup.extras },
+      ...(options.defaultAgentClass ? { defaultAgentClass: options.defaultAgentClass } : {}),
     });
     this.agent = agent;
     this.agentInteractive = interactive;

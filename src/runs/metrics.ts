@@ -70,7 +70,8 @@ function isTimeout(extra: Json): boolean {
 function isFormatError(message: Json, previous: Json | undefined): boolean {
   const extra = obj(message.extra);
   if (message.role !== "user" && message.role !== "tool") return false;
-  if ("model_response" in extra || extra.format_error === true) return true;
+  if ("model_response" in extra || extra.format_error === true || extra.interrupt_type === "FormatError")
+    return true;
   return (
     !isObservation(message) &&
     previous?.role === "assistant" &&
@@ -104,8 +105,7 @@ export function behaviorMetrics(trajectory: unknown): BehaviorMetrics {
   messages.forEach((message, index) => {
     const extra = obj(message.extra);
     if (typeof extra.timestamp === "number") stamps.push(extra.timestamp);
-    if (message.role === "assistant") {
-      steps += 1;
+    const addUsage = () => {
       const usage = normalizeUsage(extra.usage ?? obj(extra.response).usage);
       if (usage) {
         cacheRead += usage.cache_read_tokens;
@@ -113,6 +113,10 @@ export function behaviorMetrics(trajectory: unknown): BehaviorMetrics {
         input += Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens);
         output += usage.completion_tokens;
       }
+    };
+    if (message.role === "assistant") {
+      steps += 1;
+      addUsage();
       for (const command of actionsOf(message)) {
         toolCount += 1;
         if (isReadOnlyCommand(command)) readCount += 1;
@@ -123,7 +127,14 @@ export function behaviorMetrics(trajectory: unknown): BehaviorMetrics {
         timedTools += 1;
       }
       if (isTimeout(extra)) timeouts += 1;
-    } else if (isFormatError(message, messages[index - 1])) formatErrors += 1;
+    } else if (isFormatError(message, messages[index - 1])) {
+      formatErrors += 1;
+      // mini-swe-agent 2.x (and swerun) keep a reply that could not be run only in its feedback's `extra`.
+      if ("response" in extra || "usage" in extra) {
+        steps += 1;
+        addUsage();
+      }
+    }
   });
   const stats = obj(info.model_stats);
   const apiCalls = typeof stats.api_calls === "number" ? stats.api_calls : steps;

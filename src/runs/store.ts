@@ -119,15 +119,26 @@ function imported(dir: string): StoredRun {
     existsSync(join(dir, "preds.json")) ? join(dir, "preds.json") : dir,
   ).mtime.toISOString();
   return {
-    id: basename(dir),
-    label: null,
-    dir,
+    ...looseRun(dir, basename(dir), cases),
     created,
     ended: created,
     model,
+    total: Math.max(Object.keys(cases).length, Object.keys(preds).length),
+  };
+}
+
+/** A run record for trajectories without run.json: only what the cases say (enough to list and compare runs). */
+export function looseRun(dir: string, id: string, cases: Record<string, RunCase>): StoredRun {
+  return {
+    id,
+    label: null,
+    dir,
+    created: "",
+    ended: null,
+    model: "",
     state: "complete",
     imported: true,
-    total: Math.max(Object.keys(cases).length, Object.keys(preds).length),
+    total: Object.keys(cases).length,
     cases,
     totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
     agent: null,

@@ -5,14 +5,11 @@ import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
-import { caseFromTrajectory, type RunCase } from "../runs/case.js";
-import { sumMetrics } from "../runs/metrics.js";
-import { agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
+import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
+import type { DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
-import { swerunVersion } from "../util/package-root.js";
-import { withoutSecrets } from "../util/sanitize.js";
 import { redact } from "../util/secrets.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import {
@@ -26,7 +23,7 @@ import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
 import type { BatchDisplay } from "./progress.js";
 import { recordedResults, removeStaleTempFiles, restorePredictions } from "./recover.js";
-import { type RunRecord, writeRunRecord } from "./run-record.js";
+import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./run-record.js";
 
 export interface BatchOptions {
   instances: Instance[];
@@ -56,6 +53,11 @@ export interface BatchOptions {
    * then, so that it does not compete with the agents' own container starts); must not throw.
    */
   onInstanceRunning?: (instanceId: string) => void;
+  /**
+   * Event streams (`--events`): the batch is the root swarm (its run id, kept by a resumed batch), each
+   * instance a child swarm `<run id>/<instance id>`.
+   */
+  eventStreams?: (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;
 }
 
 export interface BatchSummary {
@@ -100,23 +102,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       note(previous, instance.instance_id);
     else queue.push(instance);
   }
-  const previous = previousRecord(join(outputDir, "run.json"));
-  const cases: Record<string, RunCase> = {};
-  const record: RunRecord = {
-    run_id: previous?.run_id ?? options.runId,
-    label: options.label ?? previous?.label ?? null,
-    status: "running",
-    started_at: previous?.started_at ?? new Date().toISOString(),
-    ended_at: null,
-    swerun_version: swerunVersion(),
-    model: modelName,
-    subset: options.subset,
-    split: options.split,
+  const previous = readRunRecord(join(outputDir, "run.json"));
+  const record = newRunRecord({
+    runId: options.runId,
+    label: options.label,
+    modelName,
+    config: options.config,
+    imageTemplate: options.imageTemplate ?? null,
     instances: options.instances.length,
-    exit_statuses: {},
-    total_cost: 0,
-    config: withoutSecrets({ ...options.config, model: { ...options.config.model, outputs: undefined } }),
-    agent: agentSnapshot(options.config, options.imageTemplate ?? null),
     dataset: {
       subset: options.subset,
       split: options.split,
@@ -126,23 +119,38 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       shuffle: false,
       ...options.dataset,
     },
-    cases,
-    totals: sumMetrics([]),
-  };
+    previous,
+  });
+  const cases = record.cases;
   // A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them.
   const runId = record.run_id;
+  const root = options.eventStreams?.(
+    { swarmId: runId, executionId: runId },
+    { swarmName: options.label ?? options.subset },
+  );
+  root?.start();
+  // What this process ran (the root swarm's totals; instances finished before are skipped, not counted).
+  const swarmTotals = { cost: 0, tokens: 0, errors: 0, agents: new Set<string>() };
+  const queued = new Set(queue);
+  for (const instance of options.instances) {
+    if (queued.has(instance)) continue;
+    root?.emit("instance_skipped", {
+      instance_id: instance.instance_id,
+      exit_status: results.get(instance.instance_id)?.exit_status,
+      reason: "finished in an earlier run (--redo-existing runs it again)",
+    });
+  }
   // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
   for (const [status, ids] of statuses) {
     for (const id of ids) {
       const earlier = previous?.cases?.[id];
-      cases[id] = earlier && earlier.exit_status === status ? earlier : readCase(outputDir, id, status);
+      cases[id] =
+        earlier && earlier.exit_status === status ? earlier : caseOf(trajectoryPath(outputDir, id), status);
     }
   }
   const saveRecord = () => {
     record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
-    const all = Object.values(cases);
-    record.totals = sumMetrics(all.map((c) => c.behaviorMetrics));
-    record.total_cost = Math.round(all.reduce((sum, c) => sum + c.cost, 0) * 1e6) / 1e6;
+    updateTotals(record, false);
     writeRunRecord(join(outputDir, "run.json"), record);
   };
   saveRecord();
@@ -188,6 +196,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
       });
+      const swarm = options.eventStreams?.({
+        swarmId: `${runId}/${instance.instance_id}`,
+        parentSwarmId: runId,
+        executionId: runId,
+      });
+      if (swarm) {
+        swarm.start(instance.problem_statement);
+        bus.subscribe(swarm.listener);
+      }
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
       const result: InstanceResult = await runInstance(instance, {
         config: options.config,
@@ -209,7 +226,30 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         model_patch: result.submission,
       });
       note(result.exit_status, result.instance_id);
-      cases[result.instance_id] = readCase(outputDir, result.instance_id, result.exit_status, result.cost);
+      cases[result.instance_id] = caseOf(
+        trajectoryPath(outputDir, result.instance_id),
+        result.exit_status,
+        result.cost,
+      );
+      if (swarm) {
+        swarm.emit("instance_end", {
+          instance_id: result.instance_id,
+          exit_status: result.exit_status,
+          cost: result.cost,
+          api_calls: result.api_calls,
+          patch_bytes: Buffer.byteLength(result.submission, "utf8"),
+          duration: Math.round(Date.now() - started) / 1000,
+        });
+        swarm.stop({
+          success: result.exit_status === "Submitted",
+          totalCost: result.cost,
+          error: result.error,
+        });
+        swarmTotals.cost += result.cost;
+        swarmTotals.tokens += swarm.totals.tokens;
+        if (result.error !== undefined) swarmTotals.errors += 1;
+        for (const agent of swarm.totals.agents) swarmTotals.agents.add(agent);
+      }
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -231,6 +271,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     record.status = stopping > 0 ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
+    root?.stop({
+      success: stopping === 0 && swarmTotals.errors === 0,
+      content: `${record.status}: ${Object.entries(record.exit_statuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(", ")}`,
+      totalCost: swarmTotals.cost,
+      totalTokens: swarmTotals.tokens,
+      agentsInvolved: [...swarmTotals.agents],
+    });
     log(`run ${runId}: ${record.status}`);
     release();
   }
@@ -289,28 +338,4 @@ function previousRun(path: string): { runId: string; environmentClass: string } 
   } catch {
     return undefined;
   }
-}
-
-/** The run.json a previous process left in the folder (a resumed batch keeps its id, label, start and cases). */
-function previousRecord(path: string): Partial<RunRecord> | undefined {
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8"));
-    return typeof record === "object" && record !== null ? record : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An instance's case, read from its trajectory once it has ended. */
-function readCase(outputDir: string, id: string, status: string, cost?: number): RunCase {
-  let trajectory: unknown = {};
-  try {
-    trajectory = JSON.parse(readFileSync(trajectoryPath(outputDir, id), "utf8"));
-  } catch {
-    // no trajectory (an instance that failed before it wrote one): the case records the status alone
-  }
-  const result = caseFromTrajectory(trajectory);
-  result.exit_status = status;
-  if (cost !== undefined && result.cost === 0) result.cost = Math.round(cost * 10000) / 10000;
-  return result;
 }

@@ -14,6 +14,8 @@ export interface InstanceResult {
   submission: string;
   cost: number;
   api_calls: number;
+  /** The error that ended the run, if one did (it is recorded in the trajectory). */
+  error?: unknown;
 }
 
 /** Exit statuses of runs that finished (a resumed batch skips them); anything else is run again. */
@@ -85,6 +87,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     extras: { instance_id: id },
     bus: context.bus,
     hooks: { onAgent: context.onAgent },
+    defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
   };
   let checkout: Checkout | undefined;
   try {
@@ -101,6 +104,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
       submission: result.submission,
       cost: result.cost,
       api_calls: result.api_calls,
+      ...(result.error === undefined ? {} : { error: result.error }),
     };
   } finally {
     checkout?.remove();

@@ -1,9 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import type { RunCase } from "../runs/case.js";
-import type { BehaviorMetrics } from "../runs/metrics.js";
-import type { AgentSnapshot, DatasetSelection } from "../runs/snapshot.js";
+import type { SwerunConfig } from "../config/schema.js";
+import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { type BehaviorMetrics, sumMetrics } from "../runs/metrics.js";
+import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { swerunVersion } from "../util/package-root.js";
+import { withoutSecrets } from "../util/sanitize.js";
 import { redactedJson } from "../util/secrets.js";
 
 /** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
@@ -30,6 +33,78 @@ export interface RunRecord {
   cases: Record<string, RunCase>;
   /** Behaviour metrics summed over `cases`. */
   totals: BehaviorMetrics;
+}
+
+export interface RecordStart {
+  runId: string;
+  label?: string;
+  modelName: string;
+  config: SwerunConfig;
+  imageTemplate: string | null;
+  instances: number;
+  dataset: DatasetSelection;
+  /** The run.json an earlier process left in the folder: its id, label and start are kept. */
+  previous?: Partial<RunRecord>;
+}
+
+/** A new record (status running), or the continuation of the folder's earlier one. */
+export function newRunRecord(start: RecordStart): RunRecord {
+  const { previous, config } = start;
+  return {
+    run_id: previous?.run_id ?? start.runId,
+    label: start.label ?? previous?.label ?? null,
+    status: "running",
+    started_at: previous?.started_at ?? new Date().toISOString(),
+    ended_at: null,
+    swerun_version: swerunVersion(),
+    model: start.modelName,
+    subset: start.dataset.subset,
+    split: start.dataset.split,
+    instances: start.instances,
+    exit_statuses: {},
+    total_cost: 0,
+    config: withoutSecrets({ ...config, model: { ...config.model, outputs: undefined } }),
+    agent: agentSnapshot(config, start.imageTemplate),
+    dataset: start.dataset,
+    cases: {},
+    totals: sumMetrics([]),
+  };
+}
+
+/** Recomputes the record's totals from its cases (exit-status counts when `countStatuses`). */
+export function updateTotals(record: RunRecord, countStatuses: boolean): void {
+  const all = Object.values(record.cases);
+  if (countStatuses) {
+    const counts: Record<string, number> = {};
+    for (const c of all) counts[c.exit_status] = (counts[c.exit_status] ?? 0) + 1;
+    record.exit_statuses = counts;
+  }
+  record.totals = sumMetrics(all.map((c) => c.behaviorMetrics));
+  record.total_cost = Math.round(all.reduce((sum, c) => sum + c.cost, 0) * 1e6) / 1e6;
+}
+
+/** The run.json a previous process left in the folder, if it reads as an object. */
+export function readRunRecord(path: string): Partial<RunRecord> | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path, "utf8"));
+    return typeof record === "object" && record !== null && !Array.isArray(record) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An instance's case, read from its trajectory once it has ended (the status alone when there is none). */
+export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
+  let trajectory: unknown = {};
+  try {
+    trajectory = JSON.parse(readFileSync(trajectoryFile, "utf8"));
+  } catch {
+    // no trajectory (an instance that failed before it wrote one): the case records the status alone
+  }
+  const result = caseFromTrajectory(trajectory);
+  result.exit_status = status;
+  if (cost !== undefined && result.cost === 0) result.cost = Math.round(cost * 10000) / 10000;
+  return result;
 }
 
 /** A case as JSON keeps it, without its verdict. */

@@ -4,6 +4,7 @@ import type { Interaction } from "../../src/agent/interaction.js";
 import { exitMessage, UserInterruption } from "../../src/errors.js";
 import { ScriptExhausted } from "../../src/models/deterministic.js";
 import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
+import { completion, OpenAIServer, testModel } from "../helpers/openai-server.js";
 
 const readTrajectory = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
@@ -37,7 +38,8 @@ describe("Agent with the scripted model and the local environment", () => {
     ]);
     expect(trajectory.info).toMatchObject({ exit_status: "Submitted", submission: "the-patch\n" });
     const roles = trajectory.messages.map((message: { role: string }) => message.role);
-    expect(roles).toEqual(["system", "user", "assistant", "user", "assistant", "user", "exit"]);
+    // As mini-swe-agent: the command that submitted gets no observation message.
+    expect(roles).toEqual(["system", "user", "assistant", "user", "assistant", "exit"]);
     expect(trajectory.messages[0].content).toBe("You are a test agent on Linux.");
     expect(trajectory.messages[1].content).toBe("Task: write hello");
     const observation = trajectory.messages[3];
@@ -51,7 +53,7 @@ describe("Agent with the scripted model and the local environment", () => {
       cost: 0.5,
     });
     expect(typeof assistant.extra.duration_s).toBe("number");
-    expect(trajectory.messages[6]).toEqual({
+    expect(trajectory.messages[5]).toEqual({
       role: "exit",
       content: "the-patch\n",
       extra: { exit_status: "Submitted", submission: "the-patch\n" },
@@ -92,44 +94,82 @@ describe("Agent with the scripted model and the local environment", () => {
     expect(agent.nCalls).toBe(1);
   });
 
-  it("feeds format errors back, keeps the response and its cost, and recovers", async () => {
+  it("runs nothing for a scripted output without extra.actions, as mini-swe-agent", async () => {
     const { agent, output_path, events } = scriptedAgent({
-      outputs: [{ role: "assistant", content: "no block here", extra: { cost: 0.25 } }, SUBMIT],
+      outputs: [
+        { role: "assistant", content: "```mswea_bash_command\nls\n```", extra: { cost: 0.25 } },
+        SUBMIT,
+      ],
     });
-    expect((await agent.run("fmt")).exit_status).toBe("Submitted");
+    expect((await agent.run("nothing")).exit_status).toBe("Submitted");
     const messages = readTrajectory(output_path).messages;
-    expect(messages[2]).toMatchObject({
-      role: "assistant",
-      content: "no block here",
-      extra: { cost: 0.25, actions: [] },
-    });
-    expect(messages[3]).toMatchObject({
-      role: "user",
-      content: "Format error: Expected exactly one action, found 0. Found 0 actions.",
-      extra: { interrupt_type: "FormatError" },
-    });
+    expect(messages.map((m: { role: string }) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "assistant",
+      "exit",
+    ]);
     expect(agent.cost).toBe(0.75);
-    expect(events.filter((event) => event.type === "format_error")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "action_start")).toHaveLength(1);
+  });
+
+  it("feeds format errors back as mini-swe-agent's user message, counting their cost, and recovers", async () => {
+    const server = await OpenAIServer.start();
+    try {
+      server.push(
+        { body: completion({ content: "no block here" }) },
+        {
+          body: completion({
+            content: "```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+          }),
+        },
+      );
+      const { model } = await testModel(
+        server,
+        { format_error_template: "Format error: {{error}} Found {{actions|length}} actions." },
+        { textBased: true },
+      );
+      const { agent, events } = scriptedAgent({ outputs: [], modelOverride: model });
+      expect((await agent.run("fmt")).exit_status).toBe("Submitted");
+      expect(agent.messages.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "exit"]);
+      expect(agent.messages[2]).toMatchObject({
+        content: "Format error: Expected exactly 1 action, found 0. Found 0 actions.",
+        extra: { interrupt_type: "FormatError", n_actions: 0, model_response: "no block here" },
+      });
+      expect(agent.cost).toBeCloseTo(2 * (100e-6 + 40e-6), 12);
+      expect(events.filter((event) => event.type === "format_error")).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it("ends with RepeatedFormatError after max_consecutive_format_errors in a row", async () => {
-    const two = "```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```";
-    const { agent } = scriptedAgent({
-      outputs: [
-        { role: "assistant", content: "none" },
-        act("true"),
-        { role: "assistant", content: two },
-        { role: "assistant", content: "none" },
-        { role: "assistant", content: "none" },
-      ],
-      agent: { max_consecutive_format_errors: 3 },
-    });
-    expect((await agent.run("fmt")).exit_status).toBe("RepeatedFormatError");
-    expect(agent.nCalls).toBe(5);
-    expect(agent.messages.at(-1)).toMatchObject({
-      role: "exit",
-      extra: { exit_status: "RepeatedFormatError" },
-    });
+    const server = await OpenAIServer.start();
+    try {
+      const two = "```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```";
+      for (const content of ["none", "```mswea_bash_command\ntrue\n```", two, "none", "none"]) {
+        server.push({ body: completion({ content }) });
+      }
+      const { model } = await testModel(
+        server,
+        { format_error_template: "{{ error }}" },
+        { textBased: true },
+      );
+      const { agent } = scriptedAgent({
+        outputs: [],
+        agent: { max_consecutive_format_errors: 3 },
+        modelOverride: model,
+      });
+      expect((await agent.run("fmt")).exit_status).toBe("RepeatedFormatError");
+      expect(agent.nCalls).toBe(5);
+      expect(agent.messages.at(-1)).toMatchObject({
+        role: "exit",
+        extra: { exit_status: "RepeatedFormatError" },
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   it("records an uncaught error with its class and stack, saves, and re-raises", async () => {
@@ -154,7 +194,7 @@ describe("Agent with the scripted model and the local environment", () => {
     await agent.run("timeout");
     const messages = readTrajectory(output_path).messages;
     expect(messages[3].content).toMatch(
-      /^An error occurred while executing the command: Command timed out after 1 seconds; its process group was killed\|-1\|waiting\n$/,
+      /^An error occurred while executing the command: Command 'sleep 300 & echo \$! > child.pid; echo waiting; wait' timed out after 1 seconds\|-1\|waiting\n$/,
     );
     const pid = Number(messages[5].extra.raw_output);
     const stat = (() => {
@@ -199,7 +239,10 @@ describe("Agent with the scripted model and the local environment", () => {
         cost: 0,
       },
     };
-    const { agent } = scriptedAgent({ outputs: [toolCalls, SUBMIT] });
+    const { agent } = scriptedAgent({
+      outputs: [toolCalls, SUBMIT],
+      model: { model_class: "deterministic_toolcall" },
+    });
     await agent.run("tools");
     expect(agent.messages.slice(3, 5)).toMatchObject([
       { role: "tool", tool_call_id: "call_1", extra: { raw_output: "a\n" } },
@@ -216,7 +259,8 @@ describe("Agent with the scripted model and the local environment", () => {
       },
     });
     await agent.run("count");
-    expect(agent.messages[5]?.content).toBe("calls=2 cost=1 t=0 task=count");
+    // model_cost is a float, printed as Python prints it.
+    expect(agent.messages[5]?.content).toBe("calls=2 cost=1.0 t=0 task=count");
   });
 
   it("emits events in order for subscribers", async () => {
@@ -225,6 +269,7 @@ describe("Agent with the scripted model and the local environment", () => {
     const types = events.map((event) => event.type).filter((type) => type !== "message" && type !== "saved");
     expect(types).toEqual([
       "run_start",
+      "agent_start",
       "model_call_start",
       "model_call_end",
       "action_start",
@@ -236,7 +281,9 @@ describe("Agent with the scripted model and the local environment", () => {
       "run_end",
     ]);
     const end = events.find((event) => event.type === "action_end");
-    expect(end).toMatchObject({ returncode: 0, output_chars: 2 });
+    expect(end).toMatchObject({ returncode: 0, output_chars: 2, output: "x\n" });
+    const start = events.find((event) => event.type === "agent_start");
+    expect(start).toMatchObject({ messages: 2, model: agent.model.name });
   });
 
   it("sends a rejection reason to the model in confirm mode", async () => {
@@ -275,12 +322,13 @@ describe("Agent with the scripted model and the local environment", () => {
       "user",
       "assistant",
       "user",
-      "user",
       "assistant",
-      "user",
       "exit",
     ]);
-    expect(agent.messages[4]).toMatchObject({ content: "also add a test" });
+    expect(agent.messages[3]).toMatchObject({
+      content: "The user added a new task: also add a test",
+      extra: { interrupt_type: "UserNewTask" },
+    });
   });
 
   it("on interrupt stops the running command and asks the user, whose note goes to the model", async () => {

@@ -44,7 +44,10 @@ describe("swerun run (CLI, end to end)", () => {
     expect(trajectory.info.submission).toMatch(/^diff --git a\/calc.js b\/calc.js/);
     expect(trajectory.info.submission).toMatch(/^- {2}return a - b;$/m);
     expect(trajectory.info.submission).toMatch(/^\+ {2}return a \+ b;$/m);
-    expect(trajectory.messages.at(-2).extra.raw_output).toMatch(/^COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n/);
+    // As mini-swe-agent: the submitting command gets no observation; the exit message follows it.
+    expect(trajectory.messages.at(-2).extra.actions).toEqual([
+      { command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff" },
+    ]);
   });
 
   it("runs a mini-swe-agent config unchanged", async () => {

@@ -52,26 +52,32 @@ function greetingDir(): string {
   return dir;
 }
 
+/** A scripted text output running `command` (its `extra.actions`, as mini-swe-agent's scripted model needs). */
+function scripted(thought: string, command: string, extra: Record<string, unknown> = {}) {
+  const block = `\`\`\`mswea_bash_command\n${command}\n\`\`\``;
+  return {
+    role: "assistant",
+    content: `${thought}\n\n${block}`,
+    extra: { actions: [{ command }], ...extra },
+  };
+}
+
 /** The scripted model that takes over the demo after step 2: fix, then submit. */
 function takeoverConfig(dir: string, costPerCall = 0): string {
   const path = join(dir, "takeover.json");
-  const block = (command: string) => `\`\`\`mswea_bash_command\n${command}\n\`\`\``;
   writeFileSync(
     path,
     JSON.stringify({
       model: {
         model_class: "deterministic",
         model_name: "deterministic/takeover",
-        cost_per_call: costPerCall,
         outputs: [
-          {
-            role: "assistant",
-            content: `Fix it.\n\n${block("sed -i 's/return a - b;/return a + b;/' calc.js && node test.js")}`,
-          },
-          {
-            role: "assistant",
-            content: `Submit.\n\n${block("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff")}`,
-          },
+          scripted("Fix it.", "sed -i 's/return a - b;/return a + b;/' calc.js && node test.js", {
+            cost: costPerCall,
+          }),
+          scripted("Submit.", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff", {
+            cost: costPerCall,
+          }),
         ],
       },
     }),
@@ -192,13 +198,14 @@ describe("swerun replay (CLI, local)", () => {
       reportPath,
     ]);
     expect(result.code).toBe(1);
-    expect(readJson(reportPath).divergent_steps).toEqual([1, 4]);
+    // The submitting command has no observation (as in mini-swe-agent): its difference is the submission's.
+    expect(readJson(reportPath).divergent_steps).toEqual([1]);
     expect(result.stdout).toMatch(
       /submission: DIFFERENT\n--- recorded submission\n\+\+\+ replayed submission\n/,
     );
     expect(result.stdout).toMatch(/^- \/\/ A tiny calculator with a bug for swerun's demo\.$/m);
     expect(result.stdout).toMatch(/^\+ \/\/ A small calculator with a bug for swerun's demo\.$/m);
-    expect(readJson(out).info.replay.divergent_steps).toEqual([1, 4]);
+    expect(readJson(out).info.replay.divergent_steps).toEqual([1]);
   });
 
   it("replays a tool-call trajectory of its own, several actions per step", async () => {
@@ -219,7 +226,7 @@ describe("swerun replay (CLI, local)", () => {
       config,
       JSON.stringify({
         model: {
-          model_class: "deterministic",
+          model_class: "deterministic_toolcall",
           outputs: [
             step([
               ["call_1", "cat greeting.txt"],
@@ -412,11 +419,9 @@ describe("swerun replay (CLI, local)", () => {
   it("--continue counts the limits from the recorded run's usage", async () => {
     const dir = tempDir();
     const costly = join(dir, "costly.json");
-    const outputs = ["ls", "node test.js", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"].map((command) => ({
-      role: "assistant",
-      content: `\`\`\`mswea_bash_command\n${command}\n\`\`\``,
-      extra: { cost: 1 },
-    }));
+    const outputs = ["ls", "node test.js", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"].map((command) =>
+      scripted("", command, { cost: 1 }),
+    );
     writeFileSync(costly, JSON.stringify({ model: { outputs } }));
     const recorded = join(dir, "costly.traj.json");
     expect((await replayCli(["run", "-c", "demo", "-c", costly, "--yolo", "-o", recorded])).code).toBe(0);

@@ -192,6 +192,47 @@ describe("swerun runs", () => {
     expect(labelled.code).toBe(0);
     expect(readJson(join(dir, "run.json")).label).toBe("later");
   });
+
+  it("swebench-single --label writes a run.json that runs lists; into a batch folder it updates that case only", async () => {
+    const root = tempDir();
+    const single = (out: string, ...extra: string[]) =>
+      runCli([
+        "swebench-single",
+        "--subset",
+        "demo",
+        "-i",
+        "swerun-demo__calc-1",
+        ...LOCAL,
+        "-y",
+        "-o",
+        out,
+        ...extra,
+      ]);
+    const alone = await single(join(root, "one"), "--label", "solo");
+    expect(alone.code).toBe(0);
+    const record = readJson(join(root, "one", "run.json"));
+    expect(record).toMatchObject({
+      label: "solo",
+      instances: 1,
+      status: "finished",
+      exit_statuses: { Submitted: 1 },
+    });
+    expect(record.dataset.instance_ids).toBe("swerun-demo__calc-1");
+    expect(record.cases["swerun-demo__calc-1"]).toMatchObject({ exit_status: "Submitted", submitted: true });
+    expect(record.cases["swerun-demo__calc-1"].behaviorMetrics.toolCount).toBeGreaterThan(0);
+    const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
+    expect(listed.map((run: { label: string }) => run.label)).toEqual(["solo"]);
+
+    const dir = await demoBatch(root, "batch", ["--label", "b"]);
+    const before = readJson(join(dir, "run.json"));
+    expect((await single(dir)).code).toBe(0);
+    const after = readJson(join(dir, "run.json"));
+    expect(after.run_id).toBe(before.run_id);
+    expect(after.label).toBe("b");
+    expect(after.instances).toBe(3);
+    expect(Object.keys(after.cases).sort()).toEqual(Object.keys(before.cases).sort());
+    expect(after.cases["swerun-demo__count-3"]).toEqual(before.cases["swerun-demo__count-3"]);
+  });
 });
 
 await describeDocker("swerun runs (Docker batch)", () => {

@@ -32,7 +32,10 @@ const ALL_SECRETS = [...LOCAL_SECRETS, PLANTED.forwardedValue];
 /** The environment's variables that hold secrets; the commands print them. */
 const LOCAL_VARIABLES = "OPENAI_API_KEY DEPLOY_TOKEN";
 
-/** Every place swerun writes or prints for one command: add events, reports or exports here as they appear. */
+/**
+ * Every place swerun writes or prints for one command (event logs are written under the searched folder or to
+ * stdout): add reports or exports here as they appear.
+ */
 interface Outputs {
   /** Folders and files swerun wrote (searched recursively, every file). */
   paths: string[];
@@ -136,12 +139,17 @@ function scriptLeakyModel(secrets = LOCAL_SECRETS, variables = LOCAL_VARIABLES, 
 async function swerunRun(setup: ReturnType<typeof setUp>): Promise<{ outputs: Outputs; trajectory: string }> {
   scriptLeakyModel();
   const trajectory = join(setup.out, "run.traj.json");
+  const events = join(setup.out, "run.events.jsonl");
   const result = await runCli(
-    ["run", "-c", "default", "-c", setup.config, "-t", "Do the task.", "--yolo", "-o", trajectory],
+    [
+      ...["run", "-c", "default", "-c", setup.config, "-t", "Do the task.", "--yolo", "-o", trajectory],
+      ...["--events", events],
+    ],
     { cwd: setup.inputs, env: setup.env },
   );
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
+  expect(readFileSync(events, "utf8")).toContain("[REDACTED]");
   return { outputs: { paths: [setup.out], result }, trajectory };
 }
 
@@ -182,6 +190,8 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
         output,
         "--report",
         report,
+        "--events",
+        join(setup.out, "replay.events.jsonl"),
       ],
       { cwd: setup.inputs, env: setup.env },
     );
@@ -190,6 +200,7 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
     expect(result.stdout).toMatch(/submission/);
     expect(readFileSync(output, "utf8")).toContain("[REDACTED]");
     expect(readFileSync(report, "utf8")).toContain("[REDACTED]");
+    expect(readFileSync(join(setup.out, "replay.events.jsonl"), "utf8")).toContain("[REDACTED]");
     expectNoSecret({ paths: [setup.out], result });
   });
 
@@ -198,11 +209,13 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
     scriptLeakyModel();
     const out = join(setup.out, "batch");
     const local = ["--environment-class", "local", "-c", "swebench", "-c", setup.config];
-    const result = await runCli(["swebench", ...DEMO_ONE, ...local, "-v", "-o", out], {
+    const events = join(setup.out, "batch.events.jsonl");
+    const result = await runCli(["swebench", ...DEMO_ONE, ...local, "-v", "-o", out, "--events", events], {
       cwd: setup.inputs,
       env: setup.env,
     });
     expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(events, "utf8")).toContain("[REDACTED]");
     expect(result.stderr).toMatch(/w1 \$ echo \[REDACTED\]/);
     expect(readFileSync(join(out, "preds.json"), "utf8")).toContain("[REDACTED]");
     // Credential headers are dropped from run.json, as from the trajectory; others stay.
@@ -212,7 +225,7 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
     expectNoSecret({ paths: [setup.out], result });
   });
 
-  it("swebench-single (local environment)", async () => {
+  it("swebench-single (local environment), events on standard output", async () => {
     const setup = setUp();
     scriptLeakyModel();
     const result = await runCli(
@@ -229,10 +242,14 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
         setup.config,
         "-o",
         join(setup.out, "single"),
+        "--events",
+        "-",
       ],
       { cwd: setup.inputs, env: setup.env },
     );
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('"type":"tool_result"');
+    expect(result.stdout).toContain("[REDACTED]");
     expect(readFileSync(join(setup.out, "single", "preds.json"), "utf8")).toContain("[REDACTED]");
     expectNoSecret({ paths: [setup.out], result });
   });
@@ -289,10 +306,13 @@ await describeDocker("planted secrets in a Docker batch (forward_env)", () => {
         "-v",
         "-o",
         out,
+        "--events",
+        join(setup.out, "docker.events.jsonl"),
       ],
       { cwd: setup.inputs, env: setup.env },
     );
     expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(setup.out, "docker.events.jsonl"), "utf8")).toContain("[REDACTED]");
     const trajectory = readFileSync(
       join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json"),
       "utf8",

@@ -5,6 +5,8 @@ import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/conf
 import { LocalEnvironment } from "../../src/environments/local.js";
 import { type AgentEvent, EventBus } from "../../src/events.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
+import { DeterministicToolcallModel } from "../../src/models/deterministic-toolcall.js";
+import type { Model } from "../../src/models/model.js";
 import { TrajectoryWriter } from "../../src/trajectory.js";
 import { tempDir } from "./tmp.js";
 
@@ -26,6 +28,8 @@ export interface Scenario {
   environment?: Record<string, unknown>;
   model?: Record<string, unknown>;
   interaction?: Interaction;
+  /** A model to use instead of the scripted one (e.g. an OpenAIModel at the test server). */
+  modelOverride?: Model;
 }
 
 /** An agent with the scripted model and the real local environment, writing its trajectory to a temp dir. */
@@ -38,15 +42,18 @@ export function scriptedAgent(scenario: Scenario) {
     output_path,
     ...scenario.agent,
   });
-  const model = new DeterministicModel(
-    modelSchema.parse({
-      model_class: "deterministic",
-      observation_template: OBSERVATION,
-      format_error_template: "Format error: {{error}} Found {{actions|length}} actions.",
-      outputs: scenario.outputs,
-      ...scenario.model,
-    }),
-  );
+  const modelConfig = modelSchema.parse({
+    model_class: "deterministic",
+    observation_template: OBSERVATION,
+    format_error_template: "Format error: {{error}} Found {{actions|length}} actions.",
+    outputs: scenario.outputs,
+    ...scenario.model,
+  });
+  const model =
+    scenario.modelOverride ??
+    (modelConfig.model_class === "deterministic_toolcall"
+      ? new DeterministicToolcallModel(modelConfig)
+      : new DeterministicModel(modelConfig));
   const env = new LocalEnvironment(
     localEnvironmentSchema.parse({ environment_class: "local", cwd: dir, ...scenario.environment }),
   );

@@ -110,7 +110,10 @@ export function writeDockerRunConfig(
         ...environment,
       },
       model: {
-        model_class: "deterministic",
+        // Outputs with tool calls are answered with tool messages, as by mini-swe-agent's scripted tool-call model.
+        model_class: outputs.some((output) => Array.isArray(output.tool_calls))
+          ? "deterministic_toolcall"
+          : "deterministic",
         observation_template:
           "<returncode>{{output.returncode}}</returncode>\n<output>\n{{ output.output -}}\n</output>",
         format_error_template: "format error: {{error}}",

@@ -75,20 +75,21 @@ describe("swerun run -m openai/<name> against an OpenAI-compatible server", () =
     expect(trajectory.info.config.model_type).toBe("swerun.models.openai.OpenAIModel");
     expect(trajectory.info.config.model.model_name).toBe("openai/test-model");
 
+    // As mini-swe-agent: the malformed reply is kept in the feedback message (with its cost and response),
+    // and the submitting tool call is answered as not executed.
     const assistants = trajectory.messages.filter((m: { role: string }) => m.role === "assistant");
-    expect(assistants).toHaveLength(3);
-    for (const message of assistants) {
+    expect(assistants).toHaveLength(2);
+    const feedback = trajectory.messages[2];
+    expect(feedback.role).toBe("user");
+    expect(feedback.content).toContain("Error parsing tool call arguments");
+    for (const message of [feedback, ...assistants]) {
       expect(message.extra.cost).toBeCloseTo(CALL_COST, 12);
       expect(message.extra.usage).toEqual(usage);
       expect(message.extra.response.id).toBe("chatcmpl-test");
     }
     const tools = trajectory.messages.filter((m: { role: string }) => m.role === "tool");
-    expect(tools.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual([
-      "call_0",
-      "call_1",
-      "call_2",
-    ]);
-    expect(tools[0].content).toContain("Error parsing tool call arguments");
+    expect(tools.map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual(["call_1", "call_2"]);
+    expect(tools[1].extra.exception_info).toBe("action was not executed");
 
     expect(server.requests).toHaveLength(3);
     for (const request of server.requests) {
@@ -101,12 +102,11 @@ describe("swerun run -m openai/<name> against an OpenAI-compatible server", () =
     expect(last.map((m: { role: string }) => m.role)).toEqual([
       "system",
       "user",
-      "assistant",
-      "tool",
+      "user",
       "assistant",
       "tool",
     ]);
-    expect(last[3]).toMatchObject({ role: "tool", tool_call_id: "call_0" });
+    expect(last[4]).toMatchObject({ role: "tool", tool_call_id: "call_1" });
     expectNoKeyAnywhere(dir, result);
   });
 

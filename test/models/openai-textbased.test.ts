@@ -32,33 +32,47 @@ describe("OpenAIModel, text-based", () => {
     expect(observation?.tool_call_id).toBeUndefined();
   });
 
+  // Text-based models give the template `error`, `actions` and `finish_reason` (no `has_tool_calls`), as mini-swe-agent.
+  const template = {
+    format_error_template: "ERROR: {{ error }} | actions={{ actions | length }} | finish={{ finish_reason }}",
+  };
   const cases: Array<[string, string, string | undefined, string[]]> = [
     [
       "no action",
       "Just thinking.",
       undefined,
-      ["Expected exactly one action, found 0.", "actions=0", "finish=stop"],
+      ["Expected exactly 1 action, found 0.", "actions=0", "finish=stop"],
     ],
-    ["two actions", `${action("ls")}\n${action("pwd")}`, undefined, ["found 2.", "actions=2", "no tools"]],
+    ["two actions", `${action("ls")}\n${action("pwd")}`, undefined, ["found 2.", "actions=2"]],
     [
       "output cut at the token limit",
-      `${action("ls")}\nand then`,
+      "```mswea_bash_command\nls -la",
       "length",
-      ["finish_reason: length", "finish=length"],
+      ["found 0.", "finish=length"],
     ],
   ];
   for (const [name, content, finishReason, feedback] of cases) {
-    it(`turns ${name} into a format error that keeps the response and its cost`, async () => {
+    it(`turns ${name} into a format error: one user message keeping the reply and its cost`, async () => {
       server.push({ body: completion({ content, ...(finishReason ? { finishReason } : {}) }) });
-      const { model } = await testModel(server, {}, { textBased: true });
+      const { model } = await testModel(server, template, { textBased: true });
       const error = await caught(model.query(conversation));
       expect(error).toBeInstanceOf(FormatError);
-      const [assistant, feedbackMessage, ...rest] = (error as FormatError).messages;
+      const [feedbackMessage, ...rest] = (error as FormatError).messages;
       expect(rest).toEqual([]);
-      expect(assistant?.content).toBe(content);
-      expect(messageCost(assistant as Message)).toBeGreaterThan(0);
       expect(feedbackMessage?.role).toBe("user");
+      expect(feedbackMessage?.extra).toMatchObject({
+        interrupt_type: "FormatError",
+        model_response: content,
+      });
+      expect(messageCost(feedbackMessage as Message)).toBeGreaterThan(0);
+      expect(feedbackMessage?.extra?.response).toMatchObject({ id: "chatcmpl-test" });
       for (const text of feedback) expect(feedbackMessage?.content).toContain(text);
     });
   }
+
+  it("runs the one action of a reply cut at the token limit, as mini-swe-agent", async () => {
+    server.push({ body: completion({ content: `${action("ls")}\nand then`, finishReason: "length" }) });
+    const { model } = await testModel(server, template, { textBased: true });
+    expect((await model.query(conversation)).extra?.actions).toEqual([{ command: "ls" }]);
+  });
 });

@@ -124,69 +124,53 @@ describe("OpenAIModel with tool calls", () => {
     ]);
   });
 
-  describe("format errors keep the response and its cost, and answer every tool call", () => {
-    const cases: Array<{
-      name: string;
-      response: ReturnType<typeof completion>;
-      feedback: string[];
-      ids: string[];
-    }> = [
+  describe("format errors: one user message with mini-swe-agent's error text, the call's cost and response", () => {
+    const cases: Array<{ name: string; response: ReturnType<typeof completion>; feedback: string[] }> = [
       {
         name: "arguments that are not JSON",
         response: completion({ toolCalls: [toolCall("call_1", "{not json")] }),
         feedback: [
-          "ERROR: Error parsing tool call arguments:",
+          "ERROR: Error parsing tool call arguments: Expecting property name enclosed in double quotes: line 1 column 2 (char 1).Missing 'command' argument in bash tool call.",
           "actions=0",
           "with tools",
           "finish=tool_calls",
         ],
-        ids: ["call_1"],
       },
       {
         name: "an unknown tool",
         response: completion({ toolCalls: [toolCall("call_1", { command: "ls" }, "python")] }),
-        feedback: ["Unknown tool 'python'."],
-        ids: ["call_1"],
+        feedback: ["ERROR: Unknown tool 'python'. |"],
       },
       {
         name: "a missing command",
         response: completion({ toolCalls: [toolCall("call_1", { cmd: "ls" })] }),
         feedback: ["Missing 'command' argument in bash tool call."],
-        ids: ["call_1"],
       },
       {
         name: "one bad call among good ones",
         response: completion({
           toolCalls: [toolCall("call_1", { command: "ls" }), toolCall("call_2", { command: 42 })],
         }),
-        feedback: ["The 'command' argument must be a string.", "actions=1"],
-        ids: ["call_1", "call_2"],
+        feedback: ["The 'command' argument must be a string.", "actions=0"],
       },
       {
         name: "output cut at the token limit",
         response: completion({ toolCalls: [toolCall("call_1", '{"command": "ec')], finishReason: "length" }),
-        feedback: ["cut off at the token limit (finish_reason: length)", "finish=length"],
-        ids: ["call_1"],
+        feedback: ["Unterminated string starting at: line 1 column 13 (char 12)", "finish=length"],
       },
     ];
-    for (const { name, response, feedback, ids } of cases) {
+    for (const { name, response, feedback } of cases) {
       it(name, async () => {
         server.push({ body: response });
         const { model } = await testModel(server);
         const error = await formatErrorOf(model.query(conversation()));
-        const [assistant, ...answers] = error.messages;
-        expect(assistant?.role).toBe("assistant");
-        expect(assistant?.tool_calls).toEqual(response.choices[0]?.message.tool_calls);
-        expect(assistant?.extra?.actions).toEqual([]);
-        expect(messageCost(assistant as Message)).toBeCloseTo(100 * 1e-6 + 20 * 2e-6, 12);
-        expect((assistant?.extra?.response as { id?: string } | undefined)?.id).toBe("chatcmpl-test");
-        expect(answers.map((answer) => [answer.role, answer.tool_call_id])).toEqual(
-          ids.map((id) => ["tool", id]),
-        );
-        for (const answer of answers) {
-          for (const text of feedback) expect(answer.content).toContain(text);
-          expect(answer.extra?.interrupt_type).toBe("FormatError");
-        }
+        expect(error.messages).toHaveLength(1);
+        const [answer] = error.messages;
+        expect(answer?.role).toBe("user");
+        expect(answer?.extra?.interrupt_type).toBe("FormatError");
+        expect(messageCost(answer as Message)).toBeCloseTo(100 * 1e-6 + 20 * 2e-6, 12);
+        expect((answer?.extra?.response as { id?: string } | undefined)?.id).toBe("chatcmpl-test");
+        for (const text of feedback) expect(answer?.content).toContain(text);
       });
     }
 
@@ -194,12 +178,21 @@ describe("OpenAIModel with tool calls", () => {
       server.push({ body: completion({ content: "I will just talk." }) });
       const { model } = await testModel(server);
       const error = await formatErrorOf(model.query(conversation()));
-      expect(error.messages).toHaveLength(2);
-      expect(error.messages[0]?.content).toBe("I will just talk.");
-      expect(error.messages[1]?.role).toBe("user");
-      expect(error.messages[1]?.content).toBe(
+      expect(error.messages).toHaveLength(1);
+      expect(error.messages[0]?.role).toBe("user");
+      expect(error.messages[0]?.content).toBe(
         "ERROR: No tool calls found in the response. Every response MUST include at least one tool call. | actions=0 | no tools | finish=stop",
       );
+    });
+
+    it("runs the tool calls of a reply cut at the token limit when they parse, as mini-swe-agent", async () => {
+      server.push({
+        body: completion({ toolCalls: [toolCall("call_1", { command: "ls" })], finishReason: "length" }),
+      });
+      const { model } = await testModel(server);
+      expect((await model.query(conversation())).extra?.actions).toEqual([
+        { command: "ls", tool_call_id: "call_1" },
+      ]);
     });
   });
 });

@@ -46,15 +46,19 @@ describe("recordedRun: the steps of a trajectory", () => {
     expect(run.exit?.role).toBe("exit");
   });
 
-  it("keeps swerun's format errors (response and feedback) as steps that run nothing", async () => {
+  it("keeps a scripted output without extra.actions as a step that runs nothing (as mini-swe-agent)", async () => {
     const run = await recordedFromAgent([
       { role: "assistant", content: "no block here" },
       act("echo hi"),
       SUBMIT,
     ]);
-    expect(run.steps.map((s) => s.kind)).toEqual(["format_error", "actions", "actions"]);
+    expect(run.steps.map((s) => [s.kind, s.actions.length])).toEqual([
+      ["actions", 0],
+      ["actions", 1],
+      ["actions", 1],
+    ]);
     expect(run.steps[0]?.assistant?.content).toBe("no block here");
-    expect(run.steps[0]?.after.map((m) => m.extra?.interrupt_type)).toEqual(["FormatError"]);
+    expect(run.steps[0]?.after).toEqual([]);
   });
 
   it("keeps rejected actions as steps that run nothing", async () => {

@@ -79,12 +79,13 @@ describe("ReplayModel", () => {
     expect(result).toMatchObject({ exit_status: "Submitted", submission: "changed\n" });
     expect(steps.map((s) => [s.step.step, s.outputs.map((o) => o.output)])).toEqual([
       [1, ["changed\n"]],
-      [2, ["COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\nchanged\n"]],
+      // The command that submitted gets no observation (as in mini-swe-agent), so its step reports none.
+      [2, []],
     ]);
     expect(agent.cost).toBe(0.75);
   });
 
-  it("adds format errors, rejections and the recorded exit as recorded", async () => {
+  it("adds steps that ran nothing, rejections and the recorded exit as recorded", async () => {
     let asked = 0;
     const interaction: Interaction = {
       confirmActions: async () => (asked++ === 1 ? "no" : null),
@@ -107,7 +108,7 @@ describe("ReplayModel", () => {
     expect(result.exit_status).toBe("LimitsExceeded");
     expect(steps.map((s) => [s.step.kind, s.outputs.length])).toEqual([
       ["actions", 1],
-      ["format_error", 0],
+      ["actions", 0], // a scripted output without extra.actions runs nothing
       ["rejected", 0],
       ["actions", 1],
     ]);

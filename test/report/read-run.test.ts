@@ -5,6 +5,7 @@ import { judgeMarkdown, judgeRecord } from "../../src/report/judge.js";
 import { readRunFacts } from "../../src/report/read-run.js";
 import type { RunFacts } from "../../src/report/run-facts.js";
 import { buildReport, isoTimestamp } from "../../src/report/swival-report.js";
+import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** A mini-swe-agent 1.x trajectory: text actions, no `extra`, the submission in `info`. */
@@ -143,5 +144,56 @@ describe("the judge markdown", () => {
 
   it("formats times as Python's isoformat in UTC", () => {
     expect(isoTimestamp(1772015788.312457)).toBe("2026-02-25T10:36:28.312457+00:00");
+  });
+});
+
+describe("readRunFacts on mini-swe-agent 2.x's own trajectories (test/fixtures/parity)", () => {
+  const parity = (name: string) =>
+    join(packageRoot(), "test", "fixtures", "parity", "expected", `${name}.traj.json`);
+
+  it("reads a format error's reply, finish reason and usage from its feedback message", () => {
+    const facts = readRunFacts(parity("format-errors-toolcall"));
+    expect(facts.turns).toHaveLength(10);
+    expect(facts.turns[0]).toMatchObject({
+      content: "No tool call.",
+      finish_reason: "stop",
+      prompt_tokens: 10,
+      tool_calls: [],
+    });
+    expect(facts.turns[0]?.format_error).toMatch(/^Tool call error:/);
+    expect(facts.turns[7]).toMatchObject({ content: "Cut off.", finish_reason: "length" });
+    expect(buildReport(facts).stats).toMatchObject({ llm_calls: 10, truncated_responses: 1 });
+    expect(readRunFacts(parity("format-errors-text")).turns[0]?.content).toBe("No action here.");
+  });
+
+  it("counts the command that submitted, which has no observation, as a succeeded call printing the submission", () => {
+    const submitted = (name: string) => readRunFacts(parity(name)).turns.at(-1)?.tool_calls;
+    const submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo patch";
+    // interactive: what ran before it was observed, what came after never ran
+    expect(submitted("text-multi-action-submit-interactive")).toEqual([
+      expect.objectContaining({ command: "echo first", returncode: 0, output: "first\n" }),
+      expect.objectContaining({
+        command: submit,
+        name: "echo",
+        returncode: 0,
+        output: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\npatch\n",
+        timed_out: false,
+        duration_s: null,
+      }),
+    ]);
+    // default: the whole step is unobserved; the command printing the marker submitted
+    expect(submitted("text-multi-action-submit-default")).toEqual([
+      expect.objectContaining({ command: submit, returncode: 0 }),
+    ]);
+    expect(submitted("toolcall-submit-default")).toEqual([
+      expect.objectContaining({
+        command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo diff",
+        returncode: 0,
+      }),
+    ]);
+    // a run that did not submit gets no such call
+    expect(readRunFacts(parity("step-limit")).turns.at(-1)?.tool_calls).toEqual([
+      expect.objectContaining({ command: "echo 2", output: "2\n" }),
+    ]);
   });
 });

@@ -121,3 +121,27 @@ describe("read-only commands", () => {
     expect(isReadOnlyCommand(command)).toBe(expected);
   });
 });
+
+describe("behaviour metrics of mini-swe-agent 2.x's format errors", () => {
+  it("counts a format error recorded only as feedback (text and tool calls), with its call's usage", () => {
+    const feedback = (role: string) => ({
+      role,
+      content: "Tool call error: no tool calls",
+      extra: { interrupt_type: "FormatError", cost: 0, response: { usage: usage(300, 20, 0) } },
+    });
+    const metrics = behaviorMetrics({
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "task" },
+        feedback("user"),
+        { ...feedback("user"), extra: { ...feedback("user").extra, model_response: "no block" } },
+        {
+          role: "assistant",
+          content: "submit",
+          extra: { actions: [{ command: "git diff" }], usage: usage(400, 10, 0) },
+        },
+      ],
+    });
+    expect(metrics).toMatchObject({ formatErrors: 2, steps: 3, inputTokens: 1000, outputTokens: 50 });
+  });
+});

@@ -1,0 +1,68 @@
+import { resolve } from "node:path";
+import { UserError } from "../errors.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { buildView, viewTarget } from "../view/build.js";
+import { browserOpener, openInBrowser } from "../view/open.js";
+import type { DetailCache } from "../view/run-view.js";
+import { watchFolders } from "../view/watch.js";
+import { registerKnownKeys } from "./report-secrets.js";
+
+/** `swerun view` flags, as cac hands them over. */
+export interface ViewFlags {
+  output?: string;
+  open?: boolean;
+  watch?: boolean;
+}
+
+/**
+ * `swerun view <run folder | two run folders | trajectories...>`: writes one self-contained HTML page
+ * (default `<folder>/index.html`, `<name>.html` next to one trajectory) and says where. `--watch` rewrites
+ * it whenever the folder changes until Ctrl-C; `--open` opens it in the default browser.
+ */
+export async function viewCommand(paths: string[], flags: ViewFlags): Promise<number> {
+  const target = viewTarget(paths);
+  const output = flags.output ? resolve(flags.output) : target.defaultOutput;
+  if (!output) throw new UserError(`${paths.length} trajectory files given: say where the page goes with -o`);
+  registerKnownKeys();
+  const cache: DetailCache = new Map();
+  const write = () => {
+    const started = Date.now();
+    const { chunks, summary } = buildView(target, cache);
+    writeFileAtomic(output, chunks);
+    return `${summary}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  };
+  process.stderr.write(`wrote ${output} (${write()})\n`);
+  if (flags.open) {
+    const opener = browserOpener();
+    if (opener) openInBrowser(opener, output);
+    else
+      process.stderr.write(
+        `no program to open a browser with was found (xdg-open); open ${output} yourself\n`,
+      );
+  }
+  if (!flags.watch) return 0;
+  process.stderr.write("watching for changes; Ctrl-C stops\n");
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await watchFolders(
+      target.paths,
+      [output],
+      () => {
+        try {
+          process.stderr.write(`updated ${output} (${write()})\n`);
+        } catch (error) {
+          process.stderr.write(`not updated: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      },
+      stop.signal,
+    );
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  process.stderr.write("stopped watching\n");
+  return 0;
+}

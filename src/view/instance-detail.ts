@@ -1,0 +1,80 @@
+import { isPlainObject } from "../config/merge.js";
+import type { LoadedTrajectory } from "../replay/load.js";
+import { runFactsOf } from "../report/read-run.js";
+import type { RunFacts, ToolCallFacts } from "../report/run-facts.js";
+import type { CallView, InstanceDetail, StepView, VerdictView } from "./model.js";
+
+/** Outputs longer than this are shortened in the page (head and tail kept, the cut marked). */
+export const OUTPUT_PAGE_LIMIT = 20_000;
+const TAIL_KEPT = 5_000;
+
+/** swerun's environments mark a capped output with this line (src/environments/output.ts). */
+const ENV_TRUNCATION = /<swerun: (\d+) bytes of output elided from the middle \((\d+) bytes in all\)>/;
+
+function callView(call: ToolCallFacts): CallView {
+  const length = call.output.length;
+  const cut = length > OUTPUT_PAGE_LIMIT ? length - OUTPUT_PAGE_LIMIT : 0;
+  const headKept = OUTPUT_PAGE_LIMIT - TAIL_KEPT;
+  const envCut = ENV_TRUNCATION.exec(call.output);
+  return {
+    command: call.command,
+    returncode: call.returncode,
+    output: cut > 0 ? call.output.slice(0, headKept) + call.output.slice(length - TAIL_KEPT) : call.output,
+    output_chars: length,
+    cut,
+    cut_at: cut > 0 ? headKept : 0,
+    exception_info: call.exception_info,
+    timed_out: call.timed_out,
+    duration_s: call.duration_s,
+    env_truncated: envCut ? `${envCut[1]} of ${envCut[2]} bytes` : null,
+  };
+}
+
+/** The cost each assistant message records (`extra.cost`), in order. */
+function assistantCosts(trajectory: LoadedTrajectory): Array<number | null> {
+  return trajectory.messages
+    .filter((message) => message.role === "assistant")
+    .map((message) => {
+      const cost = isPlainObject(message.extra) ? message.extra.cost : undefined;
+      return typeof cost === "number" && Number.isFinite(cost) ? cost : null;
+    });
+}
+
+/** The detail record of an instance, from its loaded trajectory and its facts. */
+export function instanceDetail(
+  trajectory: LoadedTrajectory,
+  verdict: VerdictView | null,
+  facts: RunFacts = runFactsOf(trajectory),
+): InstanceDetail {
+  const costs = assistantCosts(trajectory);
+  let assistantIndex = 0;
+  const steps: StepView[] = facts.turns.map((turn) => {
+    // Turns without an assistant message (mini-swe-agent 2.x format errors) record no cost.
+    const cost = turn.content === null ? null : (costs[assistantIndex++] ?? null);
+    return {
+      n: turn.turn,
+      text: turn.content,
+      reasoning: turn.reasoning,
+      finish_reason: turn.finish_reason,
+      prompt_tokens: turn.prompt_tokens,
+      cost,
+      duration_s: turn.duration_s,
+      retries: turn.retries,
+      format_error: turn.format_error,
+      format_feedback: turn.format_feedback,
+      calls: turn.tool_calls.map(callView),
+    };
+  });
+  return {
+    id: facts.id,
+    path: facts.path,
+    format: facts.format,
+    model: facts.model,
+    problem: facts.task ?? facts.prompt,
+    exit_status: facts.exit_status,
+    error_message: facts.error_message,
+    submission: facts.submission,
+    steps,
+    verdict,
+  };
+}

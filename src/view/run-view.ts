@@ -1,0 +1,255 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { loadTrajectory } from "../replay/load.js";
+import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
+import { runFactsOf } from "../report/read-run.js";
+import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { looseRun, readRun, type StoredRun } from "../runs/store.js";
+import { packDetail } from "./embed.js";
+import { instanceDetail } from "./instance-detail.js";
+import type { InstanceRow, VerdictView, ViewRun } from "./model.js";
+import { readVerdicts } from "./verdicts.js";
+
+/** A run read for the page: its overview, its packed detail records, and its cases (for comparing runs). */
+export interface RunView {
+  run: ViewRun;
+  details: string[];
+  cases: Record<string, RunCase>;
+  stored: StoredRun;
+}
+
+/** Packed details of trajectories already read, by path; reused while a file and its verdict do not change. */
+export type DetailCache = Map<string, { stamp: string; id: string; case: RunCase; packed: string }>;
+
+interface Found {
+  path: string;
+  running: boolean;
+}
+
+/**
+ * A run folder's trajectories: `<dir>/<id>/<id>.traj.json` (a batch), else the `.partial` an instance still
+ * running writes, and `<dir>/<id>.traj.json` (swebench-single's folder, or its instance added to a batch's).
+ */
+function batchTrajectories(dir: string): Found[] {
+  const found: Found[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || entry.name === "eval") continue;
+    if (entry.isFile() && entry.name.endsWith(".traj.json")) {
+      found.push({ path: join(dir, entry.name), running: false });
+      continue;
+    }
+    if (!entry.isDirectory()) continue;
+    const path = join(dir, entry.name, `${entry.name}.traj.json`);
+    if (existsSync(path)) found.push({ path, running: false });
+    else if (existsSync(`${path}.partial`)) found.push({ path: `${path}.partial`, running: true });
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+function readOne(
+  path: string,
+  verdictFor: (id: string) => VerdictView | undefined,
+  cache: DetailCache | undefined,
+): { id: string; case: RunCase; packed: string; verdict: VerdictView | undefined } {
+  const stat = statSync(path);
+  const fileStamp = `${stat.mtimeMs}:${stat.size}`;
+  const cached = cache?.get(path);
+  if (cached?.stamp.startsWith(`${fileStamp}|`)) {
+    const verdict = verdictFor(cached.id);
+    if (cached.stamp === `${fileStamp}|${JSON.stringify(verdict ?? null)}`) return { ...cached, verdict };
+  }
+  const trajectory = loadTrajectory(path);
+  const facts = runFactsOf(trajectory);
+  const verdict = verdictFor(facts.id);
+  const entry = {
+    stamp: `${fileStamp}|${JSON.stringify(verdict ?? null)}`,
+    id: facts.id,
+    case: caseFromTrajectory({ info: trajectory.info, messages: trajectory.messages }),
+    packed: packDetail(instanceDetail(trajectory, verdict ?? null, facts)),
+  };
+  cache?.set(path, entry);
+  return { ...entry, verdict };
+}
+
+const money = (value: number) => `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
+/** 12345 → "12,345" (toLocaleString would load ICU's data: 150 ms on a slow machine). */
+const count = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+function seconds(value: number): string {
+  if (value < 60) return `${value.toFixed(1)} s`;
+  const minutes = Math.floor(value / 60);
+  return minutes < 60 ? `${minutes} min ${Math.round(value % 60)} s` : `${(value / 3600).toFixed(1)} h`;
+}
+
+function settingsOf(stored: StoredRun): Array<[string, string]> {
+  const record = stored.record;
+  const agent = stored.agent;
+  const dataset = stored.dataset;
+  const pairs: Array<[string, unknown]> = [
+    ["Run", stored.id],
+    ["Label", stored.label],
+    ["Model", stored.model || null],
+    ["Model class", agent?.model_class],
+    ["Environment", agent?.environment_class],
+    ["Dataset", dataset ? `${dataset.subset} (${dataset.split})` : record.subset],
+    ["Slice", dataset?.slice],
+    ["Filter", dataset?.filter],
+    ["Shard", dataset?.shard],
+    ["Step limit", agent?.step_limit ? agent.step_limit : agent ? "none" : null],
+    ["Cost limit", agent?.cost_limit ? money(agent.cost_limit) : agent ? "none" : null],
+    [
+      "Wall-time limit",
+      agent?.wall_time_limit_seconds ? seconds(agent.wall_time_limit_seconds) : agent ? "none" : null,
+    ],
+    ["Started", stored.created || null],
+    ["Ended", stored.ended],
+    ["swerun version", record.swerun_version],
+    ["Config sha256", agent?.config_sha256?.slice(0, 12)],
+  ];
+  return pairs
+    .filter(([, value]) => value !== null && value !== undefined && value !== "")
+    .map(([label, value]) => [label, String(value)]);
+}
+
+function totalsOf(rows: InstanceRow[], expected: number | null): Array<[string, string]> {
+  const sum = (pick: (row: InstanceRow) => number) => rows.reduce((total, row) => total + pick(row), 0);
+  const graded = rows.filter((row) => row.resolved !== null);
+  const finished = rows.filter((row) => row.exit_status !== "running").length;
+  const pairs: Array<[string, string]> = [
+    [
+      "Instances",
+      expected !== null && expected !== rows.length ? `${finished} of ${expected}` : `${finished}`,
+    ],
+    ["Submitted", `${rows.filter((row) => row.submitted).length}`],
+    [
+      "Resolved",
+      graded.length > 0
+        ? `${graded.filter((row) => row.resolved).length} of ${graded.length} evaluated`
+        : "not evaluated",
+    ],
+    ["Cost", money(sum((row) => row.cost))],
+    ["Tokens", count(sum((row) => row.tokens))],
+    ["Steps", count(sum((row) => row.steps))],
+    ["Format errors", count(sum((row) => row.format_errors))],
+    ["Timeouts", count(sum((row) => row.timeouts))],
+    ["Wall time (sum)", seconds(sum((row) => row.wall_s))],
+  ];
+  if (rows.some((row) => row.exit_status === "running"))
+    pairs.splice(1, 0, ["Running", `${rows.length - finished}`]);
+  return pairs;
+}
+
+function rowOf(id: string, runCase: RunCase, resolved: boolean | null, detail: number | null): InstanceRow {
+  return {
+    id,
+    exit_status: runCase.exit_status,
+    resolved,
+    submitted: runCase.submitted,
+    steps: runCase.steps,
+    cost: runCase.cost,
+    tokens: runCase.behaviorMetrics.totalTokens,
+    wall_s: runCase.duration_s,
+    patch_lines: runCase.patch_lines,
+    format_errors: runCase.behaviorMetrics.formatErrors,
+    timeouts: runCase.behaviorMetrics.timeouts,
+    detail,
+  };
+}
+
+interface Collected {
+  rows: InstanceRow[];
+  details: string[];
+  cases: Record<string, RunCase>;
+}
+
+function collect(
+  files: Array<Found & { verdicts: Map<string, VerdictView> }>,
+  recorded: Record<string, RunCase>,
+  cache: DetailCache | undefined,
+): Collected {
+  const rows: InstanceRow[] = [];
+  const details: string[] = [];
+  const cases: Record<string, RunCase> = {};
+  for (const file of files) {
+    const read = readOne(file.path, (id) => file.verdicts.get(id), cache);
+    const runCase = file.running
+      ? { ...read.case, exit_status: "running" }
+      : (recorded[read.id] ?? read.case);
+    const resolved =
+      read.verdict?.resolved ?? (typeof runCase.resolved === "boolean" ? runCase.resolved : null);
+    if (read.id in cases) continue;
+    details.push(read.packed);
+    rows.push(rowOf(read.id, runCase, resolved, details.length - 1));
+    cases[read.id] = resolved === null ? runCase : { ...runCase, resolved };
+  }
+  for (const [id, runCase] of Object.entries(recorded)) {
+    if (id in cases) continue;
+    const resolved = typeof runCase.resolved === "boolean" ? runCase.resolved : null;
+    rows.push(rowOf(id, runCase, resolved, null));
+    cases[id] = runCase;
+  }
+  return { rows, details, cases };
+}
+
+/**
+ * A run folder: a batch with run.json (or a mini-swe-agent folder with preds.json), whose trajectories are
+ * `<id>/<id>.traj.json` (`.partial` while running), else any folder holding `.traj.json` files.
+ */
+export function readRunFolder(dir: string, cache?: DetailCache): RunView {
+  const verdicts = readVerdicts(dir);
+  const stored = readRun(dir);
+  if (!stored) {
+    const files = [...trajectoryInputs([dir])].map((input) => ({
+      path: input.path,
+      running: false,
+      verdicts,
+    }));
+    const { rows, details, cases } = collect(files, {}, cache);
+    const run: ViewRun = {
+      name: basename(dir),
+      path: dir,
+      state: "trajectories",
+      expected: null,
+      settings: [["Folder", dir]],
+      totals: totalsOf(rows, null),
+      rows,
+    };
+    return { run, details, cases, stored: looseRun(dir, basename(dir), cases) };
+  }
+  const files = batchTrajectories(dir).map((found) => ({
+    ...found,
+    running: found.running,
+    verdicts,
+  }));
+  const { rows, details, cases } = collect(files, stored.imported ? {} : stored.cases, cache);
+  const expected = stored.imported ? null : stored.total;
+  const run: ViewRun = {
+    name: stored.label ?? basename(dir),
+    path: dir,
+    state: stored.state,
+    expected,
+    settings: settingsOf(stored),
+    totals: totalsOf(rows, expected),
+    rows,
+  };
+  return { run, details, cases, stored: { ...stored, cases } };
+}
+
+/** Trajectory files given one by one; evaluation verdicts come from their run folder when it has one. */
+export function readTrajectoryFiles(paths: string[], cache?: DetailCache): RunView {
+  const files = paths.map((path) => {
+    return { path, running: path.endsWith(".partial"), verdicts: readVerdicts(evalRunDir(path)) };
+  });
+  const { rows, details, cases } = collect(files, {}, cache);
+  const name = paths.length === 1 ? basename(paths[0] ?? "") : `${paths.length} trajectories`;
+  const run: ViewRun = {
+    name,
+    path: paths.length === 1 ? (paths[0] ?? "") : dirname(paths[0] ?? ""),
+    state: "trajectories",
+    expected: null,
+    settings: paths.length === 1 ? [["File", paths[0] ?? ""]] : [["Files", `${paths.length}`]],
+    totals: totalsOf(rows, null),
+    rows,
+  };
+  return { run, details, cases, stored: looseRun(run.path, name, cases) };
+}
