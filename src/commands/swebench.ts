@@ -98,7 +98,8 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
         const { ensureFixtureImage } = await import("../images/fixture-image.js");
-        await ensureFixtureImage(config.environment.image, instance, datasetDir);
+        const { configEndpoint } = await import("../environments/docker/client.js");
+        await ensureFixtureImage(config.environment.image, instance, datasetDir, configEndpoint(config.environment));
       }
       return undefined;
     }
