@@ -1,6 +1,5 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { UserError } from "../errors.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -10,6 +9,7 @@ import {
 } from "../environments/docker/client.js";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import { type DockerHostConfig, parseDockerHostFlag } from "../environments/docker/host-spec.js";
+import { UserError } from "../errors.js";
 import { processAlive } from "../util/process-alive.js";
 import { asList } from "./run.js";
 

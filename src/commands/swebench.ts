@@ -102,7 +102,12 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
       if (instance.fixture && datasetDir) {
         const { ensureFixtureImage } = await import("../images/fixture-image.js");
         const { configEndpoint } = await import("../environments/docker/client.js");
-        await ensureFixtureImage(config.environment.image, instance, datasetDir, configEndpoint(config.environment));
+        await ensureFixtureImage(
+          config.environment.image,
+          instance,
+          datasetDir,
+          configEndpoint(config.environment),
+        );
       }
       return undefined;
     }
@@ -166,7 +171,9 @@ export function batchHosts(
   const environment = config.environment;
   const docker = environment.environment_class === "docker";
   if (given.length > 0 && !docker)
-    throw new UserError("--docker-host: the hosts run Docker containers; it needs --environment-class docker");
+    throw new UserError(
+      "--docker-host: the hosts run Docker containers; it needs --environment-class docker",
+    );
   const hosts = given.map((spec) => {
     try {
       return parseDockerHostFlag(spec);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import { caseFromTrajectory, type RunCase } from "../runs/case.js";
@@ -14,7 +15,6 @@ import { timestampSlug } from "../util/ids.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import { redact } from "../util/secrets.js";
-import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import { HostPool } from "./host-pool.js";
 import {
@@ -321,6 +321,14 @@ async function recoverFolder(
         `Could not look for Docker containers left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); remove them later with: swerun cleanup --run-id ${previous.runId}`,
       );
     }
+    const elsewhere = previous.hosts.filter(
+      (host) => !pool?.hosts.some((known) => known.docker.name === host),
+    );
+    if (elsewhere.length > 0) {
+      say(
+        `The earlier run ${previous.runId} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${previous.runId} ${elsewhere.map((host) => `--docker-host ${host}`).join(" ")}`,
+      );
+    }
   }
   const restored = restorePredictions(preds, results, modelName);
   if (restored.length > 0) {
@@ -330,14 +338,17 @@ async function recoverFolder(
   }
 }
 
-/** The run id and environment class in the folder's run.json, if an earlier run wrote one. */
-function previousRun(path: string): { runId: string; environmentClass: string } | undefined {
+/** The run id, environment class and Docker hosts in the folder's run.json, if an earlier run wrote one. */
+function previousRun(path: string): { runId: string; environmentClass: string; hosts: string[] } | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const record = JSON.parse(readFileSync(path, "utf8"));
     return {
       runId: typeof record.run_id === "string" ? record.run_id : "",
       environmentClass: String(record.config?.environment?.environment_class ?? ""),
+      hosts: Array.isArray(record.hosts)
+        ? record.hosts.map((entry: { host?: unknown }) => String(entry.host))
+        : [],
     };
   } catch {
     return undefined;

@@ -56,7 +56,11 @@ export class HostPool {
    * Pings every host; those that do not answer start down (said, and probed). Throws a DockerUnavailableError
    * naming each host when none answers.
    */
-  static async open(configs: DockerHostConfig[], source: string, options: HostPoolOptions): Promise<HostPool> {
+  static async open(
+    configs: DockerHostConfig[],
+    source: string,
+    options: HostPoolOptions,
+  ): Promise<HostPool> {
     const pool = new HostPool(
       configs.map((config) => new DockerHost(config, source)),
       options,

@@ -4,7 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { afterAll, describe, it } from "vitest";
-import { closeDockerClient, connectDocker, resolveDockerEndpoint } from "../../src/environments/docker/client.js";
+import {
+  closeDockerClient,
+  connectDocker,
+  resolveDockerEndpoint,
+} from "../../src/environments/docker/client.js";
 import { dockerFixture, REQUIRE_DOCKER } from "./docker.js";
 
 /**
@@ -108,10 +112,18 @@ class Daemon implements ExtraDaemon {
     this.#closeClient();
     this.#child?.kill("SIGKILL");
     await this.#exited;
+    // Its containerd would hold its database lock and keep a restarted dockerd from starting its own.
+    await killProcesses((cmdline) =>
+      cmdline.includes(join(this.dir, "exec", "containerd", "containerd.toml")),
+    );
   }
 
   async restart(): Promise<void> {
     await this.kill();
+    // The killed processes may linger as zombies (this machine's init may not reap them), which their pid
+    // files would have the new dockerd take for running ones.
+    rmSync(join(this.dir, "dockerd.pid"), { force: true });
+    rmSync(join(this.dir, "exec", "containerd", "containerd.pid"), { force: true });
     await this.start();
   }
 
@@ -121,7 +133,7 @@ class Daemon implements ExtraDaemon {
       this.#child.kill("SIGTERM");
       await this.#exited;
     }
-    killLeftovers(this.dir);
+    await killProcesses((cmdline) => cmdline.includes(this.dir));
     removeDir(this.dir);
     started.delete(this);
   }
@@ -129,21 +141,35 @@ class Daemon implements ExtraDaemon {
   /** For the exit handler: no waiting, everything at once. */
   forceStop(): void {
     this.#child?.kill("SIGKILL");
-    killLeftovers(this.dir);
+    for (const pid of processesMatching((cmdline) => cmdline.includes(this.dir)))
+      process.kill(pid, "SIGKILL");
     removeDir(this.dir);
   }
 }
 
-/** The processes this daemon left (containerd, shims, their containers' processes), by their command lines. */
-function killLeftovers(dir: string): void {
+/** Live processes (not zombies, not this one) whose command line passes `match`. */
+function processesMatching(match: (cmdline: string) => boolean): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes(dir)) process.kill(Number(entry), "SIGKILL");
+      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "utf8"))) continue;
+      if (match(readFileSync(`/proc/${entry}/cmdline`, "utf8"))) pids.push(Number(entry));
     } catch {
-      // gone already, or not ours to read
+      // gone already
     }
+  }
+  return pids;
+}
+
+/** SIGKILLs the processes a daemon left (its containerd, shims), found by command line, and waits until they are gone. */
+async function killProcesses(match: (cmdline: string) => boolean): Promise<void> {
+  const pids = processesMatching(match);
+  for (const pid of pids) process.kill(pid, "SIGKILL");
+  const deadline = Date.now() + 10_000;
+  while (processesMatching((cmdline) => match(cmdline)).some((pid) => pids.includes(pid))) {
+    if (Date.now() > deadline) throw new Error(`processes ${pids.join(", ")} did not exit after SIGKILL`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -73,7 +73,9 @@ export function splitHostSpec(spec: string): { host: string; workers: number | u
   const max = scheme === "unix" ? 1 : 2;
   if (numbers.length > max)
     throw new Error(
-      scheme === "unix" ? "expected at most a worker count after the path" : "expected at most a port and a worker count after the host",
+      scheme === "unix"
+        ? "expected at most a worker count after the path"
+        : "expected at most a port and a worker count after the host",
     );
   const [first, second] = numbers;
   if (scheme === "tcp")
@@ -82,7 +84,8 @@ export function splitHostSpec(spec: string): { host: string; workers: number | u
       workers: second === undefined ? undefined : workerCount(second, ""),
     };
   if (second !== undefined) return { host: `${base}:${first}`, workers: workerCount(second, "") };
-  const hint = scheme === "ssh" ? `; an ssh port goes before the worker count (${text}:N) or in ~/.ssh/config` : "";
+  const hint =
+    scheme === "ssh" ? `; an ssh port goes before the worker count (${text}:N) or in ~/.ssh/config` : "";
   return { host: base, workers: first === undefined ? undefined : workerCount(first, hint) };
 }
 

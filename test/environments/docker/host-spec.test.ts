@@ -53,7 +53,9 @@ describe("--docker-host URL[:workers]", () => {
       "2222 workers is more than 256 on one host; an ssh port goes before the worker count (ssh://box:2222:N) or in ~/.ssh/config",
     );
     expect(errorOf(() => splitHostSpec("ssh://box:0"))).toBe("the worker count must be at least 1");
-    expect(errorOf(() => splitHostSpec("tcp://h:x:2"))).toBe('"x" is not a port or a worker count (a whole number)');
+    expect(errorOf(() => splitHostSpec("tcp://h:x:2"))).toBe(
+      '"x" is not a port or a worker count (a whole number)',
+    );
     expect(errorOf(() => splitHostSpec("tcp://h:1:2:3"))).toBe(
       "expected at most a port and a worker count after the host",
     );
@@ -72,7 +74,11 @@ describe("--docker-host URL[:workers]", () => {
       user: "me",
       source: "--docker-host",
     });
-    const tls = hostEndpoint({ host: "tcp://box:2376", workers: 1, cert_path: dir, tls_verify: true }, "x", {});
+    const tls = hostEndpoint(
+      { host: "tcp://box:2376", workers: 1, cert_path: dir, tls_verify: true },
+      "x",
+      {},
+    );
     expect(tls).toMatchObject({ kind: "tcp", port: 2376, tls: { verify: true } });
     expect(hostEndpoint({ host: "tcp://box:2375", workers: 1 }, "x", {}).tls).toBeUndefined();
     expect(hostEndpoint({ host: "tcp://box:2375", workers: 1, tls: true }, "x", {}).tls).toMatchObject({
@@ -85,7 +91,10 @@ describe("environment.docker_hosts", () => {
   const load = (hosts: unknown) => {
     const dir = tempDir();
     const path = join(dir, "hosts.yaml");
-    writeFileSync(path, JSON.stringify({ environment: { environment_class: "docker", docker_hosts: hosts } }));
+    writeFileSync(
+      path,
+      JSON.stringify({ environment: { environment_class: "docker", docker_hosts: hosts } }),
+    );
     return loadConfig(["swebench", path]);
   };
 
@@ -102,7 +111,10 @@ describe("environment.docker_hosts", () => {
     ]);
     // Other commands run on the first host.
     if (config.environment.environment_class !== "docker") throw new Error("expected docker");
-    expect(configEndpoint(config.environment)).toMatchObject({ kind: "unix", socketPath: "/var/run/docker.sock" });
+    expect(configEndpoint(config.environment)).toMatchObject({
+      kind: "unix",
+      socketPath: "/var/run/docker.sock",
+    });
   });
 
   it("refuses a bad entry in one line naming the field", () => {
