@@ -69,7 +69,7 @@ export class HostPool {
     if (answers.every((answer) => answer !== undefined)) {
       pool.close();
       throw new DockerUnavailableError(
-        `No Docker host answers: ${answers.map((answer, i) => `${pool.hosts[i]?.docker.name}: ${answer}`).join("; ")}`,
+        `No Docker host answers (${source}): ${answers.map((answer, i) => `${pool.hosts[i]?.docker.name}: ${answer}`).join("; ")}; check that each daemon runs and that \`docker -H <host> version\` works from here`,
       );
     }
     for (const [index, answer] of answers.entries()) {
@@ -161,7 +161,7 @@ export class HostPool {
     const requeued = running > 0 ? `; its ${running} running instance(s) go back to the queue` : "";
     const probeSeconds = (this.#options.probeMs ?? 5000) / 1000;
     this.#options.say(
-      `Docker host ${host.docker.name} ${what} (${reason.replace(/^Cannot connect to the Docker daemon at /, "")})${requeued}; trying it again every ${probeSeconds} s`,
+      `Docker host ${host.docker.name} ${what} (${reason})${requeued}; trying it again every ${probeSeconds} s`,
     );
     if (this.hosts.every((other) => !other.up)) {
       this.#stopped = true;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { instancePreparer } from "../../src/commands/swebench.js";
 import { loadConfig } from "../../src/config/load.js";
 import { resolveDockerEndpoint } from "../../src/environments/docker/client.js";
@@ -54,6 +54,61 @@ function deadPid(): number {
   });
   return Number(child.stdout);
 }
+
+describe("swerun swebench --docker-host: bad input", () => {
+  const demo = ["swebench", "--subset", "demo", "-q"];
+
+  it("refuses -w with hosts, a host it cannot read, and hosts for the local environment, in one line (exit 2)", async () => {
+    const both = await runCli([
+      ...demo,
+      "--environment-class",
+      "docker",
+      "--docker-host",
+      "ssh://a:2",
+      "-w",
+      "4",
+    ]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      "swerun: --workers: with --docker-host each host has its own worker count (URL:N); the total is their sum\n",
+    );
+    const bad = await runCli([...demo, "--environment-class", "docker", "--docker-host", "gpu-a:8"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "swerun: --docker-host gpu-a:8: expected unix:///path, tcp://host:port or ssh://[user@]host\n",
+    );
+    const local = await runCli([...demo, "--environment-class", "local", "--docker-host", "ssh://a:2"]);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toBe(
+      "swerun: --docker-host: the hosts run Docker containers; it needs --environment-class docker\n",
+    );
+  });
+
+  it("stops before running anything when no host answers", async () => {
+    const dir = tempDir();
+    const nowhere = `unix://${join(dir, "a.sock")}`;
+    const out = join(dir, "out");
+    const result = await runCli([
+      ...demo,
+      "--environment-class",
+      "docker",
+      "--docker-host",
+      `${nowhere}:2`,
+      "--docker-host",
+      `unix://${join(dir, "b.sock")}`,
+      "-o",
+      out,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^swerun: No Docker host answers \\(--docker-host\\): ${nowhere}: connect ENOENT \\S+; unix:\\S+: connect ENOENT \\S+; check that each daemon runs`,
+      ),
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(out, "preds.json"))).toBe(false);
+  });
+});
 
 await describeExtraDaemons("a batch across several Docker hosts (real extra daemons)", () => {
   let main: Docker;
@@ -269,21 +324,30 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
         (entry) => (entry as { exit_status: string }).exit_status === "Submitted",
       ),
     ).toBe(true);
-    const resumed = await runCli([...args, "--docker-host", mainHostFlag(2)]);
+    // The resume runs on the main daemon and b, back up; what the stopped run left on b is removed at the start.
+    await Promise.all([b.restart(), c.restart()]);
+    const leftover = `swerun-leftover-${process.pid}`;
+    await b.docker().createContainer({
+      name: leftover,
+      Image: IMAGE,
+      Cmd: ["sleep", "60"],
+      Labels: { "swerun.run_id": record.run_id, "swerun.instance_id": "x", "swerun.keep": "false" },
+      HostConfig: { NetworkMode: "none" },
+    });
+    const resumed = await runCli([...args, "--docker-host", mainHostFlag(1), "--docker-host", `${b.host}:1`]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("exit statuses: Submitted 8");
+    expect(resumed.stderr).toMatch(new RegExp(`^ {2}removed ${leftover} .* on ${b.host}$`, "m"));
     expect(resumed.stderr).toContain(
-      `The earlier run ${record.run_id} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${record.run_id} --docker-host ${b.host} --docker-host ${c.host}`,
+      `The earlier run ${record.run_id} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${record.run_id} --docker-host ${c.host}`,
     );
     expect(Object.keys(readJson(join(out, "preds.json"))).sort()).toEqual(ids);
     for (const id of ids)
       expect(readJson(join(out, id, `${id}.traj.json`)).info.exit_status).toBe("Submitted");
-    expect(await swerunContainers(main, record.run_id)).toEqual([]);
-    await Promise.all([b.restart(), c.restart()]);
-    const cleanup = ["cleanup", "--run-id", record.run_id, "--docker-host", b.host, "--docker-host", c.host];
-    expect((await runCli(cleanup)).code).toBe(0);
-    for (const docker of [b.docker(), c.docker()])
+    for (const docker of [main, b.docker()])
       expect(await swerunContainers(docker, record.run_id)).toEqual([]);
+    expect((await runCli(["cleanup", "--run-id", record.run_id, "--docker-host", c.host])).code).toBe(0);
+    expect(await swerunContainers(c.docker(), record.run_id)).toEqual([]);
   });
 
   it("swerun cleanup --docker-host cleans every host given, and says which it cannot reach", async () => {

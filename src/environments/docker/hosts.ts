@@ -1,11 +1,5 @@
 import type Docker from "dockerode";
-import {
-  closeDockerClient,
-  connectDocker,
-  createDockerClient,
-  type DockerEndpoint,
-  hostEndpoint,
-} from "./client.js";
+import { closeDockerClient, createDockerClient, type DockerEndpoint, hostEndpoint } from "./client.js";
 import { removeContainer } from "./container.js";
 import { CONTAINER_LABELS } from "./environment.js";
 import type { DockerHostConfig } from "./host-spec.js";
@@ -39,15 +33,24 @@ export class DockerHost {
     return this.#docker;
   }
 
-  /** Undefined when the daemon answers a ping within `timeoutMs`, else one line saying why not. */
+  /** Undefined when the daemon answers a ping within `timeoutMs`, else why not (a short reason, e.g. "connect ECONNREFUSED ..."). */
   async ping(timeoutMs: number): Promise<string | undefined> {
+    const docker = createDockerClient(this.endpoint);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
-      closeDockerClient(await connectDocker(this.endpoint, timeoutMs));
+      await (docker.ping as (options: object) => Promise<unknown>).call(docker, {
+        abortSignal: abort.signal,
+      });
       return undefined;
     } catch (error) {
       // A daemon that went away leaves dead keep-alive connections behind: the next question opens new ones.
       this.close();
-      return error instanceof Error ? error.message : String(error);
+      if (abort.signal.aborted) return `no answer in ${timeoutMs / 1000} s`;
+      return (error instanceof Error ? error.message : String(error)).trim().split("\n")[0] ?? "";
+    } finally {
+      clearTimeout(timer);
+      closeDockerClient(docker);
     }
   }
 
