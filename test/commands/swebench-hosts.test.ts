@@ -16,12 +16,8 @@ import type { BatchDisplay } from "../../src/swebench/progress.js";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { dockerFixture, swerunContainers } from "../helpers/docker.js";
-import {
-  describeExtraDaemons,
-  type ExtraDaemon,
-  loadImages,
-  startDaemon,
-} from "../helpers/docker-daemons.js";
+import { type ExtraDaemon, loadImages, startDaemon } from "../helpers/docker-daemons.js";
+import { describeExtraDaemons } from "../helpers/docker-daemons-suite.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const IMAGE = "swerun-demo/calc:latest";
@@ -144,7 +140,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     await bothUp();
     const { dir, path, ids } = await dataset(6);
     // b gets the image from the main daemon; c has none and builds it itself.
-    await loadImages(b.docker(), [IMAGE]);
+    await loadImages(main, b.docker(), [IMAGE]);
     const out = join(dir, "out");
     const hosts = [mainHostFlag(1), `${b.host}:1`, `${c.host}:1`];
     const result = await runCli([
@@ -181,7 +177,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
   it("loses a host mid-batch: its instance runs again on another, once in preds.json, no container left", async () => {
     await bothUp();
     const { dir, path, instances, ids } = await dataset(6);
-    await Promise.all([loadImages(b.docker(), [IMAGE]), loadImages(c.docker(), [IMAGE])]);
+    await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
     const mainHost = resolveDockerEndpoint().host;
     const hosts: DockerHostConfig[] = [mainHost, b.host, c.host].map((host) => ({ host, workers: 1 }));
     const lines: string[] = [];
@@ -249,7 +245,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     await bothUp();
     const runId = `pool-test-${process.pid}`;
     const [image] = [(await dockerFixture()).images.base];
-    await loadImages(b.docker(), [image]);
+    await loadImages(main, b.docker(), [image]);
     // What a lost attempt leaves on a daemon that was unreachable, not restarted: a container never started.
     await b.docker().createContainer({
       name: `swerun-pool-test-${process.pid}`,
@@ -294,7 +290,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
   it("stops cleanly when every host is down, resumable; the resume on another host finishes", async () => {
     await bothUp();
     const { dir, path, ids } = await dataset(8);
-    await Promise.all([loadImages(b.docker(), [IMAGE]), loadImages(c.docker(), [IMAGE])]);
+    await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
     const out = join(dir, "out");
     const args = ["swebench", "--subset", path, ...DOCKER, "-o", out];
     const run = startCli([...args, "--docker-host", `${b.host}:1`, "--docker-host", `${c.host}:1`]);
@@ -354,7 +350,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     await bothUp();
     const runId = `cleanup-hosts-${process.pid}`;
     const image = (await dockerFixture()).images.base;
-    await Promise.all([loadImages(b.docker(), [image]), loadImages(c.docker(), [image])]);
+    await Promise.all([loadImages(main, b.docker(), [image]), loadImages(main, c.docker(), [image])]);
     for (const daemon of [b, c]) {
       await daemon.docker().createContainer({
         name: `swerun-cleanup-hosts-${process.pid}`,

@@ -3,13 +3,11 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { afterAll, describe, it } from "vitest";
 import {
   closeDockerClient,
   connectDocker,
   resolveDockerEndpoint,
 } from "../../src/environments/docker/client.js";
-import { dockerFixture, REQUIRE_DOCKER } from "./docker.js";
 
 /**
  * Extra Docker daemons for host-pool tests: each a `dockerd` of its own (data root, exec root, pid file and
@@ -215,11 +213,10 @@ export async function stopDaemons(): Promise<void> {
   await Promise.all([...started].map((daemon) => daemon.stop()));
 }
 
-/** Copies images from the main daemon into `target` (`docker save | docker load` through the Engine API). */
-export async function loadImages(target: Docker, images: string[]): Promise<void> {
-  const { docker } = await dockerFixture();
+/** Copies images from one daemon into another (`docker save | docker load` through the Engine API). */
+export async function loadImages(source: Docker, target: Docker, images: string[]): Promise<void> {
   for (const image of images) {
-    const tar = await docker.getImage(image).get();
+    const tar = await source.getImage(image).get();
     const output = await target.loadImage(tar, { quiet: true });
     await new Promise<void>((resolve, reject) => {
       output.on("error", reject);
@@ -229,13 +226,8 @@ export async function loadImages(target: Docker, images: string[]): Promise<void
   }
 }
 
-/** Why extra daemons cannot be started here, if they cannot. */
-async function cannotStart(): Promise<string | undefined> {
-  try {
-    await dockerFixture();
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+/** Why extra daemons cannot be started on this machine (not root, no dockerd), if they cannot. */
+export function extraDaemonsProblem(): string | undefined {
   if (process.getuid?.() !== 0) return "starting extra dockerd processes needs root";
   try {
     execFileSync("dockerd", ["--version"], { stdio: "ignore" });
@@ -243,27 +235,4 @@ async function cannotStart(): Promise<string | undefined> {
     return "no dockerd on PATH";
   }
   return undefined;
-}
-
-/**
- * `describe` for tests with extra Docker daemons: skipped with the reason when they cannot be started (no
- * daemon, not root, no dockerd), failed instead when SWERUN_REQUIRE_DOCKER=1. Stops the daemons afterwards.
- */
-export async function describeExtraDaemons(name: string, body: () => void): Promise<void> {
-  const reason = await cannotStart();
-  if (!reason) {
-    describe(name, () => {
-      afterAll(stopDaemons);
-      body();
-    });
-  } else if (REQUIRE_DOCKER) {
-    describe(name, () => {
-      it("needs extra Docker daemons (SWERUN_REQUIRE_DOCKER=1)", () => {
-        throw new Error(`SWERUN_REQUIRE_DOCKER=1 but extra Docker daemons cannot be started: ${reason}`);
-      });
-    });
-  } else {
-    process.stderr.write(`Host-pool tests skipped: ${reason}\n`);
-    describe.skip(name, body);
-  }
 }
