@@ -182,7 +182,7 @@ export function batchHosts(
     }
   });
   if (hosts.length > 0) return { hosts, source: "--docker-host" };
-  if (environment.environment_class === "docker" && environment.docker_hosts.length > 0)
+  if (environment.environment_class === "docker" && environment.docker_hosts?.length)
     return { hosts: environment.docker_hosts, source: "environment.docker_hosts" };
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -110,9 +110,13 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
   let main: Docker;
   let b: ExtraDaemon;
   let c: ExtraDaemon;
+  /** The main daemon's bridge: the extra daemons (no bridge, own network namespace) must leave it alone. */
+  const bridges = () => readdirSync("/sys/class/net").filter((name) => name.startsWith("docker"));
+  let before: string[];
 
   beforeAll(async () => {
     ({ docker: main } = await dockerFixture());
+    before = bridges();
     [b, c] = await Promise.all([startDaemon(), startDaemon()]);
   });
 
@@ -172,6 +176,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     expect(await c.docker().getImage(IMAGE).inspect()).toBeTruthy();
     for (const docker of [main, b.docker(), c.docker()])
       expect(await swerunContainers(docker, run.run_id)).toEqual([]);
+    expect(bridges()).toEqual(before);
   });
 
   it("loses a host mid-batch: its instance runs again on another, once in preds.json, no container left", async () => {

@@ -11,8 +11,10 @@ import {
 
 /**
  * Extra Docker daemons for host-pool tests: each a `dockerd` of its own (data root, exec root, pid file and
- * unix socket under one temp dir; no bridge, no iptables, no forwarding), on this machine. Only the daemons
- * started here are ever stopped or killed, also when a test fails or the process exits.
+ * unix socket under one temp dir; no bridge, no iptables, no forwarding), on this machine, in a network
+ * namespace of its own: a dockerd without a bridge deletes `docker0`, which in the machine's namespace is the
+ * main daemon's. Only the daemons started here are ever stopped or killed, also when a test fails or the
+ * process exits.
  */
 export interface ExtraDaemon {
   /** `unix://<dir>/docker.sock` */
@@ -56,8 +58,11 @@ class Daemon implements ExtraDaemon {
   async start(): Promise<void> {
     const log = openSync(join(this.dir, "dockerd.log"), "a");
     const child = spawn(
-      "dockerd",
+      "unshare",
       [
+        "--net",
+        "--",
+        "dockerd",
         "--data-root",
         join(this.dir, "data"),
         "--exec-root",
@@ -233,6 +238,11 @@ export function extraDaemonsProblem(): string | undefined {
     execFileSync("dockerd", ["--version"], { stdio: "ignore" });
   } catch {
     return "no dockerd on PATH";
+  }
+  try {
+    execFileSync("unshare", ["--net", "--", "true"], { stdio: "ignore" });
+  } catch {
+    return "`unshare --net` does not work here (util-linux)";
   }
   return undefined;
 }

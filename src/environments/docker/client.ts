@@ -168,7 +168,7 @@ export function hostEndpoint(
 
 /** The daemon a docker environment runs on: the first of `docker_hosts` when set, else DOCKER_HOST's. */
 export function configEndpoint(config: Pick<DockerEnvironmentConfig, "docker_hosts">): DockerEndpoint {
-  const first = config.docker_hosts[0];
+  const first = config.docker_hosts?.[0];
   return first ? hostEndpoint(first) : resolveDockerEndpoint();
 }
 

@@ -50,9 +50,9 @@ export const dockerEnvironmentSchema = z
     /**
      * Several daemons for `swerun swebench` (each with its worker count; `--docker-host` replaces them):
      * "URL[:workers]" strings or `{host, workers, tls, tls_verify, cert_path}`. Empty: DOCKER_HOST's daemon.
-     * Other commands use the first one.
+     * Other commands use the first one. Unset (not recorded) unless given.
      */
-    docker_hosts: z.array(dockerHostSchema).default([]),
+    docker_hosts: z.array(dockerHostSchema).optional(),
   })
   .superRefine((config, context) => {
     // Each action's variables are exported by a shell (exec_mode session), so they need shell names

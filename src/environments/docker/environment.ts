@@ -327,7 +327,7 @@ export class DockerEnvironment implements Environment {
       unregisterContainer(this.#live);
       this.#session?.close();
       const say = report(this.#context);
-      const host = this.config.docker_hosts.length > 0 ? ` --docker-host ${this.#endpoint.host}` : "";
+      const host = this.config.docker_hosts?.length ? ` --docker-host ${this.#endpoint.host}` : "";
       const cleanup = `swerun cleanup --run-id ${this.#context.runId}${host}`;
       try {
         if (this.config.keep_container) {
