@@ -27,6 +27,7 @@ const CONFIG_FILES = [
   "models/config.ts",
   "models/keys.ts",
   "environments/docker/config.ts",
+  "environments/docker/host-spec.ts",
   "environments/docker/run-args.ts",
 ];
 

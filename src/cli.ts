@@ -62,7 +62,11 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--shuffle", "Shuffle (sorted by id, then a fixed seed)")
     .option("--instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
     .option("--shard <i/n>", "Only shard i of n of the selected instances (for several machines)")
-    .option("-w, --workers <n>", "Parallel workers", { default: 1 })
+    .option("-w, --workers <n>", "Parallel workers (default: 1)")
+    .option(
+      "--docker-host <url[:workers]>",
+      "A Docker daemon and its workers, e.g. ssh://gpu-a:8 (repeatable; replaces -w)",
+    )
     .option("-o, --output <dir>", "Output folder (default: runs/<time>-<label or model>)")
     .option("-m, --model <name>", "Model name, provider/model")
     .option("--model-class <class>", "Model class")
@@ -212,6 +216,7 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--run-id <id>", "Only containers of this run")
     .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")
     .option("--dry-run", "List them without removing")
+    .option("--docker-host <url>", "A Docker daemon to clean (repeatable; default: DOCKER_HOST's)")
     .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
   cli
     .command(

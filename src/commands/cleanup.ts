@@ -1,8 +1,17 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import {
+  closeDockerClient,
+  connectDocker,
+  type DockerEndpoint,
+  hostEndpoint,
+  resolveDockerEndpoint,
+} from "../environments/docker/client.js";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
+import { type DockerHostConfig, parseDockerHostFlag } from "../environments/docker/host-spec.js";
+import { UserError } from "../errors.js";
 import { processAlive } from "../util/process-alive.js";
+import { asList } from "./run.js";
 
 export interface CleanupOptions {
   /** Also remove kept containers and those of runs still going (or started on another machine). */
@@ -15,6 +24,25 @@ export interface CleanupOptions {
   dryRun?: boolean;
   /** Where lines go (stdout by default). */
   print?: (line: string) => void;
+  /** `--docker-host URL[:workers]` (repeatable): clean each of these daemons (a worker count is ignored). */
+  dockerHost?: string | string[];
+  /** The daemons to clean, already parsed (a batch's host pool); `dockerHost` and DOCKER_HOST otherwise. */
+  hosts?: DockerHostConfig[];
+}
+
+/** The daemons a cleanup visits: `hosts`, else the `--docker-host` flags, else DOCKER_HOST's daemon. */
+function cleanupEndpoints(options: CleanupOptions): DockerEndpoint[] {
+  if (options.hosts && options.hosts.length > 0)
+    return options.hosts.map((host) => hostEndpoint(host, "the batch's hosts"));
+  const flags = asList(options.dockerHost);
+  if (flags.length === 0) return [resolveDockerEndpoint()];
+  return flags.map((spec) => {
+    try {
+      return hostEndpoint(parseDockerHostFlag(spec), "--docker-host");
+    } catch (error) {
+      throw new UserError(`--docker-host ${spec}: ${(error as Error).message}`);
+    }
+  });
 }
 
 function age(createdSeconds: number): string {
@@ -41,11 +69,34 @@ function reasonToKeep(container: Docker.ContainerInfo, options: CleanupOptions):
 
 /**
  * `swerun cleanup`: removes the containers (found by label) that runs left behind when they crashed or were
- * killed, listing each one. Kept containers and those of live runs stay unless `all` is set. Returns the exit code.
+ * killed, listing each one, on every daemon given (`--docker-host`, repeatable) or DOCKER_HOST's. Kept
+ * containers and those of live runs stay unless `all` is set. Returns the exit code (1 when a container could
+ * not be removed or, with several daemons, one could not be reached).
  */
 export async function runCleanup(options: CleanupOptions = {}): Promise<number> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const docker = await connectDocker();
+  const endpoints = cleanupEndpoints(options);
+  if (endpoints.length === 1 && endpoints[0]) return cleanHost(endpoints[0], options, print);
+  let code = 0;
+  for (const endpoint of endpoints) {
+    print(`Docker host ${endpoint.host}:`);
+    try {
+      code = Math.max(code, await cleanHost(endpoint, options, (line) => print(`  ${line}`)));
+    } catch (error) {
+      code = 1;
+      print(`  could not reach ${endpoint.host}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return code;
+}
+
+/** The cleanup of one daemon; throws when it cannot be reached. */
+async function cleanHost(
+  endpoint: DockerEndpoint,
+  options: CleanupOptions,
+  print: (line: string) => void,
+): Promise<number> {
+  const docker = await connectDocker(endpoint);
   try {
     const label = options.runId ? `${CONTAINER_LABELS.runId}=${options.runId}` : CONTAINER_LABELS.runId;
     const containers = await docker.listContainers({ all: true, filters: { label: [label] } });
@@ -97,11 +148,28 @@ export async function runCleanup(options: CleanupOptions = {}): Promise<number> 
 
 /**
  * For a batch starting in a folder an earlier run `runId` wrote: removes that run's containers (a kill
- * leaves them running, or `Created` and never started, which `--rm` does not remove), kept ones excepted.
- * Returns one line per container removed or not removable.
+ * leaves them running, or `Created` and never started, which `--rm` does not remove), kept ones excepted,
+ * on DOCKER_HOST's daemon or on each of `hosts`. Returns one line per container removed or not removable.
  */
-export async function removeLeftoverContainers(runId: string): Promise<string[]> {
+export async function removeLeftoverContainers(runId: string, hosts?: DockerHostConfig[]): Promise<string[]> {
   const lines: string[] = [];
-  await runCleanup({ runId, skipKept: true, print: (line) => lines.push(line) });
-  return lines.filter((line) => line.startsWith("removed ") || line.startsWith("could not remove "));
+  const keep = (line: string) => /^(removed|could not remove) /.test(line);
+  if (!hosts || hosts.length === 0) {
+    await runCleanup({ runId, skipKept: true, print: (line) => keep(line) && lines.push(line) });
+    return lines;
+  }
+  for (const host of hosts) {
+    const where = hosts.length > 1 ? ` on ${host.host}` : "";
+    try {
+      await runCleanup({
+        runId,
+        skipKept: true,
+        hosts: [host],
+        print: (line) => keep(line) && lines.push(`${line}${where}`),
+      });
+    } catch (error) {
+      lines.push(`could not reach ${host.host}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return lines;
 }

@@ -2,6 +2,7 @@ import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { type DockerHostConfig, parseDockerHostFlag } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
@@ -39,6 +40,8 @@ export interface SwebenchFlags {
   shard?: string;
   /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
   events?: string;
+  /** `--docker-host URL[:workers]`, repeatable. */
+  dockerHost?: string | string[];
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -102,7 +105,13 @@ export function instancePreparer(flags: SwebenchFlags, datasetDir: string | unde
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {
         const { ensureFixtureImage } = await import("../images/fixture-image.js");
-        await ensureFixtureImage(config.environment.image, instance, datasetDir);
+        const { configEndpoint } = await import("../environments/docker/client.js");
+        await ensureFixtureImage(
+          config.environment.image,
+          instance,
+          datasetDir,
+          configEndpoint(config.environment),
+        );
       }
       return undefined;
     }
@@ -151,13 +160,56 @@ export function checkOutputDir(dir: string): void {
   if (problem) throw new UserError(`-o ${dir}: ${problem}`);
 }
 
+/** Exit code of a batch that stopped because every Docker host was down (resumable). */
+export const HOSTS_DOWN_EXIT_CODE = 3;
+
+/**
+ * The Docker hosts of a batch: `--docker-host` flags (they replace the config's), else
+ * `environment.docker_hosts`; none means DOCKER_HOST's daemon with `-w` workers.
+ */
+export function batchHosts(
+  flags: SwebenchFlags,
+  config: SwerunConfig,
+): { hosts: DockerHostConfig[]; source: string } | undefined {
+  const given = asList(flags.dockerHost);
+  const environment = config.environment;
+  const docker = environment.environment_class === "docker";
+  if (given.length > 0 && !docker)
+    throw new UserError(
+      "--docker-host: the hosts run Docker containers; it needs --environment-class docker",
+    );
+  const hosts = given.map((spec) => {
+    try {
+      return parseDockerHostFlag(spec);
+    } catch (error) {
+      throw new UserError(`--docker-host ${spec}: ${(error as Error).message}`);
+    }
+  });
+  if (hosts.length > 0) return { hosts, source: "--docker-host" };
+  if (environment.environment_class === "docker" && environment.docker_hosts?.length)
+    return { hosts: environment.docker_hosts, source: "environment.docker_hosts" };
+  return undefined;
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  const workers = Number(flags.workers ?? 1);
+  let workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, say, config, instances } = await loadSwebench(flags);
+  const pool = batchHosts(flags, config);
+  if (pool) {
+    if (flags.workers !== undefined)
+      throw new UserError(
+        `--workers: with ${pool.source} each host has its own worker count (URL:N); the total is their sum`,
+      );
+    workers = pool.hosts.reduce((sum, host) => sum + host.workers, 0);
+    if (flags.eval)
+      throw new UserError(
+        `--eval: grading on a pool of Docker hosts (${pool.source}) is not supported yet; grade the folder afterwards with swerun eval`,
+      );
+  }
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const outputDir = resolve(
@@ -199,7 +251,10 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
-    removeContainers: async (runId) => (await import("./cleanup.js")).removeLeftoverContainers(runId),
+    removeContainers: async (runId, hosts) =>
+      (await import("./cleanup.js")).removeLeftoverContainers(runId, hosts),
+    ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
+    imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
     ...(grader
       ? {
           onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission),
@@ -212,5 +267,6 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);
   process.stdout.write(`${pc.bold("predictions:")} ${join(outputDir, "preds.json")}\n`);
   if (grader) await grader.finish();
+  if (summary.hostsDown) return HOSTS_DOWN_EXIT_CODE;
   return summary.interrupted ? 130 : 0;
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { closeDockerClient, connectDocker, type DockerEndpoint } from "../environments/docker/client.js";
 import { materializeFixture } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { baseRootfs, importImage, sha } from "./rootfs.js";
@@ -28,21 +28,33 @@ function fixtureHash(dir: string): string {
 /**
  * Makes the image of a bundled instance (one with a `fixture` folder) when it is missing or out of date:
  * this machine's bash, coreutils and git, plus the fixture committed as a git repository at /testbed.
- * Built offline in about a second, so the demo runs in Docker without a registry.
+ * Built offline in about a second, so the demo runs in Docker without a registry. `endpoint`: the daemon to
+ * build it on (default: DOCKER_HOST's); each daemon of a host pool gets its own.
  */
-export function ensureFixtureImage(image: string, instance: Instance, datasetDir: string): Promise<void> {
-  let pending = building.get(image);
+export function ensureFixtureImage(
+  image: string,
+  instance: Instance,
+  datasetDir: string,
+  endpoint?: DockerEndpoint,
+): Promise<void> {
+  const key = `${endpoint?.host ?? ""} ${image}`;
+  let pending = building.get(key);
   if (!pending) {
-    pending = build(image, instance, datasetDir);
-    building.set(image, pending);
-    pending.catch(() => building.delete(image));
+    pending = build(image, instance, datasetDir, endpoint);
+    building.set(key, pending);
+    pending.catch(() => building.delete(key));
   }
   return pending;
 }
 
-async function build(image: string, instance: Instance, datasetDir: string): Promise<void> {
+async function build(
+  image: string,
+  instance: Instance,
+  datasetDir: string,
+  endpoint: DockerEndpoint | undefined,
+): Promise<void> {
   const hash = fixtureHash(resolve(datasetDir, String(instance.fixture)));
-  const docker = await connectDocker();
+  const docker = await connectDocker(endpoint);
   try {
     const existing = await docker
       .getImage(image)

@@ -12,6 +12,8 @@ export interface RunCase {
   /** Seconds from the first to the last recorded message. */
   duration_s: number;
   behaviorMetrics: BehaviorMetrics;
+  /** The Docker host the instance ran on, in a batch across several (`--docker-host`). */
+  host?: string;
 }
 
 const obj = (value: unknown): Record<string, unknown> =>

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
@@ -12,6 +13,7 @@ import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { type Instance, repeatedIds } from "./dataset.js";
+import { HostPool } from "./host-pool.js";
 import {
   FINISHED_STATUSES,
   type InstanceContext,
@@ -23,7 +25,9 @@ import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
 import type { BatchDisplay } from "./progress.js";
 import { recordedResults, removeStaleTempFiles, restorePredictions } from "./recover.js";
+import type { RunRecord } from "./run-record.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./run-record.js";
+import { Scheduler } from "./scheduler.js";
 
 export interface BatchOptions {
   instances: Instance[];
@@ -43,9 +47,10 @@ export interface BatchOptions {
   prepare: InstanceContext["prepare"];
   /**
    * Removes the Docker containers an earlier run of this folder (`runId`, from its run.json) left behind
-   * when it was killed; returns one line per container removed. Called when the batch starts.
+   * when it was killed; returns one line per container removed. Called when the batch starts, with the
+   * pool's hosts that answer when there is a pool.
    */
-  removeContainers?: (runId: string) => Promise<string[]>;
+  removeContainers?: (runId: string, hosts?: DockerHostConfig[]) => Promise<string[]>;
   /** Called after each instance ends and its prediction is saved (e.g. `--eval` grades it); must not throw. */
   onInstanceEnd?: (result: InstanceResult) => void;
   /**
@@ -58,12 +63,22 @@ export interface BatchOptions {
    * instance a child swarm `<run id>/<instance id>`.
    */
   eventStreams?: (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;
+  /** Several Docker daemons (host-pool.ts); `workers` is then their sum. */
+  hosts?: DockerHostConfig[];
+  /** Where `hosts` came from, for messages (`--docker-host`, `environment.docker_hosts`). */
+  hostsSource?: string;
+  /** How often a down host is tried again, in ms (default 5000). */
+  hostProbeMs?: number;
+  /** An instance's image, so the pool can prefer a host that has it. */
+  imageOf?: (instance: Instance) => string | undefined;
 }
 
 export interface BatchSummary {
   statuses: Map<string, string[]>;
   cost: number;
   interrupted: boolean;
+  /** Every Docker host of the pool went down: the batch stopped early (resumable). */
+  hostsDown?: boolean;
 }
 
 /**
@@ -85,11 +100,22 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const modelName = options.config.model.model_name || options.config.model.model_class;
   let preds: PredictionsFile;
   let results: ReturnType<typeof recordedResults>;
+  let pool: HostPool | undefined;
+  const previousRunId = previousRun(join(outputDir, "run.json"))?.runId;
   try {
+    if (options.hosts && options.hosts.length > 0) {
+      pool = await HostPool.open(options.hosts, options.hostsSource ?? "environment.docker_hosts", {
+        say,
+        onChange: (hosts) => display.hosts?.(hosts),
+        runId: previousRunId || options.runId,
+        ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
+      });
+    }
     preds = new PredictionsFile(join(outputDir, "preds.json"));
     results = recordedResults(outputDir);
-    await recoverFolder(options, preds, results, modelName, say);
+    await recoverFolder(options, preds, results, modelName, say, pool);
   } catch (error) {
+    pool?.close();
     release();
     throw error;
   }
@@ -151,13 +177,16 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const saveRecord = () => {
     record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
     updateTotals(record, false);
+    if (pool) record.hosts = hostRecord(pool);
     writeRunRecord(join(outputDir, "run.json"), record);
   };
   saveRecord();
   chaosPoint("run-recorded");
+  const workers = pool ? pool.workers : options.workers;
   log(
-    `run ${runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${options.workers} workers`,
+    `run ${runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${workers} workers${pool ? ` on ${pool.hosts.length} Docker hosts` : ""}`,
   );
+  if (pool) display.hosts?.(pool.status());
   display.start(queue.length, options.instances.length - queue.length);
 
   const agents = new Map<number, Agent>();
@@ -180,14 +209,26 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", stopAll);
 
+  const scheduler = new Scheduler(queue, pool, options.imageOf);
   const worker = async (number: number) => {
     for (;;) {
       if (stopping > 0) return;
-      const instance = queue.shift();
-      if (!instance) return;
+      const job = await scheduler.next();
+      if (!job) return;
+      if (stopping > 0) return scheduler.end(job, { requeue: true });
+      const { instance } = job;
+      const hostName = job.host?.docker.name;
+      // The instance's environment runs on its host, and its trajectory records which one.
+      const config =
+        job.host && options.config.environment.environment_class === "docker"
+          ? {
+              ...options.config,
+              environment: { ...options.config.environment, docker_hosts: [job.host.docker.config] },
+            }
+          : options.config;
       const started = Date.now();
-      display.instanceStart(number, instance.instance_id);
-      log(`${instance.instance_id}: start (worker ${number})`);
+      display.instanceStart(number, instance.instance_id, hostName);
+      log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
@@ -207,7 +248,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       }
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
       const result: InstanceResult = await runInstance(instance, {
-        config: options.config,
+        config,
         outputDir,
         runId,
         bus,
@@ -218,7 +259,18 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
             if (stopping >= 2) agent.stop("Interrupted");
           } else agents.delete(number);
         },
+        ...(job.host ? { lost: () => scheduler.lost(job) } : {}),
       });
+      scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
+      if (result.lost) {
+        log(
+          `${instance.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
+        );
+        display.instanceLost?.(number, instance.instance_id);
+        swarm?.emit("instance_lost", { instance_id: instance.instance_id, host: hostName, requeued: true });
+        swarm?.stop({ success: false, totalCost: result.cost, error: result.error });
+        continue;
+      }
       chaosPoint("trajectory-renamed");
       preds.set({
         model_name_or_path: modelName,
@@ -226,11 +278,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         model_patch: result.submission,
       });
       note(result.exit_status, result.instance_id);
-      cases[result.instance_id] = caseOf(
-        trajectoryPath(outputDir, result.instance_id),
-        result.exit_status,
-        result.cost,
-      );
+      cases[result.instance_id] = {
+        ...caseOf(trajectoryPath(outputDir, result.instance_id), result.exit_status, result.cost),
+        ...(hostName ? { host: hostName } : {}),
+      };
       if (swarm) {
         swarm.emit("instance_end", {
           instance_id: result.instance_id,
@@ -259,8 +310,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, options.workers) }, (_, i) => worker(i + 1)));
+    await Promise.all(Array.from({ length: Math.max(1, workers) }, (_, i) => worker(i + 1)));
   } finally {
+    for (const line of pool?.leftoverHints(runId) ?? []) say(line);
+    pool?.close();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", stopAll);
     display.stop();
@@ -268,7 +321,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     writeFileAtomic(join(outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
       redact(toYaml({ instances_by_exit_status: byStatus })),
     ]);
-    record.status = stopping > 0 ? "interrupted" : "finished";
+    record.status = stopping > 0 || pool?.stopped ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
     root?.stop({
@@ -283,7 +336,12 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     log(`run ${runId}: ${record.status}`);
     release();
   }
-  return { statuses, cost: record.total_cost, interrupted: stopping > 0 };
+  return {
+    statuses,
+    cost: record.total_cost,
+    interrupted: stopping > 0,
+    ...(pool?.stopped ? { hostsDown: true } : {}),
+  };
 }
 
 /**
@@ -296,6 +354,7 @@ async function recoverFolder(
   results: ReturnType<typeof recordedResults>,
   modelName: string,
   say: (line: string) => void,
+  pool?: HostPool,
 ): Promise<void> {
   const { outputDir } = options;
   const temps = removeStaleTempFiles(outputDir);
@@ -307,7 +366,8 @@ async function recoverFolder(
   );
   if (previous?.runId && options.removeContainers && usesDocker) {
     try {
-      const removed = await options.removeContainers(previous.runId);
+      const hosts = pool?.hosts.filter((host) => host.up).map((host) => host.docker.config);
+      const removed = await options.removeContainers(previous.runId, hosts);
       if (removed.length > 0) {
         say(`Removed ${removed.length} Docker container(s) left by the earlier run ${previous.runId}:`);
         for (const line of removed) say(`  ${line}`);
@@ -315,6 +375,14 @@ async function recoverFolder(
     } catch (error) {
       say(
         `Could not look for Docker containers left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); remove them later with: swerun cleanup --run-id ${previous.runId}`,
+      );
+    }
+    const elsewhere = previous.hosts.filter(
+      (host) => !pool?.hosts.some((known) => known.docker.name === host),
+    );
+    if (elsewhere.length > 0) {
+      say(
+        `The earlier run ${previous.runId} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${previous.runId} ${elsewhere.map((host) => `--docker-host ${host}`).join(" ")}`,
       );
     }
   }
@@ -326,16 +394,24 @@ async function recoverFolder(
   }
 }
 
-/** The run id and environment class in the folder's run.json, if an earlier run wrote one. */
-function previousRun(path: string): { runId: string; environmentClass: string } | undefined {
+/** The run id, environment class and Docker hosts in the folder's run.json, if an earlier run wrote one. */
+function previousRun(path: string): { runId: string; environmentClass: string; hosts: string[] } | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const record = JSON.parse(readFileSync(path, "utf8"));
     return {
       runId: typeof record.run_id === "string" ? record.run_id : "",
       environmentClass: String(record.config?.environment?.environment_class ?? ""),
+      hosts: Array.isArray(record.hosts)
+        ? record.hosts.map((entry: { host?: unknown }) => String(entry.host))
+        : [],
     };
   } catch {
     return undefined;
   }
+}
+
+/** run.json's `hosts`: each Docker host of the pool, its workers, and whether it answered last. */
+function hostRecord(pool: HostPool): RunRecord["hosts"] {
+  return pool.status().map(({ host, workers, state }) => ({ host, workers, state }));
 }

@@ -16,6 +16,8 @@ export interface InstanceResult {
   api_calls: number;
   /** The error that ended the run, if one did (it is recorded in the trajectory). */
   error?: unknown;
+  /** The attempt was lost with its Docker host: no trajectory was kept, and the batch runs it again. */
+  lost?: boolean;
 }
 
 /** Exit statuses of runs that finished (a resumed batch skips them); anything else is run again. */
@@ -60,6 +62,11 @@ export interface InstanceContext {
   prepare: (config: SwerunConfig, instance: Instance) => Promise<Checkout | undefined>;
   /** Lets the batch stop this instance's agent (second Ctrl-C, SIGTERM). */
   onAgent: (agent: Agent | undefined) => void;
+  /**
+   * Asked when the instance ended without finishing: true when the attempt was lost with its Docker host
+   * (an infrastructure error, not the instance's result). Its trajectory is then dropped, not kept.
+   */
+  lost?: () => Promise<boolean>;
 }
 
 /**
@@ -90,6 +97,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
   };
   let checkout: Checkout | undefined;
+  let lost = false;
   try {
     let result: Awaited<ReturnType<typeof runTask>>;
     try {
@@ -98,6 +106,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     } catch (error) {
       result = await failedRun(options, error);
     }
+    lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
     return {
       instance_id: id,
       exit_status: result.exit_status,
@@ -105,9 +114,11 @@ export async function runInstance(instance: Instance, context: InstanceContext):
       cost: result.cost,
       api_calls: result.api_calls,
       ...(result.error === undefined ? {} : { error: result.error }),
+      ...(lost ? { lost } : {}),
     };
   } finally {
     checkout?.remove();
-    if (existsSync(partial)) renameSync(partial, finalPath);
+    if (lost) rmSync(partial, { force: true });
+    else if (existsSync(partial)) renameSync(partial, finalPath);
   }
 }

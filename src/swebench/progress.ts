@@ -1,14 +1,20 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../events.js";
 import { redact } from "../util/secrets.js";
+import type { HostStatus } from "./host-pool.js";
 import type { InstanceResult } from "./instance.js";
 
 /** What the batch tells its display. */
 export interface BatchDisplay {
   start(total: number, skipped: number): void;
-  instanceStart(worker: number, instanceId: string): void;
+  /** `host`: the Docker host it runs on, in a batch across several. */
+  instanceStart(worker: number, instanceId: string, host?: string): void;
   event(worker: number, event: AgentEvent): void;
   instanceEnd(worker: number, result: InstanceResult, seconds: number): void;
+  /** The instance was lost with its Docker host and went back to the queue (it has not ended). */
+  instanceLost?(worker: number, instanceId: string): void;
+  /** The Docker hosts of a batch across several, whenever one's state or load changes. */
+  hosts?(hosts: HostStatus[]): void;
   message(line: string): void;
   stop(): void;
 }
@@ -54,6 +60,7 @@ export function plainDisplay(
 
 interface WorkerLine {
   instance: string;
+  host: string | undefined;
   step: number;
   command: string;
   started: number;
@@ -68,6 +75,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
   const lines = new Map<number, WorkerLine>();
   const statuses = new Map<string, number>();
   const recent: string[] = [];
+  let hosts: HostStatus[] = [];
   let drawn = 0;
   const draw = () => {
     const width = Math.max(40, (stream.columns ?? 100) - 1);
@@ -78,11 +86,17 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
     const out = [
       `${pc.green("█".repeat(filled))}${pc.dim("░".repeat(barWidth - filled))} ${done}/${total}  cost $${cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
     ];
+    if (hosts.length > 0) {
+      const states = hosts.map(({ host, workers: slots, state, running }) =>
+        state === "up" ? `${host} ${running}/${slots}` : pc.red(`${host} DOWN`),
+      );
+      out.push(`  hosts: ${states.join(" · ")}`);
+    }
     for (let w = 1; w <= workers; w++) {
       const line = lines.get(w);
       out.push(
         line
-          ? `  w${w} ${line.instance}  step ${line.step}  ${pc.cyan(line.command)}  ${formatSeconds((Date.now() - line.started) / 1000)}`
+          ? `  w${w} ${line.host ? `${pc.dim(`[${line.host}]`)} ` : ""}${line.instance}  step ${line.step}  ${pc.cyan(line.command)}  ${formatSeconds((Date.now() - line.started) / 1000)}`
           : pc.dim(`  w${w} idle`),
       );
     }
@@ -101,8 +115,8 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       total = n;
       draw();
     },
-    instanceStart: (worker, instance) =>
-      lines.set(worker, { instance, step: 0, command: "", started: Date.now() }),
+    instanceStart: (worker, instance, host) =>
+      lines.set(worker, { instance, host, step: 0, command: "", started: Date.now() }),
     event: (worker, event) => {
       const line = lines.get(worker);
       if (!line) return;
@@ -117,6 +131,12 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       statuses.set(result.exit_status, (statuses.get(result.exit_status) ?? 0) + 1);
       recent.unshift(`${result.instance_id} (${result.exit_status})`);
       recent.length = Math.min(recent.length, 3);
+    },
+    instanceLost: (worker) => {
+      lines.delete(worker);
+    },
+    hosts: (next) => {
+      hosts = next;
     },
     message: (line) => {
       stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${redact(line)}\n`);

@@ -33,6 +33,8 @@ export interface RunRecord {
   cases: Record<string, RunCase>;
   /** Behaviour metrics summed over `cases`. */
   totals: BehaviorMetrics;
+  /** The Docker hosts of a batch across several (no credentials: addresses only), and how each was last seen. */
+  hosts?: Array<{ host: string; workers: number; state: "up" | "down" }>;
 }
 
 export interface RecordStart {

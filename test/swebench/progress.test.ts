@@ -54,4 +54,31 @@ describe("batch progress", () => {
     expect(last).toMatch(/recent: a__b-2 \(Submitted\)/);
     expect(screen).toContain("Ctrl-C: no new instances will start\n");
   });
+
+  it("on a terminal shows each Docker host's load and state, and the host of each worker", () => {
+    let screen = "";
+    const stream = {
+      columns: 160,
+      write: (text: string) => {
+        screen += text;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    const display = terminalDisplay(stream, 3);
+    display.start(4, 0);
+    display.hosts?.([
+      { host: "ssh://gpu-a", workers: 2, state: "up", running: 1 },
+      { host: "ssh://gpu-b", workers: 1, state: "down", running: 0 },
+    ]);
+    display.instanceStart(1, "a__b-1", "ssh://gpu-a");
+    display.instanceStart(2, "a__b-2", "ssh://gpu-b");
+    display.instanceLost?.(2, "a__b-2");
+    display.stop();
+    const last = screen.slice(screen.lastIndexOf("\x1b[J") + 3);
+    expect(last).toMatch(/hosts: ssh:\/\/gpu-a 1\/2 · .*ssh:\/\/gpu-b DOWN/);
+    expect(last).toMatch(/w1 .*\[ssh:\/\/gpu-a\].* a__b-1 {2}step 0/);
+    // A lost instance has not ended: its worker is idle, nothing counts as done.
+    expect(last).toMatch(/w2 idle/);
+    expect(last).toMatch(/0\/4 {2}cost/);
+  });
 });

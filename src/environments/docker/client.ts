@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { Duplex } from "node:stream";
 import { inspect } from "node:util";
 import Docker from "dockerode";
+import type { DockerEnvironmentConfig } from "../../config/schema.js";
 import { UserError } from "../../errors.js";
+import type { DockerHostConfig } from "./host-spec.js";
 
 /** The Docker daemon is missing, unreachable or refused us; the message is one line saying how to fix it. */
 export class DockerUnavailableError extends UserError {
@@ -142,6 +144,32 @@ export function resolveDockerEndpoint(env: NodeJS.ProcessEnv = process.env): Doc
     };
   }
   return endpoint;
+}
+
+/**
+ * The endpoint of a host-pool entry, resolved as the docker CLI resolves DOCKER_HOST (port 2376 means TLS,
+ * DOCKER_TLS_VERIFY and DOCKER_CERT_PATH apply), with the entry's own TLS keys winning. `source` says
+ * where the host was named, for error messages.
+ */
+export function hostEndpoint(
+  spec: DockerHostConfig,
+  source = "environment.docker_hosts",
+  env: NodeJS.ProcessEnv = process.env,
+): DockerEndpoint {
+  const hostEnv: NodeJS.ProcessEnv = { DOCKER_HOST: spec.host };
+  for (const key of ["DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "DOCKER_TLS"]) {
+    if (env[key]) hostEnv[key] = env[key];
+  }
+  if (spec.cert_path) hostEnv.DOCKER_CERT_PATH = spec.cert_path;
+  if (spec.tls_verify !== undefined) hostEnv.DOCKER_TLS_VERIFY = spec.tls_verify ? "1" : "";
+  if (spec.tls !== undefined) hostEnv.DOCKER_TLS = spec.tls ? "1" : "";
+  return { ...resolveDockerEndpoint(hostEnv), source };
+}
+
+/** The daemon a docker environment runs on: the first of `docker_hosts` when set, else DOCKER_HOST's. */
+export function configEndpoint(config: Pick<DockerEnvironmentConfig, "docker_hosts">): DockerEndpoint {
+  const first = config.docker_hosts?.[0];
+  return first ? hostEndpoint(first) : resolveDockerEndpoint();
 }
 
 /**

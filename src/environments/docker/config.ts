@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { environmentBase, VARIABLE_NAME } from "../../config/common.js";
+import { dockerHostSchema } from "./host-spec.js";
 import { RunArgsError, translateRunArgs } from "./run-args.js";
 
 /** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
@@ -46,6 +47,12 @@ export const dockerEnvironmentSchema = z
     exec_mode: z.enum(["session", "exec"]).default("session"),
     /** Keep the container after the run, for debugging; swerun prints how to enter it. */
     keep_container: z.boolean().default(false),
+    /**
+     * Several daemons for `swerun swebench` (each with its worker count; `--docker-host` replaces them):
+     * "URL[:workers]" strings or `{host, workers, tls, tls_verify, cert_path}`. Empty: DOCKER_HOST's daemon.
+     * Other commands use the first one. Unset (not recorded) unless given.
+     */
+    docker_hosts: z.array(dockerHostSchema).optional(),
   })
   .superRefine((config, context) => {
     // Each action's variables are exported by a shell (exec_mode session), so they need shell names

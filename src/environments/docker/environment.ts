@@ -9,11 +9,11 @@ import { registerSecret } from "../../util/secrets.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
 import {
   closeDockerClient,
+  configEndpoint,
   connectDocker,
   type DockerEndpoint,
   DockerUnavailableError,
   isConnectionError,
-  resolveDockerEndpoint,
   unreachableMessage,
 } from "./client.js";
 import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
@@ -158,7 +158,7 @@ export class DockerEnvironment implements Environment {
         "environment.image: the docker environment needs an image (e.g. -c environment.image=ubuntu:24.04)",
       );
     }
-    const endpoint = resolveDockerEndpoint();
+    const endpoint = configEndpoint(config);
     const name = containerName(context);
     let docker: Docker | undefined;
     let created: Docker.Container | undefined;
@@ -327,7 +327,8 @@ export class DockerEnvironment implements Environment {
       unregisterContainer(this.#live);
       this.#session?.close();
       const say = report(this.#context);
-      const cleanup = `swerun cleanup --run-id ${this.#context.runId}`;
+      const host = this.config.docker_hosts?.length ? ` --docker-host ${this.#endpoint.host}` : "";
+      const cleanup = `swerun cleanup --run-id ${this.#context.runId}${host}`;
       try {
         if (this.config.keep_container) {
           say(

@@ -1,0 +1,90 @@
+import type { Instance } from "./dataset.js";
+import type { HostPool, PoolHost } from "./host-pool.js";
+
+/** An instance lost with its host more often than this is recorded as it ended (it may be what kills hosts). */
+export const MAX_HOST_LOSSES = 3;
+
+/** An instance to run now, and the host slot it holds (with a host pool). */
+export interface Job {
+  instance: Instance;
+  host?: PoolHost;
+  image?: string;
+}
+
+/**
+ * Hands the batch's workers their instances, each with a host slot when there is a host pool. An instance
+ * lost with its host goes back to the front of the queue, so a worker asks for more until the queue is empty
+ * and nothing runs that could come back.
+ */
+export class Scheduler {
+  readonly pool: HostPool | undefined;
+  readonly #queue: Instance[];
+  readonly #imageOf: (instance: Instance) => string | undefined;
+  readonly #losses = new Map<string, number>();
+  #running = 0;
+  #waiters: Array<() => void> = [];
+
+  constructor(
+    queue: Instance[],
+    pool?: HostPool,
+    imageOf: (instance: Instance) => string | undefined = () => undefined,
+  ) {
+    this.#queue = [...queue];
+    this.pool = pool;
+    this.#imageOf = imageOf;
+  }
+
+  /** The next job; undefined once nothing is left to run, or the pool stopped (every host down). */
+  async next(): Promise<Job | undefined> {
+    for (;;) {
+      if (this.pool?.stopped) return undefined;
+      const instance = this.#queue.shift();
+      if (instance) {
+        this.#running++;
+        if (!this.pool) return { instance };
+        const image = this.#imageOf(instance);
+        const host = await this.pool.acquire(instance.instance_id, image);
+        if (host) return { instance, host, ...(image ? { image } : {}) };
+        this.#queue.unshift(instance);
+        this.#running--;
+        this.#wake();
+        return undefined;
+      }
+      if (this.#running === 0) return undefined;
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /**
+   * For a job whose instance ended without finishing: whether it was lost with its host (the host is down),
+   * up to MAX_HOST_LOSSES times per instance. A lost instance must not be recorded: `end` queues it again.
+   */
+  async lost(job: Job): Promise<boolean> {
+    if (!this.pool || !job.host) return false;
+    if (!(await this.pool.lost(job.host))) return false;
+    const id = job.instance.instance_id;
+    const losses = (this.#losses.get(id) ?? 0) + 1;
+    this.#losses.set(id, losses);
+    return losses <= MAX_HOST_LOSSES;
+  }
+
+  /** How many times the instance was lost with a host so far. */
+  losses(instanceId: string): number {
+    return this.#losses.get(instanceId) ?? 0;
+  }
+
+  /**
+   * The job is over: frees its host slot (`ran`: its container ran, so the host has its image) and, when
+   * `requeue` (lost, or handed back by a stopping worker), puts the instance back at the front of the queue.
+   */
+  end(job: Job, outcome: { ran?: boolean; requeue?: boolean } = {}): void {
+    this.#running--;
+    if (job.host) this.pool?.release(job.host, job.instance.instance_id, Boolean(outcome.ran), job.image);
+    if (outcome.requeue) this.#queue.unshift(job.instance);
+    this.#wake();
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}
