@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
@@ -6,12 +6,12 @@ import type { SwerunConfig } from "../config/schema.js";
 import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
-import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
 import type { DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import { HostPool } from "./host-pool.js";
 import {
@@ -24,7 +24,7 @@ import {
 import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
 import type { BatchDisplay } from "./progress.js";
-import { recordedResults, removeStaleTempFiles, restorePredictions } from "./recover.js";
+import { recordedResults, recoverFolder } from "./recover.js";
 import type { RunRecord } from "./run-record.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./run-record.js";
 import { Scheduler } from "./scheduler.js";
@@ -58,11 +58,8 @@ export interface BatchOptions {
    * then, so that it does not compete with the agents' own container starts); must not throw.
    */
   onInstanceRunning?: (instanceId: string) => void;
-  /**
-   * Event streams (`--events`): the batch is the root swarm (its run id, kept by a resumed batch), each
-   * instance a child swarm `<run id>/<instance id>`.
-   */
-  eventStreams?: (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;
+  /** Event streams (`--events`), see batch-swarms.ts. */
+  eventStreams?: SwarmStreams;
   /** Several Docker daemons (host-pool.ts); `workers` is then their sum. */
   hosts?: DockerHostConfig[];
   /** Where `hosts` came from, for messages (`--docker-host`, `environment.docker_hosts`). */
@@ -101,19 +98,29 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   let preds: PredictionsFile;
   let results: ReturnType<typeof recordedResults>;
   let pool: HostPool | undefined;
-  const previousRunId = previousRun(join(outputDir, "run.json"))?.runId;
+  const previous = readRunRecord(join(outputDir, "run.json"));
   try {
     if (options.hosts && options.hosts.length > 0) {
       pool = await HostPool.open(options.hosts, options.hostsSource ?? "environment.docker_hosts", {
         say,
         onChange: (hosts) => display.hosts?.(hosts),
-        runId: previousRunId || options.runId,
+        runId: previous?.run_id || options.runId,
         ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
       });
     }
     preds = new PredictionsFile(join(outputDir, "preds.json"));
     results = recordedResults(outputDir);
-    await recoverFolder(options, preds, results, modelName, say, pool);
+    await recoverFolder({
+      outputDir,
+      previous,
+      environmentClass: options.config.environment.environment_class,
+      preds,
+      results,
+      modelName,
+      say,
+      pool,
+      removeContainers: options.removeContainers,
+    });
   } catch (error) {
     pool?.close();
     release();
@@ -128,7 +135,6 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       note(previous, instance.instance_id);
     else queue.push(instance);
   }
-  const previous = readRunRecord(join(outputDir, "run.json"));
   const record = newRunRecord({
     runId: options.runId,
     label: options.label,
@@ -150,21 +156,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   const cases = record.cases;
   // A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them.
   const runId = record.run_id;
-  const root = options.eventStreams?.(
-    { swarmId: runId, executionId: runId },
-    { swarmName: options.label ?? options.subset },
-  );
-  root?.start();
-  // What this process ran (the root swarm's totals; instances finished before are skipped, not counted).
-  const swarmTotals = { cost: 0, tokens: 0, errors: 0, agents: new Set<string>() };
+  const swarms = new BatchSwarms(options.eventStreams, runId, options.label ?? options.subset);
   const queued = new Set(queue);
   for (const instance of options.instances) {
-    if (queued.has(instance)) continue;
-    root?.emit("instance_skipped", {
-      instance_id: instance.instance_id,
-      exit_status: results.get(instance.instance_id)?.exit_status,
-      reason: "finished in an earlier run (--redo-existing runs it again)",
-    });
+    if (!queued.has(instance))
+      swarms.skipped(instance.instance_id, results.get(instance.instance_id)?.exit_status);
   }
   // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
   for (const [status, ids] of statuses) {
@@ -237,15 +233,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
       });
-      const swarm = options.eventStreams?.({
-        swarmId: `${runId}/${instance.instance_id}`,
-        parentSwarmId: runId,
-        executionId: runId,
-      });
-      if (swarm) {
-        swarm.start(instance.problem_statement);
-        bus.subscribe(swarm.listener);
-      }
+      const swarm = swarms.instance(instance);
+      if (swarm) bus.subscribe(swarm.listener);
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
       const result: InstanceResult = await runInstance(instance, {
         config,
@@ -267,8 +256,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           `${instance.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
         );
         display.instanceLost?.(number, instance.instance_id);
-        swarm?.emit("instance_lost", { instance_id: instance.instance_id, host: hostName, requeued: true });
-        swarm?.stop({ success: false, totalCost: result.cost, error: result.error });
+        swarms.lost(swarm, result, hostName);
         continue;
       }
       chaosPoint("trajectory-renamed");
@@ -282,25 +270,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         ...caseOf(trajectoryPath(outputDir, result.instance_id), result.exit_status, result.cost),
         ...(hostName ? { host: hostName } : {}),
       };
-      if (swarm) {
-        swarm.emit("instance_end", {
-          instance_id: result.instance_id,
-          exit_status: result.exit_status,
-          cost: result.cost,
-          api_calls: result.api_calls,
-          patch_bytes: Buffer.byteLength(result.submission, "utf8"),
-          duration: Math.round(Date.now() - started) / 1000,
-        });
-        swarm.stop({
-          success: result.exit_status === "Submitted",
-          totalCost: result.cost,
-          error: result.error,
-        });
-        swarmTotals.cost += result.cost;
-        swarmTotals.tokens += swarm.totals.tokens;
-        if (result.error !== undefined) swarmTotals.errors += 1;
-        for (const agent of swarm.totals.agents) swarmTotals.agents.add(agent);
-      }
+      swarms.ended(swarm, result, Date.now() - started);
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
@@ -324,15 +294,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     record.status = stopping > 0 || pool?.stopped ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     saveRecord();
-    root?.stop({
-      success: stopping === 0 && swarmTotals.errors === 0,
-      content: `${record.status}: ${Object.entries(record.exit_statuses)
-        .map(([status, count]) => `${status} ${count}`)
-        .join(", ")}`,
-      totalCost: swarmTotals.cost,
-      totalTokens: swarmTotals.tokens,
-      agentsInvolved: [...swarmTotals.agents],
-    });
+    swarms.stop(record.status, record.exit_statuses, stopping > 0);
     log(`run ${runId}: ${record.status}`);
     release();
   }
@@ -342,73 +304,6 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     interrupted: stopping > 0,
     ...(pool?.stopped ? { hostsDown: true } : {}),
   };
-}
-
-/**
- * Undoes what a killed earlier run of the folder left: temp files of interrupted writes, its Docker
- * containers, and preds.json entries that lag behind the trajectories. Says what it did.
- */
-async function recoverFolder(
-  options: BatchOptions,
-  preds: PredictionsFile,
-  results: ReturnType<typeof recordedResults>,
-  modelName: string,
-  say: (line: string) => void,
-  pool?: HostPool,
-): Promise<void> {
-  const { outputDir } = options;
-  const temps = removeStaleTempFiles(outputDir);
-  if (temps.length > 0)
-    say(`Removed ${temps.length} temp file(s) of interrupted writes: ${temps.join(", ")}`);
-  const previous = previousRun(join(outputDir, "run.json"));
-  const usesDocker = [previous?.environmentClass, options.config.environment.environment_class].includes(
-    "docker",
-  );
-  if (previous?.runId && options.removeContainers && usesDocker) {
-    try {
-      const hosts = pool?.hosts.filter((host) => host.up).map((host) => host.docker.config);
-      const removed = await options.removeContainers(previous.runId, hosts);
-      if (removed.length > 0) {
-        say(`Removed ${removed.length} Docker container(s) left by the earlier run ${previous.runId}:`);
-        for (const line of removed) say(`  ${line}`);
-      }
-    } catch (error) {
-      say(
-        `Could not look for Docker containers left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); remove them later with: swerun cleanup --run-id ${previous.runId}`,
-      );
-    }
-    const elsewhere = previous.hosts.filter(
-      (host) => !pool?.hosts.some((known) => known.docker.name === host),
-    );
-    if (elsewhere.length > 0) {
-      say(
-        `The earlier run ${previous.runId} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${previous.runId} ${elsewhere.map((host) => `--docker-host ${host}`).join(" ")}`,
-      );
-    }
-  }
-  const restored = restorePredictions(preds, results, modelName);
-  if (restored.length > 0) {
-    say(
-      `preds.json: restored ${restored.length} entr${restored.length === 1 ? "y" : "ies"} from finished trajectories (the earlier run was stopped before recording them): ${restored.join(", ")}`,
-    );
-  }
-}
-
-/** The run id, environment class and Docker hosts in the folder's run.json, if an earlier run wrote one. */
-function previousRun(path: string): { runId: string; environmentClass: string; hosts: string[] } | undefined {
-  if (!existsSync(path)) return undefined;
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8"));
-    return {
-      runId: typeof record.run_id === "string" ? record.run_id : "",
-      environmentClass: String(record.config?.environment?.environment_class ?? ""),
-      hosts: Array.isArray(record.hosts)
-        ? record.hosts.map((entry: { host?: unknown }) => String(entry.host))
-        : [],
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 /** run.json's `hosts`: each Docker host of the pool, its workers, and whether it answered last. */

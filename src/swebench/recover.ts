@@ -1,8 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
+import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";
 import type { PredictionsFile } from "./predictions.js";
+import type { RunRecord } from "./run-record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.
@@ -91,4 +94,73 @@ export function removeStaleTempFiles(outputDir: string): string[] {
   for (const name of entries)
     removed.push(...removeStaleTemps(join(outputDir, name)).map((file) => join(name, file)));
   return removed;
+}
+
+/** What `recoverFolder` needs to know of a batch that starts. */
+export interface FolderToRecover {
+  outputDir: string;
+  /** The run.json the earlier run left, if any. */
+  previous: Partial<RunRecord> | undefined;
+  /** This batch's environment class. */
+  environmentClass: string;
+  preds: PredictionsFile;
+  results: Map<string, RecordedResult>;
+  modelName: string;
+  say: (line: string) => void;
+  pool?: HostPool | undefined;
+  removeContainers?: ((runId: string, hosts?: DockerHostConfig[]) => Promise<string[]>) | undefined;
+}
+
+/**
+ * Undoes what a killed earlier run of the folder left: temp files of interrupted writes, its Docker
+ * containers, and preds.json entries that lag behind the trajectories. Says what it did.
+ */
+export async function recoverFolder(folder: FolderToRecover): Promise<void> {
+  const { outputDir, say, pool, preds } = folder;
+  const temps = removeStaleTempFiles(outputDir);
+  if (temps.length > 0)
+    say(`Removed ${temps.length} temp file(s) of interrupted writes: ${temps.join(", ")}`);
+  const previous = earlierRun(folder.previous);
+  const usesDocker = [previous?.environmentClass, folder.environmentClass].includes("docker");
+  if (previous?.runId && folder.removeContainers && usesDocker) {
+    try {
+      const hosts = pool?.hosts.filter((host) => host.up).map((host) => host.docker.config);
+      const removed = await folder.removeContainers(previous.runId, hosts);
+      if (removed.length > 0) {
+        say(`Removed ${removed.length} Docker container(s) left by the earlier run ${previous.runId}:`);
+        for (const line of removed) say(`  ${line}`);
+      }
+    } catch (error) {
+      say(
+        `Could not look for Docker containers left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); remove them later with: swerun cleanup --run-id ${previous.runId}`,
+      );
+    }
+    const elsewhere = previous.hosts.filter(
+      (host) => !pool?.hosts.some((known) => known.docker.name === host),
+    );
+    if (elsewhere.length > 0) {
+      say(
+        `The earlier run ${previous.runId} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${previous.runId} ${elsewhere.map((host) => `--docker-host ${host}`).join(" ")}`,
+      );
+    }
+  }
+  const restored = restorePredictions(preds, folder.results, folder.modelName);
+  if (restored.length > 0) {
+    say(
+      `preds.json: restored ${restored.length} entr${restored.length === 1 ? "y" : "ies"} from finished trajectories (the earlier run was stopped before recording them): ${restored.join(", ")}`,
+    );
+  }
+}
+
+/** The run id, environment class and Docker hosts of the folder's earlier run.json. */
+function earlierRun(
+  record: Partial<RunRecord> | undefined,
+): { runId: string; environmentClass: string; hosts: string[] } | undefined {
+  if (!record) return undefined;
+  const config = record.config as { environment?: { environment_class?: unknown } } | undefined;
+  return {
+    runId: typeof record.run_id === "string" ? record.run_id : "",
+    environmentClass: String(config?.environment?.environment_class ?? ""),
+    hosts: Array.isArray(record.hosts) ? record.hosts.map((entry) => String(entry?.host)) : [],
+  };
 }
