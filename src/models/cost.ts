@@ -99,7 +99,7 @@ export function registryCost(price: LitellmPrice, usage: TokenUsage): number {
   );
 }
 
-type CalcPrice = typeof import("@pydantic/genai-prices").calcPrice;
+export type CalcPrice = typeof import("@pydantic/genai-prices").calcPrice;
 let calcPriceModule: Promise<CalcPrice> | undefined;
 
 /** The maintained price table, loaded on first use (it is large). */
@@ -171,9 +171,13 @@ export async function responseCost(
 }
 
 async function genaiPrice(usage: TokenUsage, model: string, providerId: string): Promise<number | null> {
-  const calcPrice = await loadCalcPrice();
+  return genaiParts(await loadCalcPrice(), usage, model, providerId)?.total_price ?? null;
+}
+
+/** @pydantic/genai-prices' price of one call (total, input and output); null when it does not know the model. */
+export function genaiParts(calcPrice: CalcPrice, usage: TokenUsage, model: string, providerId: string) {
   try {
-    const result = calcPrice(
+    return calcPrice(
       {
         input_tokens: usage.prompt_tokens,
         output_tokens: usage.completion_tokens,
@@ -183,7 +187,6 @@ async function genaiPrice(usage: TokenUsage, model: string, providerId: string):
       model,
       { providerId },
     );
-    return result ? result.total_price : null;
   } catch {
     return null;
   }

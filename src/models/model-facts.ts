@@ -1,5 +1,12 @@
 import { MODEL_CLASSES, type ModelConfig } from "../config/schema.js";
-import { type LitellmPrice, loadPriceRegistry, normalizeUsage, registryCost } from "./cost.js";
+import {
+  type CalcPrice,
+  genaiParts,
+  type LitellmPrice,
+  loadPriceRegistry,
+  normalizeUsage,
+  registryCost,
+} from "./cost.js";
 import { resolveEndpoint } from "./providers.js";
 
 /** A call's cost split into input and output, in dollars. */
@@ -22,8 +29,6 @@ export interface ModelFacts {
   splitCost?: (usage: unknown) => CostSplit | undefined;
 }
 
-type CalcPrice = typeof import("@pydantic/genai-prices").calcPrice;
-
 function positive(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
@@ -40,22 +45,8 @@ function registrySplit(price: LitellmPrice) {
 function genaiSplit(calcPrice: CalcPrice, model: string, providerId: string) {
   return (raw: unknown): CostSplit | undefined => {
     const usage = normalizeUsage(raw);
-    if (!usage) return undefined;
-    try {
-      const price = calcPrice(
-        {
-          input_tokens: usage.prompt_tokens,
-          output_tokens: usage.completion_tokens,
-          cache_read_tokens: usage.cache_read_tokens,
-          cache_write_tokens: usage.cache_write_tokens,
-        },
-        model,
-        { providerId },
-      );
-      return price ? { input_cost: price.input_price, output_cost: price.output_price } : undefined;
-    } catch {
-      return undefined;
-    }
+    const price = usage && genaiParts(calcPrice, usage, model, providerId);
+    return price ? { input_cost: price.input_price, output_cost: price.output_price } : undefined;
   };
 }
 
