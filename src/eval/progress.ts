@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { formatSeconds, progressBar, terminalBlock } from "../util/terminal-block.js";
 import type { GradeResult } from "./grade-instance.js";
 
 /** What grading tells its display. */
@@ -11,8 +12,7 @@ export interface EvalDisplay {
   stop(): void;
 }
 
-const seconds = (s: number) =>
-  s >= 60 ? `${Math.floor(s / 60)}m${String(Math.floor(s % 60)).padStart(2, "0")}s` : `${s.toFixed(0)}s`;
+const seconds = formatSeconds;
 
 /** One line per verdict: `[2/5] id: resolved (12s)`, with the resolve rate so far. */
 export function verdictLine(result: GradeResult, done: number, total: number, resolved: number): string {
@@ -50,12 +50,10 @@ export function terminalEvalDisplay(stream: NodeJS.WriteStream, workers: number)
   const counts = new Map<string, number>();
   const lines = new Map<number, { instance: string; phase: string; started: number }>();
   const started = Date.now();
-  let drawn = 0;
+  const block = terminalBlock(stream);
   const draw = () => {
-    const width = 24;
-    const filled = total > 0 ? Math.round((done / total) * width) : 0;
     const out = [
-      `${pc.green("█".repeat(filled))}${pc.dim("░".repeat(width - filled))} ${done}/${total} graded  resolved ${resolved}  elapsed ${seconds((Date.now() - started) / 1000)}`,
+      `${progressBar(done, total)} ${done}/${total} graded  resolved ${resolved}  elapsed ${seconds((Date.now() - started) / 1000)}`,
     ];
     for (let w = 1; w <= workers; w++) {
       const line = lines.get(w);
@@ -68,8 +66,7 @@ export function terminalEvalDisplay(stream: NodeJS.WriteStream, workers: number)
     out.push(
       `  ${[...counts].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("nothing graded yet")}`,
     );
-    stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${out.join("\n")}\n`);
-    drawn = out.length;
+    block.draw(out);
   };
   const timer = setInterval(draw, 250);
   timer.unref();
@@ -90,8 +87,7 @@ export function terminalEvalDisplay(stream: NodeJS.WriteStream, workers: number)
       counts.set(result.status, (counts.get(result.status) ?? 0) + 1);
     },
     message: (line) => {
-      stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${line}\n`);
-      drawn = 0;
+      block.print(line);
       draw();
     },
     stop: () => {

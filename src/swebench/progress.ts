@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../events.js";
 import { redact } from "../util/secrets.js";
+import { formatSeconds, progressBar, terminalBlock } from "../util/terminal-block.js";
 import type { HostStatus } from "./host-pool.js";
 import type { InstanceResult } from "./instance.js";
 
@@ -18,11 +19,6 @@ export interface BatchDisplay {
   message(line: string): void;
   stop(): void;
 }
-
-const formatSeconds = (s: number) => {
-  const m = Math.floor(s / 60);
-  return m > 0 ? `${m}m${String(Math.floor(s % 60)).padStart(2, "0")}s` : `${s.toFixed(0)}s`;
-};
 
 /** Without a terminal: one plain line per finished instance (and per action with `verbose`). */
 export function plainDisplay(
@@ -76,15 +72,13 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
   const statuses = new Map<string, number>();
   const recent: string[] = [];
   let hosts: HostStatus[] = [];
-  let drawn = 0;
+  const block = terminalBlock(stream);
   const draw = () => {
     const width = Math.max(40, (stream.columns ?? 100) - 1);
     const elapsed = (Date.now() - started) / 1000;
     const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
-    const barWidth = 24;
-    const filled = total > 0 ? Math.round((done / total) * barWidth) : 0;
     const out = [
-      `${pc.green("█".repeat(filled))}${pc.dim("░".repeat(barWidth - filled))} ${done}/${total}  cost $${cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
+      `${progressBar(done, total)} ${done}/${total}  cost $${cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
     ];
     if (hosts.length > 0) {
       const states = hosts.map(({ host, workers: slots, state, running }) =>
@@ -104,9 +98,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       `  ${[...statuses].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("no instance finished yet")}`,
     );
     if (recent.length) out.push(pc.dim(`  recent: ${recent.join(", ")}`));
-    const text = out.map((line) => line.slice(0, width + 20)).join("\n");
-    stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${redact(text)}\n`);
-    drawn = out.length;
+    block.draw(out.map((line) => redact(line.slice(0, width + 20))));
   };
   const timer = setInterval(draw, 250);
   timer.unref();
@@ -139,8 +131,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       hosts = next;
     },
     message: (line) => {
-      stream.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ""}${redact(line)}\n`);
-      drawn = 0;
+      block.print(redact(line));
       draw();
     },
     stop: () => {
