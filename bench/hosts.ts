@@ -13,13 +13,13 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { instancePreparer } from "../src/commands/swebench.js";
+import type { DockerHostConfig } from "../src/config/docker-hosts.js";
 import { loadConfig } from "../src/config/load.js";
 import {
   closeDockerClient,
   connectDocker,
   resolveDockerEndpoint,
 } from "../src/environments/docker/client.js";
-import type { DockerHostConfig } from "../src/environments/docker/host-spec.js";
 import { ensureFixtureImage } from "../src/images/fixture-image.js";
 import { runBatch } from "../src/swebench/batch.js";
 import { type Instance, readDatasetFile } from "../src/swebench/dataset.js";

@@ -4,9 +4,6 @@
 //   commands, cli.ts, index.ts > eval (grading) > images (offline Docker images) > swebench > run > report, runs, view (readers of what runs wrote) > console
 //   > agent, models, environments, replay
 //   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
-// The config schema of a class lives next to the class (STYLE: defaults live next to the type) but belongs to the
-// config layer: the files in CONFIG_FILES are checked as config files, so config/schema.ts may import them and
-// they may import nothing above config.
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -23,13 +20,6 @@ const LAYERS = [
   ["commands", "cli.ts", "index.ts"],
 ];
 
-const CONFIG_FILES = [
-  "models/config.ts",
-  "models/keys.ts",
-  "environments/docker/config.ts",
-  "environments/docker/host-spec.ts",
-  "environments/docker/run-args.ts",
-];
 
 const src = resolve(process.argv[2] ?? "src");
 
@@ -43,7 +33,6 @@ function files(dir) {
 
 /** The layer unit of a file: its top folder under src/, or its name for the entry points, or "(root)". */
 function unit(path) {
-  if (CONFIG_FILES.includes(relative(src, path).split(sep).join("/"))) return "config";
   const parts = relative(src, path).split(sep);
   if (parts.length > 1) return parts[0];
   return parts[0] === "cli.ts" || parts[0] === "index.ts" ? parts[0] : "(root)";
@@ -76,9 +65,6 @@ function importsOf(path) {
 }
 
 const problems = [];
-for (const file of CONFIG_FILES) {
-  if (!existsSync(join(src, file))) problems.push(`scripts/check-imports.mjs: CONFIG_FILES names src/${file}, which is gone`);
-}
 const graph = new Map();
 /** Folder-level edges (every import, type-only and dynamic ones too): folders must not import each other in a circle. */
 const folders = new Map();

@@ -285,7 +285,7 @@ async function main(): Promise<void> {
   try {
     // Everything printed from here on is redacted, and the credentials swerun can find are known first.
     (await import("./util/secrets.js")).guardOutputStreams();
-    (await import("./models/keys.js")).registerKnownCredentials();
+    (await import("./config/keys.js")).registerKnownCredentials();
     process.exitCode = await job();
   } catch (error) {
     process.exitCode = await report(error);

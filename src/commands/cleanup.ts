@@ -1,5 +1,6 @@
 import os from "node:os";
 import type Docker from "dockerode";
+import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -8,7 +9,6 @@ import {
   resolveDockerEndpoint,
 } from "../environments/docker/client.js";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
-import { type DockerHostConfig, parseDockerHostFlag } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { processAlive } from "../util/process-alive.js";
 import { asList } from "./run.js";

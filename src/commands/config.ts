@@ -1,5 +1,5 @@
+import { globalConfigPath, maskSecret, readEnvFile, writeGlobalSetting } from "../config/keys.js";
 import { UserError } from "../errors.js";
-import { globalConfigPath, maskSecret, readEnvFile, writeGlobalSetting } from "../models/keys.js";
 
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const USAGE = "usage: swerun config set KEY VALUE | swerun config unset KEY | swerun config show";

@@ -1,4 +1,4 @@
-import { lookupSetting } from "../models/keys.js";
+import { lookupSetting } from "../config/keys.js";
 import { PROVIDERS } from "../models/providers.js";
 import { registerSecret } from "../util/secrets.js";
 

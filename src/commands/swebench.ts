@@ -1,8 +1,8 @@
 import { dirname, extname, join, resolve } from "node:path";
 import pc from "picocolors";
+import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
-import { type DockerHostConfig, parseDockerHostFlag } from "../environments/docker/host-spec.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { dockerEnvironmentSchema } from "../environments/docker/config.js";
-import { modelSchema } from "../models/config.js";
 import { count, environmentBase } from "./common.js";
+import { dockerEnvironmentSchema } from "./docker.js";
+import { modelSchema } from "./model.js";
 
-export { formatErrorTemplate, MODEL_CLASS_PATHS, MODEL_CLASSES, modelSchema } from "../models/config.js";
+export { formatErrorTemplate, MODEL_CLASS_PATHS, MODEL_CLASSES, modelSchema } from "./model.js";
 
 /** The `agent` section: prompts, limits and interaction mode. */
 export const agentSchema = z.strictObject({

@@ -1,5 +1,5 @@
+import { lookupSetting, type SettingsContext } from "../config/keys.js";
 import { exitMessage, LimitsExceeded, UserError } from "../errors.js";
-import { lookupSetting, type SettingsContext } from "./keys.js";
 
 /**
  * Cost and calls of every model in this process, with the limits of `SWERUN_GLOBAL_COST_LIMIT` and

@@ -1,14 +1,14 @@
 import OpenAI from "openai";
+import { lookupSetting, type SettingsContext } from "../config/keys.js";
+import { formatErrorTemplate } from "../config/model.js";
 import type { ModelConfig } from "../config/schema.js";
 import { FormatError, UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
-import { formatErrorTemplate } from "./config.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
-import { lookupSetting, type SettingsContext } from "./keys.js";
 import type { Model, QueryOptions } from "./model.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {

@@ -1,5 +1,5 @@
+import { lookupSetting, type SettingsContext } from "../config/keys.js";
 import { UserError } from "../errors.js";
-import { lookupSetting, type SettingsContext } from "./keys.js";
 
 /** One OpenAI-compatible provider, named by its litellm prefix (`groq/llama-3.3-70b-versatile`). */
 export interface ProviderInfo {

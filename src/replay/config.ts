@@ -1,3 +1,4 @@
+import { dockerEnvironmentSchema } from "../config/docker.js";
 import {
   ConfigError,
   type ConfigOverride,
@@ -7,7 +8,6 @@ import {
 } from "../config/load.js";
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
-import { dockerEnvironmentSchema } from "../environments/docker/config.js";
 import { UserError } from "../errors.js";
 import type { LoadedTrajectory } from "./load.js";
 

@@ -1,5 +1,5 @@
+import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { DockerUnavailableError } from "../environments/docker/client.js";
-import type { DockerHostConfig } from "../environments/docker/host-spec.js";
 import { DockerHost } from "../environments/docker/hosts.js";
 
 /** One host of the pool as the display and run.json show it. */

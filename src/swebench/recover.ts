@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DockerHostConfig } from "../environments/docker/host-spec.js";
+import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
-import { DEFAULT_OBSERVATION_TEMPLATE } from "../../src/models/config.js";
+import { DEFAULT_OBSERVATION_TEMPLATE } from "../../src/config/model.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const TEMPLATES = 'agent:\n  system_template: "s"\n  instance_template: "i"\n';

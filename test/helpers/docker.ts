@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { describe, it } from "vitest";
+import { dockerEnvironmentSchema } from "../../src/config/docker.js";
 import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker/client.js";
-import { dockerEnvironmentSchema } from "../../src/environments/docker/config.js";
 import { CONTAINER_LABELS } from "../../src/environments/docker/environment.js";
 import { ensureTestImages, type TestImages } from "./docker-images.js";
 

@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
+import { modelSchema } from "../../src/config/model.js";
 import type { AgentEvent } from "../../src/events.js";
-import { modelSchema } from "../../src/models/config.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
 import { OpenAIModel } from "../../src/models/openai.js";
 

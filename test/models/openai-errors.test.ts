@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { modelSchema } from "../../src/config/model.js";
 import { UserError } from "../../src/errors.js";
 import type { AgentEvent } from "../../src/events.js";
 import type { Message } from "../../src/messages.js";
-import { modelSchema } from "../../src/models/config.js";
 import { MissingApiKeyError, OpenAIModel } from "../../src/models/openai.js";
 import { UnknownProviderError } from "../../src/models/providers.js";
 import {

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { Duplex } from "node:stream";
 import { inspect } from "node:util";
 import Docker from "dockerode";
+import type { DockerHostConfig } from "../../config/docker-hosts.js";
 import type { DockerEnvironmentConfig } from "../../config/schema.js";
 import { UserError } from "../../errors.js";
-import type { DockerHostConfig } from "./host-spec.js";
 
 /** The Docker daemon is missing, unreachable or refused us; the message is one line saying how to fix it. */
 export class DockerUnavailableError extends UserError {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
+import { translateRunArgs } from "../../config/docker-run-args.js";
 import type { DockerEnvironmentConfig } from "../../config/schema.js";
 import { UserError } from "../../errors.js";
 import type { Action, ExecOutput } from "../../messages.js";
@@ -20,7 +21,6 @@ import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./cont
 import { BIN_SH, runExec } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
-import { translateRunArgs } from "./run-args.js";
 import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */

@@ -1,8 +1,8 @@
 import type Docker from "dockerode";
+import type { DockerHostConfig } from "../../config/docker-hosts.js";
 import { closeDockerClient, createDockerClient, type DockerEndpoint, hostEndpoint } from "./client.js";
 import { removeContainer } from "./container.js";
 import { CONTAINER_LABELS } from "./environment.js";
-import type { DockerHostConfig } from "./host-spec.js";
 
 /**
  * One daemon of a host pool, as the scheduler sees it: whether it answers, whether it has an image, and

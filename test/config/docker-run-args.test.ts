@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/load.js";
-import { dockerEnvironmentSchema } from "../../../src/environments/docker/config.js";
-import { parseMemory, translateRunArgs } from "../../../src/environments/docker/run-args.js";
+import { dockerEnvironmentSchema } from "../../src/config/docker.js";
+import { parseMemory, translateRunArgs } from "../../src/config/docker-run-args.js";
+import { loadConfig } from "../../src/config/load.js";
 
 describe("run_args: docker run flags translated for the Engine API", () => {
   it("translates the common flags, in both --flag value and --flag=value forms", () => {

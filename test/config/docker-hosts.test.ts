@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../../src/config/load.js";
-import { configEndpoint, hostEndpoint } from "../../../src/environments/docker/client.js";
-import { parseDockerHostFlag, splitHostSpec } from "../../../src/environments/docker/host-spec.js";
-import { tempDir } from "../../helpers/tmp.js";
+import { parseDockerHostFlag, splitHostSpec } from "../../src/config/docker-hosts.js";
+import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { configEndpoint, hostEndpoint } from "../../src/environments/docker/client.js";
+import { tempDir } from "../helpers/tmp.js";
 
 const errorOf = (fn: () => unknown): string => {
   try {

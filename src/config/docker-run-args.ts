@@ -1,4 +1,4 @@
-import { UserError } from "../../errors.js";
+import { UserError } from "../errors.js";
 
 /** What `docker run` flags become in an Engine API container-create request. */
 export interface TranslatedRunArgs {

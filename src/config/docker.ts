@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { environmentBase, VARIABLE_NAME } from "../../config/common.js";
-import { dockerHostSchema } from "./host-spec.js";
-import { RunArgsError, translateRunArgs } from "./run-args.js";
+import { environmentBase, VARIABLE_NAME } from "./common.js";
+import { dockerHostSchema } from "./docker-hosts.js";
+import { RunArgsError, translateRunArgs } from "./docker-run-args.js";
 
 /** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
 const SLEEP_DURATION = /^\d+(\.\d+)?[smhd]?$/;

@@ -2,8 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { modelSchema } from "../../src/config/model.js";
 import { UserError } from "../../src/errors.js";
-import { modelSchema } from "../../src/models/config.js";
 
 const templates = { observation_template: "{{ output.output }}", format_error_template: "{{ error }}" };
 

@@ -8,7 +8,7 @@ import {
   maskSecret,
   readEnvFile,
   writeGlobalSetting,
-} from "../../src/models/keys.js";
+} from "../../src/config/keys.js";
 
 function places() {
   const cwd = mkdtempSync(join(tmpdir(), "swerun-keys-cwd-"));
