@@ -5,7 +5,7 @@
 //   > agent, models, environments, replay
 //   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const LAYERS = [
