@@ -5,7 +5,7 @@
  * the time the same number of bare containers take to be created, started and removed (the containers alone).
  * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20] [workers, default 1,2,4]
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { instancePreparer } from "../src/commands/swebench.js";
@@ -16,36 +16,16 @@ import { runBatch } from "../src/swebench/batch.js";
 import type { Instance } from "../src/swebench/dataset.js";
 import { readDatasetFile } from "../src/swebench/dataset.js";
 import type { BatchDisplay } from "../src/swebench/progress.js";
-import { packageRoot } from "../src/util/package-root.js";
 import { apiExec, bareSession, median } from "./docker-floor.js";
+import { BENCH_IMAGE, scriptedCalcDataset } from "./scripted-dataset.js";
 
 const INSTANCES = Number(process.argv[2] ?? 20);
 const STEPS = Number(process.argv[3] ?? 20);
 const WORKERS = (process.argv[4] ?? "1,2,4").split(",").map(Number);
 const COMMAND = "echo step && ls";
-const IMAGE = "swerun-demo/calc:latest";
+const IMAGE = BENCH_IMAGE;
 
-function dataset(dir: string): string {
-  cpSync(join(packageRoot(), "config", "swebench-demo", "calc"), join(dir, "calc"), { recursive: true });
-  const say = (command: string) => ({
-    role: "assistant",
-    content: command,
-    extra: { actions: [{ command }], cost: 0 },
-  });
-  const instances = Array.from({ length: INSTANCES }, (_, i) => ({
-    instance_id: `bench__calc-${i + 1}`,
-    problem_statement: "bench",
-    fixture: "calc",
-    image_name: IMAGE,
-    swerun_scripted_outputs: [
-      ...Array.from({ length: STEPS - 1 }, () => say(COMMAND)),
-      say("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"),
-    ],
-  }));
-  const path = join(dir, "dataset.json");
-  writeFileSync(path, JSON.stringify(instances));
-  return path;
-}
+const dataset = (dir: string) => scriptedCalcDataset(dir, INSTANCES, STEPS, COMMAND);
 
 /** Step times (between model calls of one instance), collected through the display hooks. */
 function collector(steps: number[]): BatchDisplay {

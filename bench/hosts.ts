@@ -9,7 +9,7 @@
  * so warm-up and load drifts hit all alike.
  * Usage: node dist/bench/hosts.js [instances, default 20] [steps, default 20] [rounds, default 4]
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { instancePreparer } from "../src/commands/swebench.js";
@@ -25,7 +25,6 @@ import { runBatch } from "../src/swebench/batch.js";
 import { type Instance, readDatasetFile } from "../src/swebench/dataset.js";
 import { HostPool } from "../src/swebench/host-pool.js";
 import type { BatchDisplay } from "../src/swebench/progress.js";
-import { packageRoot } from "../src/util/package-root.js";
 import {
   type ExtraDaemon,
   extraDaemonsProblem,
@@ -34,34 +33,15 @@ import {
   stopDaemons,
 } from "../test/helpers/docker-daemons.js";
 import { median } from "./docker-floor.js";
+import { BENCH_IMAGE, scriptedCalcDataset } from "./scripted-dataset.js";
 
 const INSTANCES = Number(process.argv[2] ?? 20);
 const STEPS = Number(process.argv[3] ?? 20);
 const ROUNDS = Number(process.argv[4] ?? 4);
 const COMMAND = "echo step && ls";
-const IMAGE = "swerun-demo/calc:latest";
+const IMAGE = BENCH_IMAGE;
 
-function dataset(dir: string): string {
-  cpSync(join(packageRoot(), "config", "swebench-demo", "calc"), join(dir, "calc"), { recursive: true });
-  const say = (command: string) => ({
-    role: "assistant",
-    content: command,
-    extra: { actions: [{ command }], cost: 0 },
-  });
-  const instances = Array.from({ length: INSTANCES }, (_, i) => ({
-    instance_id: `bench__calc-${i + 1}`,
-    problem_statement: "bench",
-    fixture: "calc",
-    image_name: IMAGE,
-    swerun_scripted_outputs: [
-      ...Array.from({ length: STEPS - 1 }, () => say(COMMAND)),
-      say("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"),
-    ],
-  }));
-  const path = join(dir, "dataset.json");
-  writeFileSync(path, JSON.stringify(instances));
-  return path;
-}
+const dataset = (dir: string) => scriptedCalcDataset(dir, INSTANCES, STEPS, COMMAND);
 
 /** The gaps between one instance's end and the next one's start on the same worker, through the display hooks. */
 function gapCollector(gaps: number[]): BatchDisplay {
