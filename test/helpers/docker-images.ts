@@ -61,12 +61,8 @@ exit $failed
   "README.md": "# calc\n\nA tiny calculator. Run ./test.sh to test it.\n",
 };
 
-/** A git repository holding SWEBENCH_FILES, committed once, made with this machine's git. */
-function swebenchRepo(): string {
-  const dir = mkdtempSync(join(os.tmpdir(), "swerun-testbed-"));
-  for (const [name, content] of Object.entries(SWEBENCH_FILES)) {
-    writeFileSync(join(dir, name), content, { mode: name.endsWith(".sh") ? 0o755 : 0o644 });
-  }
+/** Commits everything in `dir` as a new repository with a fixed identity and date, so its content hash is stable. */
+export function commitFixedRepo(dir: string, message: string): void {
   const env = {
     ...process.env,
     GIT_AUTHOR_NAME: "swerun",
@@ -79,7 +75,16 @@ function swebenchRepo(): string {
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, stdio: "ignore" });
   git("-c", "init.defaultBranch=main", "init", "-q");
   git("add", "-A");
-  git("commit", "-q", "-m", "calc: add, sub, mul");
+  git("commit", "-q", "-m", message);
+}
+
+/** A git repository holding SWEBENCH_FILES, committed once, made with this machine's git. */
+function swebenchRepo(): string {
+  const dir = mkdtempSync(join(os.tmpdir(), "swerun-testbed-"));
+  for (const [name, content] of Object.entries(SWEBENCH_FILES)) {
+    writeFileSync(join(dir, name), content, { mode: name.endsWith(".sh") ? 0o755 : 0o644 });
+  }
+  commitFixedRepo(dir, "calc: add, sub, mul");
   return dir;
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { baseRootfs, imageExists, importImage, type RootfsCollector, sha } from "../../src/images/rootfs.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { commitFixedRepo } from "./docker-images.js";
 
 /** The grading tests' repository: `add` subtracts; its tests run under pytest (test/fixtures/eval/docker). */
 export const EVAL_FIXTURES = join(packageRoot(), "test", "fixtures", "eval", "docker");
@@ -78,19 +79,7 @@ function addPython(rootfs: RootfsCollector): void {
 function testbedRepo(): string {
   const dir = mkdtempSync(join(os.tmpdir(), "swerun-eval-testbed-"));
   cpSync(TESTBED, dir, { recursive: true });
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: "swerun",
-    GIT_AUTHOR_EMAIL: "swerun@example.com",
-    GIT_COMMITTER_NAME: "swerun",
-    GIT_COMMITTER_EMAIL: "swerun@example.com",
-    GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z",
-    GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z",
-  };
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, stdio: "ignore" });
-  git("-c", "init.defaultBranch=main", "init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "-m", "mathx: add, mul, neg");
+  commitFixedRepo(dir, "mathx: add, mul, neg");
   return dir;
 }
 
