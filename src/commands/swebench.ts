@@ -259,6 +259,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
       ? {
           onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission),
           onInstanceRunning: (id) => grader.prepare(id),
+          onInstanceSubmitted: (id, submission) => grader.submitted(id, submission),
         }
       : {}),
   }).finally(() => events?.close());

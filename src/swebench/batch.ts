@@ -58,6 +58,11 @@ export interface BatchOptions {
    * then, so that it does not compete with the agents' own container starts); must not throw.
    */
   onInstanceRunning?: (instanceId: string) => void;
+  /**
+   * Called when an instance's agent submits, before its environment is closed and its prediction saved
+   * (`--eval` begins grading then; `onInstanceEnd` follows with the same submission); must not throw.
+   */
+  onInstanceSubmitted?: (instanceId: string, submission: string) => void;
   /** Event streams (`--events`), see batch-swarms.ts. */
   eventStreams?: SwarmStreams;
   /** Several Docker daemons (host-pool.ts); `workers` is then their sum. */
@@ -229,6 +234,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
         if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id);
+        if (event.type === "run_end" && event.submission && FINISHED_STATUSES.has(event.exit_status))
+          options.onInstanceSubmitted?.(instance.instance_id, event.submission);
         if (event.type === "action_start") chaosPoint("action-start");
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
