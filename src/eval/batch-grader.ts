@@ -116,16 +116,57 @@ export function batchGrader(options: BatchGraderOptions) {
     if (begun?.submission === submission) return begun.result;
     const container = started.get(instanceId);
     started.delete(instanceId);
-    const after = begun ? begun.result.then(() => {}, () => {}) : Promise.resolve();
+    const after = begun
+      ? begun.result.then(
+          () => {},
+          () => {},
+        )
+      : Promise.resolve();
     return after.then(() => limit(() => grade(instanceId, container)));
   };
 
+  /** Instances whose agent has submitted or ended: no grading container is started for them any more. */
+  const ended = new Set<string>();
+  let finishing = false;
+
+  const prepare = (instanceId: string): void => {
+    const instance = specs.get(instanceId);
+    if (!instance || started.has(instanceId) || ended.has(instanceId)) return;
+    if (finishing || abort.signal.aborted) return;
+    const container = imageReady(instance).then(() =>
+      startGradingContainer({
+        docker: options.docker,
+        instance,
+        runId: options.runId,
+        ...(options.network ? { network: options.network } : {}),
+      }),
+    );
+    container.catch(() => {});
+    started.set(instanceId, container);
+  };
+
   return {
+    /**
+     * Starts the instance's grading container as its agent's environment starts, when the image is already
+     * on the daemon (the two container starts overlap; an image still to pull or build waits for `prepare`).
+     */
+    prepareEarly(instanceId: string): void {
+      const instance = specs.get(instanceId);
+      if (!instance || started.has(instanceId)) return;
+      options.docker
+        .getImage(instance.image)
+        .inspect()
+        .then(
+          () => prepare(instanceId),
+          () => {},
+        );
+    },
     /**
      * Begins grading a submission as soon as the agent submits (the grading overlaps the removal of the
      * agent's container and the saving of its trajectory); its verdict is told and recorded by `submit`.
      */
     submitted(instanceId: string, submission: string): void {
+      ended.add(instanceId);
       if (!submission || early.has(instanceId) || abort.signal.aborted || !specs.has(instanceId)) return;
       prediction(instanceId, submission);
       const container = started.get(instanceId);
@@ -133,29 +174,22 @@ export function batchGrader(options: BatchGraderOptions) {
       const result = limit(() => grade(instanceId, container));
       result.catch(() => {});
       early.set(instanceId, { submission, result });
-      pending.push(result.then(() => {}, () => {}));
+      pending.push(
+        result.then(
+          () => {},
+          () => {},
+        ),
+      );
     },
     /**
      * Starts the fresh container an instance will be graded in, while its agent works (no grading waits
      * for a container start then). It is used by that instance's grading only, and removed unused when the
      * instance submits nothing or grading stops.
      */
-    prepare(instanceId: string): void {
-      const instance = specs.get(instanceId);
-      if (!instance || started.has(instanceId) || abort.signal.aborted) return;
-      const container = imageReady(instance).then(() =>
-        startGradingContainer({
-          docker: options.docker,
-          instance,
-          runId: options.runId,
-          ...(options.network ? { network: options.network } : {}),
-        }),
-      );
-      container.catch(() => {});
-      started.set(instanceId, container);
-    },
+    prepare,
     /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
     submit(instanceId: string, submission: string): void {
+      ended.add(instanceId);
       prediction(instanceId, submission);
       if (!submission) {
         const begun = early.get(instanceId);
@@ -163,9 +197,12 @@ export function batchGrader(options: BatchGraderOptions) {
         // A grading begun for a submission the instance did not keep leaves no logs behind.
         if (begun)
           pending.push(
-            begun.result.then((result) => {
-              if (result) rmSync(result.logDir, { recursive: true, force: true });
-            }, () => {}),
+            begun.result.then(
+              (result) => {
+                if (result) rmSync(result.logDir, { recursive: true, force: true });
+              },
+              () => {},
+            ),
           );
         pending.push(discard(instanceId));
         return;
@@ -200,6 +237,7 @@ export function batchGrader(options: BatchGraderOptions) {
     },
     /** Waits for the queued gradings, then writes the run report over the batch's instances. */
     async finish(): Promise<{ report: RunReport; path: string }> {
+      finishing = true;
       // Containers started for instances that never ended (the batch was stopped) are not used.
       for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
       await Promise.all(pending);

@@ -160,7 +160,12 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       await container.putArchive(
         writeTar([
           { type: "file", path: CONTAINER_PATCH.slice(1), mode: 0o644, content: Buffer.from(patch) },
-          { type: "file", path: CONTAINER_EVAL_SCRIPT.slice(1), mode: 0o644, content: Buffer.from(evalScript) },
+          {
+            type: "file",
+            path: CONTAINER_EVAL_SCRIPT.slice(1),
+            mode: 0o644,
+            content: Buffer.from(evalScript),
+          },
         ]),
         { path: "/" },
       );

@@ -55,9 +55,11 @@ export interface BatchOptions {
   onInstanceEnd?: (result: InstanceResult) => void;
   /**
    * Called when an instance's agent starts, its environment up (`--eval` starts the grading container
-   * then, so that it does not compete with the agents' own container starts); must not throw.
+   * then if `onInstanceStart` did not, its image still to pull or build); must not throw.
    */
   onInstanceRunning?: (instanceId: string) => void;
+  /** Called as an instance starts, before its environment (`--eval` may start its grading container then). */
+  onInstanceStart?: (instanceId: string) => void;
   /**
    * Called when an instance's agent submits, before its environment is closed and its prediction saved
    * (`--eval` begins grading then; `onInstanceEnd` follows with the same submission); must not throw.
@@ -229,6 +231,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           : options.config;
       const started = Date.now();
       display.instanceStart(number, instance.instance_id, hostName);
+      options.onInstanceStart?.(instance.instance_id);
       log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
