@@ -52,6 +52,8 @@ export async function startBatchGrading(options: {
   return {
     submit: grader.submit,
     prepare: grader.prepare,
+    prepareEarly: grader.prepareEarly,
+    submitted: grader.submitted,
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();

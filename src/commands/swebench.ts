@@ -258,7 +258,9 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     ...(grader
       ? {
           onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission),
+          onInstanceStart: (id) => grader.prepareEarly(id),
           onInstanceRunning: (id) => grader.prepare(id),
+          onInstanceSubmitted: (id, submission) => grader.submitted(id, submission),
         }
       : {}),
   }).finally(() => events?.close());

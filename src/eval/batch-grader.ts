@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Instance } from "../swebench/dataset.js";
@@ -51,6 +51,8 @@ export function batchGrader(options: BatchGraderOptions) {
 
   /** Grading containers started while their instance's agent works, by instance id (each used once). */
   const started = new Map<string, Promise<GradingContainer>>();
+  /** Gradings begun when the agent submitted, before its environment was closed, by instance id. */
+  const early = new Map<string, { submission: string; result: Promise<GradeResult | undefined> }>();
 
   const imageReady = async (instance: EvalInstance) => {
     const row = rows.get(instance.instance_id);
@@ -100,41 +102,113 @@ export function batchGrader(options: BatchGraderOptions) {
     });
   };
 
+  const prediction = (instanceId: string, submission: string) =>
+    predictions.set(instanceId, {
+      model_name_or_path: options.modelName,
+      instance_id: instanceId,
+      model_patch: submission,
+    });
+
+  /** The grading of a submission: the one begun early for it, or a new one (after any early one ended). */
+  const gradingOf = (instanceId: string, submission: string): Promise<GradeResult | undefined> => {
+    const begun = early.get(instanceId);
+    early.delete(instanceId);
+    if (begun?.submission === submission) return begun.result;
+    const container = started.get(instanceId);
+    started.delete(instanceId);
+    const after = begun
+      ? begun.result.then(
+          () => {},
+          () => {},
+        )
+      : Promise.resolve();
+    return after.then(() => limit(() => grade(instanceId, container)));
+  };
+
+  /** Instances whose agent has submitted or ended: no grading container is started for them any more. */
+  const ended = new Set<string>();
+  let finishing = false;
+
+  const prepare = (instanceId: string): void => {
+    const instance = specs.get(instanceId);
+    if (!instance || started.has(instanceId) || ended.has(instanceId)) return;
+    if (finishing || abort.signal.aborted) return;
+    const container = imageReady(instance).then(() =>
+      startGradingContainer({
+        docker: options.docker,
+        instance,
+        runId: options.runId,
+        ...(options.network ? { network: options.network } : {}),
+      }),
+    );
+    container.catch(() => {});
+    started.set(instanceId, container);
+  };
+
   return {
+    /**
+     * Starts the instance's grading container as its agent's environment starts, when the image is already
+     * on the daemon (the two container starts overlap; an image still to pull or build waits for `prepare`).
+     */
+    prepareEarly(instanceId: string): void {
+      const instance = specs.get(instanceId);
+      if (!instance || started.has(instanceId)) return;
+      options.docker
+        .getImage(instance.image)
+        .inspect()
+        .then(
+          () => prepare(instanceId),
+          () => {},
+        );
+    },
+    /**
+     * Begins grading a submission as soon as the agent submits (the grading overlaps the removal of the
+     * agent's container and the saving of its trajectory); its verdict is told and recorded by `submit`.
+     */
+    submitted(instanceId: string, submission: string): void {
+      ended.add(instanceId);
+      if (!submission || early.has(instanceId) || abort.signal.aborted || !specs.has(instanceId)) return;
+      prediction(instanceId, submission);
+      const container = started.get(instanceId);
+      started.delete(instanceId);
+      const result = limit(() => grade(instanceId, container));
+      result.catch(() => {});
+      early.set(instanceId, { submission, result });
+      pending.push(
+        result.then(
+          () => {},
+          () => {},
+        ),
+      );
+    },
     /**
      * Starts the fresh container an instance will be graded in, while its agent works (no grading waits
      * for a container start then). It is used by that instance's grading only, and removed unused when the
      * instance submits nothing or grading stops.
      */
-    prepare(instanceId: string): void {
-      const instance = specs.get(instanceId);
-      if (!instance || started.has(instanceId) || abort.signal.aborted) return;
-      const container = imageReady(instance).then(() =>
-        startGradingContainer({
-          docker: options.docker,
-          instance,
-          runId: options.runId,
-          ...(options.network ? { network: options.network } : {}),
-        }),
-      );
-      container.catch(() => {});
-      started.set(instanceId, container);
-    },
+    prepare,
     /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
     submit(instanceId: string, submission: string): void {
-      predictions.set(instanceId, {
-        model_name_or_path: options.modelName,
-        instance_id: instanceId,
-        model_patch: submission,
-      });
+      ended.add(instanceId);
+      prediction(instanceId, submission);
       if (!submission) {
+        const begun = early.get(instanceId);
+        early.delete(instanceId);
+        // A grading begun for a submission the instance did not keep leaves no logs behind.
+        if (begun)
+          pending.push(
+            begun.result.then(
+              (result) => {
+                if (result) rmSync(result.logDir, { recursive: true, force: true });
+              },
+              () => {},
+            ),
+          );
         pending.push(discard(instanceId));
         return;
       }
-      const container = started.get(instanceId);
-      started.delete(instanceId);
       pending.push(
-        limit(() => grade(instanceId, container)).then(
+        gradingOf(instanceId, submission).then(
           (result) => {
             if (!result) return;
             done += 1;
@@ -163,6 +237,7 @@ export function batchGrader(options: BatchGraderOptions) {
     },
     /** Waits for the queued gradings, then writes the run report over the batch's instances. */
     async finish(): Promise<{ report: RunReport; path: string }> {
+      finishing = true;
       // Containers started for instances that never ended (the batch was stopped) are not used.
       for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
       await Promise.all(pending);

@@ -76,6 +76,14 @@ export function instanceLogDir(outputDir: string, runId: string, prediction: Pre
 
 class GradingError extends Error {}
 
+/** Writes `$1` to the patch file and `$2` to the eval script, byte for byte, before the patch steps. */
+const WRITE_FILES = `(umask 022 && printf '%s' "$1" > ${CONTAINER_PATCH} && printf '%s' "$2" > ${CONTAINER_EVAL_SCRIPT} && chmod 644 ${CONTAINER_PATCH} ${CONTAINER_EVAL_SCRIPT}) || exit 97`;
+
+/** Whether a file can be an exec argument: no NUL, well under Linux's 128 KiB limit for one argument. */
+function fitsInArguments(text: string): boolean {
+  return !text.includes("\0") && Buffer.byteLength(text) <= 96 * 1024;
+}
+
 /**
  * Grades one prediction as the SWE-bench harness's `run_instance` does, in a fresh container of the
  * instance's image: write and apply the patch (four ways, then the reverse check), run `/eval.sh` with a
@@ -145,17 +153,29 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     log.info(
       `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
     );
-    await container.putArchive(
-      writeTar([
-        { type: "file", path: CONTAINER_PATCH.slice(1), mode: 0o644, content: Buffer.from(patch) },
-        { type: "file", path: CONTAINER_EVAL_SCRIPT.slice(1), mode: 0o644, content: Buffer.from(evalScript) },
-      ]),
-      { path: "/" },
-    );
+    // Small files travel as arguments of the patch exec, which writes them first (one daemon call fewer
+    // before the patch is applied); others are uploaded as an archive. Either way the same bytes, mode 644.
+    const inline = fitsInArguments(patch) && fitsInArguments(evalScript);
+    if (!inline)
+      await container.putArchive(
+        writeTar([
+          { type: "file", path: CONTAINER_PATCH.slice(1), mode: 0o644, content: Buffer.from(patch) },
+          {
+            type: "file",
+            path: CONTAINER_EVAL_SCRIPT.slice(1),
+            mode: 0o644,
+            content: Buffer.from(evalScript),
+          },
+        ]),
+        { path: "/" },
+      );
 
     phase("applying patch");
     const token = newToken();
-    const applyRun = await execCollect(container, ["/bin/bash", "-c", applyScript(token)], {
+    const applyCommand = inline
+      ? ["/bin/bash", "-c", `${WRITE_FILES}\n${applyScript(token)}`, "bash", patch, evalScript]
+      : ["/bin/bash", "-c", applyScript(token)];
+    const applyRun = await execCollect(container, applyCommand, {
       workdir: CONTAINER_WORKDIR,
       ...(options.signal ? { signal: options.signal } : {}),
     });

@@ -55,9 +55,16 @@ export interface BatchOptions {
   onInstanceEnd?: (result: InstanceResult) => void;
   /**
    * Called when an instance's agent starts, its environment up (`--eval` starts the grading container
-   * then, so that it does not compete with the agents' own container starts); must not throw.
+   * then if `onInstanceStart` did not, its image still to pull or build); must not throw.
    */
   onInstanceRunning?: (instanceId: string) => void;
+  /** Called as an instance starts, before its environment (`--eval` may start its grading container then). */
+  onInstanceStart?: (instanceId: string) => void;
+  /**
+   * Called when an instance's agent submits, before its environment is closed and its prediction saved
+   * (`--eval` begins grading then; `onInstanceEnd` follows with the same submission); must not throw.
+   */
+  onInstanceSubmitted?: (instanceId: string, submission: string) => void;
   /** Event streams (`--events`), see batch-swarms.ts. */
   eventStreams?: SwarmStreams;
   /** Several Docker daemons (host-pool.ts); `workers` is then their sum. */
@@ -224,11 +231,14 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           : options.config;
       const started = Date.now();
       display.instanceStart(number, instance.instance_id, hostName);
+      options.onInstanceStart?.(instance.instance_id);
       log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
         if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id);
+        if (event.type === "run_end" && event.submission && FINISHED_STATUSES.has(event.exit_status))
+          options.onInstanceSubmitted?.(instance.instance_id, event.submission);
         if (event.type === "action_start") chaosPoint("action-start");
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);

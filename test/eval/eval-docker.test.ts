@@ -164,4 +164,65 @@ await describeDocker("swerun eval in Docker", () => {
     });
     expect(after.eval.instances[id("gold")]).toMatchObject({ resolved: true });
   }, 120_000);
+  it("puts the patch and /eval.sh in the container byte for byte, small (exec arguments) or large (archive)", async () => {
+    const dir = tempDir();
+    const gold = JSON.parse(read(join(EVAL_FIXTURES, "preds.json")))[id("gold")];
+    // A new file after the gold fix: quotes, `$`, backslashes and non-ASCII stay as they are.
+    const added = (lines: string[]) =>
+      `diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1,${lines.length} @@\n${lines.map((line) => `+${line}\n`).join("")}`;
+    const odd = `it's "$HOME" \`id\` \\n %s é ✓ 🚀`;
+    const patches = {
+      small: gold.model_patch + added([odd, "-- end"]),
+      large:
+        gold.model_patch + added(Array.from({ length: 3000 }, (_, i) => `${i} ${odd} ${"x".repeat(40)}`)),
+    };
+    expect(Buffer.byteLength(patches.large)).toBeGreaterThan(128 * 1024);
+    for (const [size, patch] of Object.entries(patches)) {
+      const preds = join(dir, `${size}.json`);
+      writeFileSync(preds, JSON.stringify({ [id("gold")]: { ...gold, model_patch: patch } }));
+      const out = join(dir, size);
+      const result = await runCli([
+        "eval",
+        preds,
+        "--subset",
+        dataset(dir),
+        "-i",
+        id("gold"),
+        "--run-id",
+        size,
+        "--keep",
+        "--network",
+        "none",
+        "-o",
+        out,
+      ]);
+      const name = /container kept: docker exec -it (\S+) bash/.exec(result.stdout + result.stderr)?.[1];
+      expect(name).toBeDefined();
+      const container = docker.getContainer(name ?? "");
+      try {
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("resolved: 1/1");
+        const cat = async (path: string) => {
+          const exec = await container.exec({ Cmd: ["cat", path], AttachStdout: true, AttachStderr: true });
+          const stream = await exec.start({ hijack: false, stdin: false });
+          const chunks: Buffer[] = [];
+          await new Promise<void>((resolve, reject) => {
+            container.modem.demuxStream(
+              stream,
+              { write: (chunk: Buffer) => chunks.push(chunk) },
+              process.stderr,
+            );
+            stream.on("end", resolve);
+            stream.on("error", reject);
+          });
+          return Buffer.concat(chunks);
+        };
+        expect((await cat("/tmp/patch.diff")).equals(Buffer.from(patch))).toBe(true);
+        const logs = join(out, "logs", "run_evaluation", size, MODEL_DIR, id("gold"));
+        expect((await cat("/eval.sh")).toString("utf8")).toBe(read(join(logs, "eval.sh")));
+      } finally {
+        await container.remove({ force: true });
+      }
+    }
+  }, 120_000);
 });
