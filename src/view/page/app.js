@@ -161,7 +161,11 @@ function moveStep(delta) {
 function moveInstance(delta) {
   const order = overview.order.length ? overview.order : DATA.runs[0].rows.map((row) => row.id);
   if (order.length === 0) return;
-  const at = view.current === null ? overview.selected - (delta > 0 ? 1 : -1) : order.indexOf(view.current);
+  // The hash changes at once and the view when its hashchange arrives: count from the instance last asked
+  // for, so that keys pressed quickly in a row each move one instance.
+  const asked = location.hash.length > 1 ? decodeURIComponent(location.hash.slice(1)) : null;
+  const from = asked !== null && order.includes(asked) ? asked : view.current;
+  const at = from === null ? overview.selected - (delta > 0 ? 1 : -1) : order.indexOf(from);
   const next = order[Math.max(0, Math.min(order.length - 1, at + delta))];
   if (next !== undefined) location.hash = `#${encodeURIComponent(next)}`;
 }
