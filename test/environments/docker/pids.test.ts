@@ -45,7 +45,11 @@ await describeDocker("DockerEnvironment in a container out of PIDs (real daemon,
         const next = await env.execute({ command: "echo alive" }, { timeout: 5 });
         seen.push(next);
         if (next.output === "alive\n") break;
-        expect(`${next.output} ${next.exception_info}`).toMatch(/fork|Resource temporarily unavailable/i);
+        // In exec mode the daemon's runtime may refuse the exec itself (its own words, e.g. "OCI runtime exec
+        // failed: ... runc ..."), which is the same reason said by another part.
+        expect(`${next.output} ${next.exception_info}`).toMatch(
+          /fork|Resource temporarily unavailable|OCI runtime|runc/i,
+        );
       }
       expect(seen.at(-1)).toMatchObject({ output: "alive\n", returncode: 0 });
     }, 120_000);
