@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { folderTrajectories } from "../run-folder.js";
 import { processAlive } from "../util/process-alive.js";
 import { caseFromTrajectory, type RunCase } from "./case.js";
 import { type BehaviorMetrics, sumMetrics } from "./metrics.js";
@@ -47,16 +48,8 @@ export function runsDir(dir?: string): string {
   return resolve(dir ?? process.env.SWERUN_RUNS_DIR ?? "runs");
 }
 
-/** Trajectories of a run folder: `<id>/<id>.traj.json` (swerun, mini-swe-agent), one level down. */
-function trajectoryFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const path = join(dir, entry.name, `${entry.name}.traj.json`);
-    if (existsSync(path)) files.push(path);
-  }
-  return files.sort();
-}
+/** Trajectories of a run folder (finished ones), as every reader of run folders finds them. */
+const trajectoryFiles = (dir: string) => folderTrajectories(dir).map((found) => found.path);
 
 /** Cases read from the trajectories themselves (imported folders, and runs recorded before `cases` existed). */
 function casesFromTrajectories(dir: string): Record<string, RunCase> {

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { loadTrajectory } from "../replay/load.js";
 import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
 import { runFactsOf } from "../report/read-run.js";
+import { type FolderTrajectory, folderTrajectories } from "../run-folder.js";
 import { caseFromTrajectory, type RunCase } from "../runs/case.js";
 import { looseRun, readRun, type StoredRun } from "../runs/store.js";
 import { packDetail } from "./embed.js";
@@ -20,31 +21,6 @@ export interface RunView {
 
 /** Packed details of trajectories already read, by path; reused while a file and its verdict do not change. */
 export type DetailCache = Map<string, { stamp: string; id: string; case: RunCase; packed: string }>;
-
-interface Found {
-  path: string;
-  running: boolean;
-}
-
-/**
- * A run folder's trajectories: `<dir>/<id>/<id>.traj.json` (a batch), else the `.partial` an instance still
- * running writes, and `<dir>/<id>.traj.json` (swebench-single's folder, or its instance added to a batch's).
- */
-function batchTrajectories(dir: string): Found[] {
-  const found: Found[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".") || entry.name === "eval") continue;
-    if (entry.isFile() && entry.name.endsWith(".traj.json")) {
-      found.push({ path: join(dir, entry.name), running: false });
-      continue;
-    }
-    if (!entry.isDirectory()) continue;
-    const path = join(dir, entry.name, `${entry.name}.traj.json`);
-    if (existsSync(path)) found.push({ path, running: false });
-    else if (existsSync(`${path}.partial`)) found.push({ path: `${path}.partial`, running: true });
-  }
-  return found.sort((a, b) => (a.path < b.path ? -1 : 1));
-}
 
 function readOne(
   path: string,
@@ -163,7 +139,7 @@ interface Collected {
 }
 
 function collect(
-  files: Array<Found & { verdicts: Map<string, VerdictView> }>,
+  files: Array<FolderTrajectory & { verdicts: Map<string, VerdictView> }>,
   recorded: Record<string, RunCase>,
   cache: DetailCache | undefined,
 ): Collected {
@@ -216,7 +192,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
     };
     return { run, details, cases, stored: looseRun(dir, basename(dir), cases) };
   }
-  const files = batchTrajectories(dir).map((found) => ({
+  const files = folderTrajectories(dir, { partial: true }).map((found) => ({
     ...found,
     running: found.running,
     verdicts,
