@@ -69,7 +69,8 @@ export function folderVerdicts(runDir: string, record?: Dict): FolderVerdicts {
   const byId = new Map<string, VerdictFacts>();
   for (const [id, entry] of Object.entries(dict(run.cases))) {
     const resolved = dict(entry).resolved;
-    if (typeof resolved === "boolean") byId.set(id, verdictOfResolved(resolved, updatedAt));
+    const at = str(dict(entry).gradedAt) ?? updatedAt;
+    if (typeof resolved === "boolean") byId.set(id, verdictOfResolved(resolved, at));
   }
   const reports = evalReports(runDir);
   for (const report of reports) {
@@ -82,7 +83,7 @@ export function folderVerdicts(runDir: string, record?: Dict): FolderVerdicts {
     byId.set(report.id, verdictOfResolved(report.record.resolved === true, at));
   }
   for (const [id, entry] of Object.entries(dict(evalRecord.instances))) {
-    const verdict = verdictOfRecord(entry, updatedAt);
+    const verdict = verdictOfRecord(entry, str(dict(dict(run.cases)[id]).gradedAt) ?? updatedAt);
     if (verdict) byId.set(id, verdict);
   }
   return { byId, evaluated: Object.keys(evalRecord).length > 0 || reports.length > 0 };
