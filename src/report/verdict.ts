@@ -1,8 +1,41 @@
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
-import { evalReports } from "./inputs.js";
 import { NOT_EVALUATED, type VerdictFacts, type VerdictReason } from "./run-facts.js";
+
+/** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
+export interface EvalReport {
+  id: string;
+  dir: string;
+  /** The instance's record in the report (`{resolved, tests_status, ...}`). */
+  record: Record<string, unknown>;
+}
+
+/**
+ * The evaluation reports of a run folder: every `report.json` under its `eval/` folder whose parent folder is
+ * named after the instance (the SWE-bench harness's `{<id>: {resolved: bool, ...}}`), in path order. A report
+ * that cannot be read, or has no boolean `resolved`, is skipped.
+ */
+export function evalReports(runDir: string): EvalReport[] {
+  const evalDir = join(runDir, "eval");
+  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return [];
+  const dirs = readdirSync(evalDir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name === "report.json")
+    .map((entry) => entry.parentPath)
+    .sort();
+  const reports: EvalReport[] = [];
+  for (const dir of dirs) {
+    const id = basename(dir);
+    try {
+      const data: unknown = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
+      const record = isPlainObject(data) ? data[id] : undefined;
+      if (isPlainObject(record) && typeof record.resolved === "boolean") reports.push({ id, dir, record });
+    } catch {
+      // a report being written or broken: no verdict
+    }
+  }
+  return reports;
+}
 
 /** The SWE-bench harness's log line for a patch that did not apply (its run_instance.log, swerun's grading error). */
 const PATCH_FAILED = ">>>>> Patch Apply Failed";
