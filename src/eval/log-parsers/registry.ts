@@ -1,11 +1,32 @@
 import type { StatusMap } from "../harness-constants.js";
 import { parseDjango } from "./django.js";
+import { parseGotest } from "./go.js";
+import {
+  parseImmutableJs,
+  parseJest,
+  parseJestJson,
+  parseKarma,
+  parseTap,
+  parseVitest,
+} from "./js-runners.js";
+import type { ParserSpec } from "./parser-spec.js";
 import { parseMatplotlib, parsePytest, parsePytestOptions, parsePytestV2 } from "./pytest.js";
+import {
+  parseCucumber,
+  parseJekyll,
+  parseMinitest,
+  parseRspecTransformedJson,
+  parseRubyUnit,
+} from "./ruby.js";
+import { parseCargo } from "./rust.js";
 import { parseSeaborn } from "./seaborn.js";
 import { parseSympy } from "./sympy.js";
 
-/** Reads a test log into test name → status. */
-export type LogParser = (log: string) => StatusMap;
+/**
+ * Reads a test log into test name → status. A few parsers also read the instance (`spec`); without it they
+ * throw, as they do on a log the harness's parser cannot read either.
+ */
+export type LogParser = (log: string, spec?: ParserSpec) => StatusMap;
 
 /**
  * The harness's parser names (a dataset row's `log_parser`) that swerun has ported, mapped to the parser
@@ -32,13 +53,25 @@ export const LOG_PARSERS: Readonly<Record<string, LogParser>> = {
   parse_log_seaborn: parseSeaborn,
   parse_log_sympy: parseSympy,
   parse_log_matplotlib: parseMatplotlib,
+  parse_log_jest: parseJest,
+  parse_log_jest_json: parseJestJson,
+  parse_log_vitest: parseVitest,
+  parse_log_karma: parseKarma,
+  parse_log_tap: parseTap,
+  parse_log_immutable_js: parseImmutableJs,
+  parse_log_gotest: parseGotest,
+  parse_log_cargo: parseCargo,
+  parse_log_minitest: parseMinitest,
+  parse_log_cucumber: parseCucumber,
+  parse_log_ruby_unit: parseRubyUnit,
+  parse_log_rspec_transformed_json: parseRspecTransformedJson,
+  parse_log_jekyll: parseJekyll,
 };
 
 /** The harness's other parser names (JavaScript, C, Go, Java, PHP, Ruby, Rust runners): not ported yet. */
 export const UNPORTED_PARSERS: ReadonlySet<string> = new Set(
   `calypso bpmn_js carbon eslint grommet highlightjs lighthouse next openlayers prismjs quarto_cli chart_js marked
-  p5js react_pdf jest jest_json vitest karma tap immutable_js redis jq doctest micropython_test googletest gotest
-  maven ant gradle_custom phpunit minitest cucumber ruby_unit rspec_transformed_json jekyll cargo`
+  p5js react_pdf redis jq doctest micropython_test googletest maven ant gradle_custom phpunit`
     .split(/\s+/)
     .map((name) => `parse_log_${name}`),
 );
