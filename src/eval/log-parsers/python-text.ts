@@ -100,3 +100,15 @@ export function pyFloat(text: string): number | undefined {
   if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) return undefined;
   return Number(t);
 }
+
+const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
+/** `s.rstrip()`. */
+export function pyRstrip(s: string): string {
+  return s.replace(TRAILING_SPACE, "");
+}
+
+/** `re.sub(r"\s+", " ", s).strip()`: runs of whitespace made one space, the ends trimmed. */
+export function squash(s: string): string {
+  return pyStrip(s.replace(SPACES_GLOBAL, " "));
+}
+const SPACES_GLOBAL = new RegExp(`[${PY_SPACE}]+`, "g");
