@@ -17,8 +17,8 @@ import {
   pyStrip,
   S,
   squash,
-  W,
 } from "./python-text.js";
+import { withoutXmlBlocks } from "./xml-blocks.js";
 
 /**
  * The harness's parsers of projects tested with mocha (or jasmine) and their own scripts: highlight.js,
@@ -164,22 +164,6 @@ function withoutJsonBlocks(log: string): string {
     kept.push(line);
   }
   return kept.join("\n");
-}
-
-const XML_BLOCK = new RegExp(`<(${W}+)>[\\s\\S]*?<\\/\\1>`, "u");
-
-/**
- * p5.js: `<tag>...</tag>` blocks removed, leftmost first, again and again; a removed block that held more
- * `<tag>` openings leaves those openings (less one) in its place.
- */
-function withoutXmlBlocks(log: string): string {
-  let text = log;
-  for (let match = XML_BLOCK.exec(text); match; match = XML_BLOCK.exec(text)) {
-    const opening = `<${match[1]}>`;
-    const kept = Math.max(match[0].split(opening).length - 2, 0);
-    text = text.slice(0, match.index) + opening.repeat(kept) + text.slice(match.index + match[0].length);
-  }
-  return text;
 }
 
 const P5_FAILURE = new RegExp(`${LINE_START}${S}*(${D}+)\\)([\\s\\S]{0,1000}?):`, "gu");
