@@ -57,6 +57,9 @@ export function evalInstances(
       FAIL_TO_PASS: testList(row, "FAIL_TO_PASS", dataset),
       PASS_TO_PASS: testList(row, "PASS_TO_PASS", dataset),
       eval_type: evalType as EvalType,
+      ...(typeof row.version === "string" || typeof row.version === "number"
+        ? { version: String(row.version) }
+        : {}),
     };
   });
 }
