@@ -47,6 +47,7 @@ const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
  * (its config classes drop unknown keys), so a config written for Docker runs locally unchanged.
  */
 const FOREIGN_LOCAL_KEYS = [
+  "interpreter",
   "image",
   "forward_env",
   "executable",
@@ -196,6 +197,7 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   if (mapped === "local") {
     for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
   } else {
+    delete environment.local_interpreter; // the local environment's own key, as Docker keys are for local
     for (const key of Object.keys(environment)) {
       const reason = UNSUPPORTED_KEYS[`environment.${key}`];
       const origin = originOf(`environment.${key}`, provenance) ?? "config";

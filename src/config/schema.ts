@@ -40,6 +40,12 @@ export const agentSchema = z.strictObject({
 export const localEnvironmentSchema = z.strictObject({
   environment_class: z.literal("local"),
   ...environmentBase,
+  /**
+   * swerun's own: the program and flags that run each command on this machine, e.g. ["bash", "-c"].
+   * Unset: `/bin/sh -c`, as mini-swe-agent's local environment, which ignores `interpreter` (a Docker
+   * key, dropped for local so that a config written for Docker runs the same way under both tools).
+   */
+  local_interpreter: z.array(z.string()).min(1).optional(),
 });
 
 export const environmentSchema = z.discriminatedUnion("environment_class", [
