@@ -30,8 +30,14 @@ export interface Trajectory {
   [key: string]: unknown;
 }
 
-/** `info.config.agent_type` of every swerun trajectory: there is one agent class. */
-export const AGENT_TYPE = "swerun.agent.Agent";
+/**
+ * `info.config.agent_type`: mini-swe-agent's class path for the agent class the run followed (swerun has
+ * one agent; `agent_class` decides which of mini-swe-agent's it behaves as).
+ */
+export const AGENT_TYPES = {
+  default: "minisweagent.agents.default.DefaultAgent",
+  interactive: "minisweagent.agents.interactive.InteractiveAgent",
+} as const;
 
 /**
  * The one builder of a trajectory's `info.config`: the agent's config and what the model and the environment
@@ -42,10 +48,11 @@ export function trajectoryConfig(
   agent: Record<string, unknown>,
   model: { model: Record<string, unknown>; model_type: string },
   environment: { environment: Record<string, unknown>; environment_type: string },
+  agentClass: keyof typeof AGENT_TYPES = agent.agent_class === "default" ? "default" : "interactive",
 ): TrajectoryInfo["config"] {
   return {
     agent: { ...agent },
-    agent_type: AGENT_TYPE,
+    agent_type: AGENT_TYPES[agentClass],
     model: model.model,
     model_type: model.model_type,
     environment: environment.environment,

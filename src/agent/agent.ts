@@ -305,7 +305,12 @@ export class Agent {
   /** The trajectory as mini-swe-agent writes it. */
   serialize(): TrajectoryInfo {
     // The configs do not change during a run, so they are serialized once (and the writer encodes them once).
-    this.#config ??= trajectoryConfig(this.config, this.model.serialize(), this.env.serialize());
+    this.#config ??= trajectoryConfig(
+      this.config,
+      this.model.serialize(),
+      this.env.serialize(),
+      this.agentClass,
+    );
     const usage = { cost: this.#cost, apiCalls: this.#nCalls };
     return trajectoryInfo(this.#config, usage, this.messages.at(-1), this.info);
   }

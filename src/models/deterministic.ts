@@ -2,6 +2,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
+import { MODEL_TYPES } from "./index.js";
 import type { Model } from "./model.js";
 import { configVars, textObservations } from "./text-actions.js";
 
@@ -49,10 +50,6 @@ export class DeterministicModel implements Model {
     return "deterministic";
   }
 
-  protected get modelType(): string {
-    return "swerun.models.deterministic.DeterministicModel";
-  }
-
   async query(): Promise<Message> {
     for (;;) {
       const outputs = this.config.outputs ?? [];
@@ -86,6 +83,6 @@ export class DeterministicModel implements Model {
   }
 
   serialize() {
-    return { model: { ...this.config }, model_type: this.modelType };
+    return { model: { ...this.config }, model_type: MODEL_TYPES[this.config.model_class] };
   }
 }

@@ -308,7 +308,12 @@ export async function failedRun(options: RunOptions, error: unknown): Promise<Ru
         : serializeModelConfig(config.model);
     const agentConfig = { ...config.agent, output_path: options.output };
     const info = trajectoryInfo(
-      trajectoryConfig(agentConfig, model, serializeEnvironmentConfig(config.environment)),
+      trajectoryConfig(
+        agentConfig,
+        model,
+        serializeEnvironmentConfig(config.environment),
+        config.agent.agent_class ?? options.defaultAgentClass ?? "interactive",
+      ),
       { cost: 0, apiCalls: 0 },
       exit,
       options.info,
