@@ -1,5 +1,6 @@
 import type { Message } from "./messages.js";
 import { writeFileAtomicAsync } from "./util/atomic-write.js";
+import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
 
@@ -113,7 +114,7 @@ export class TrajectoryWriter {
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
     if (messages.length < this.#encoded.length) this.#encoded.length = 0;
     for (let index = this.#encoded.length; index < messages.length; index++) {
-      const json = `${index === 0 ? "" : ",\n"}    ${indent(JSON.stringify(messages[index], null, 2), "    ")}`;
+      const json = `${index === 0 ? "" : ",\n"}    ${indent(jsonWithFloats(messages[index]), "    ")}`;
       this.#encoded.push(Buffer.from(redact(json), "utf8"));
     }
     const fields = Object.entries(info).map(
@@ -122,7 +123,7 @@ export class TrajectoryWriter {
     const head = `{\n  "info": {\n${fields.join(",\n")}\n  },\n  "messages": [\n`;
     let tail = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
     for (const [key, value] of Object.entries(extras)) {
-      tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(JSON.stringify(value, null, 2), "  "))}`;
+      tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
     }
     tail += "\n}\n";
     this.#next = [Buffer.from(head, "utf8"), ...this.#encoded, Buffer.from(tail, "utf8")];
@@ -132,7 +133,7 @@ export class TrajectoryWriter {
   #encodeInfoField(key: string, value: unknown): string {
     const cached = this.#config;
     if (key === "config" && cached && cached.value === value) return cached.json;
-    const json = redact(indent(JSON.stringify(value, null, 2), "    "));
+    const json = redact(indent(jsonWithFloats(value), "    "));
     if (key === "config") this.#config = { value, json };
     return json;
   }
