@@ -4,7 +4,7 @@ import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
 import { MODEL_TYPES } from "./index.js";
 import type { Model } from "./model.js";
-import { configVars, textObservations } from "./text-actions.js";
+import { textObservations } from "./text-actions.js";
 
 /** Raised when a scripted model is asked for more messages than it holds. */
 export class ScriptExhausted extends UserError {}
@@ -65,7 +65,8 @@ export class DeterministicModel implements Model {
       const stats = globalModelStats();
       stats.checkBeforeCall();
       stats.add(this.config.cost_per_call);
-      message.extra = { ...(message.extra ?? {}), timestamp: Date.now() / 1000 };
+      // An output written without `extra` stays without one, as mini-swe-agent records it.
+      if (message.extra) message.extra.timestamp = Date.now() / 1000;
       return message;
     }
   }
@@ -79,7 +80,7 @@ export class DeterministicModel implements Model {
   }
 
   templateVars(): Record<string, unknown> {
-    return configVars(this.config);
+    return { ...this.config };
   }
 
   serialize() {

@@ -130,7 +130,7 @@ describe("loadConfig", () => {
     const dir = tempDir();
     const v1 = file(dir, "v1.yaml", `${MINIMAL}\n  multimodal_regex: 'x'\n`);
     expect(errorOf(() => loadConfig([v1]))).toBe(
-      `${v1}: model.multimodal_regex is not supported yet: swerun sends text observations only`,
+      `${v1}: model.multimodal_regex: is not supported yet: swerun sends text observations only (only "", off, is accepted)`,
     );
     const old = file(dir, "old.yaml", "agent:\n  action_observation_template: x\n");
     expect(errorOf(() => loadConfig([old]))).toMatch(
