@@ -60,6 +60,15 @@ const FOREIGN_LOCAL_KEYS = [
   "exec_mode",
 ];
 
+/**
+ * Removes the keys of the other environment class, which this class ignores: Docker's keys (`image`,
+ * `interpreter`, ...) for local, as mini-swe-agent does, and local's own `local_interpreter` for Docker.
+ */
+export function dropOtherClassKeys(environment: Record<string, unknown>, environmentClass: string): void {
+  if (environmentClass === "local") for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
+  else delete environment.local_interpreter;
+}
+
 /** How many aliases a YAML file may resolve (PyYAML has no limit; a billion-laughs file needs millions). */
 const MAX_YAML_ALIAS_COUNT = 10_000;
 
@@ -194,10 +203,8 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
     );
   }
   environment.environment_class = mapped;
-  if (mapped === "local") {
-    for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
-  } else {
-    delete environment.local_interpreter; // the local environment's own key, as Docker keys are for local
+  dropOtherClassKeys(environment, mapped);
+  if (mapped !== "local") {
     for (const key of Object.keys(environment)) {
       const reason = UNSUPPORTED_KEYS[`environment.${key}`];
       const origin = originOf(`environment.${key}`, provenance) ?? "config";
