@@ -33,11 +33,13 @@ export interface Trajectory {
 
 /**
  * `info.config.agent_type`: mini-swe-agent's class path for the agent class the run followed (swerun has
- * one agent; `agent_class` decides which of mini-swe-agent's it behaves as).
+ * one agent; `agent_class` decides which of mini-swe-agent's it behaves as). mini-swe-agent's swebench
+ * batches run its ProgressTrackingAgent (a DefaultAgent), whatever `agent_class` says.
  */
 export const AGENT_TYPES = {
   default: "minisweagent.agents.default.DefaultAgent",
   interactive: "minisweagent.agents.interactive.InteractiveAgent",
+  batch: "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent",
 } as const;
 
 /**
@@ -49,11 +51,11 @@ export function trajectoryConfig(
   agent: Record<string, unknown>,
   model: { model: Record<string, unknown>; model_type: string },
   environment: { environment: Record<string, unknown>; environment_type: string },
-  agentClass: keyof typeof AGENT_TYPES = agent.agent_class === "default" ? "default" : "interactive",
+  agentType: string = AGENT_TYPES[agent.agent_class === "default" ? "default" : "interactive"],
 ): TrajectoryInfo["config"] {
   return {
     agent: { ...agent },
-    agent_type: AGENT_TYPES[agentClass],
+    agent_type: agentType,
     model: model.model,
     model_type: model.model_type,
     environment: environment.environment,

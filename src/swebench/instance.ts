@@ -4,6 +4,7 @@ import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
 import { failedRun, type RunOptions, runTask } from "../run/run.js";
+import { AGENT_TYPES } from "../trajectory.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -95,6 +96,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     bus: context.bus,
     hooks: { onAgent: context.onAgent },
     defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
+    agentType: AGENT_TYPES.batch,
   };
   let checkout: Checkout | undefined;
   let lost = false;
