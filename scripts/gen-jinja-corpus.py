@@ -7,7 +7,8 @@ variables to render it with. This script renders every case exactly as mini-swe-
     jinja2.Template(source, undefined=StrictUndefined).render(**vars)
 
 and writes test/fixtures/jinja/expected/<case>.expected (the output, byte for byte) or, when rendering
-raises, test/fixtures/jinja/expected/<case>.error (one line: "<ExceptionType>: <message>").
+raises, test/fixtures/jinja/expected/<case>.error ("<ExceptionType>: <message>", then "line <n>" when the
+traceback names the template line where rendering failed).
 
 Variables may use two macros to keep cases.json small (the TypeScript tests expand them the same way):
     {"$repeat": [text, n]}   -> text * n
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +54,10 @@ def render(case: dict[str, Any]) -> tuple[str, str]:
         output = Template(source, undefined=StrictUndefined).render(**expand(case.get("vars", {})))
     except Exception as error:  # noqa: BLE001 - every failure is recorded as the case's expectation
         message = " ".join(str(error).split("\n"))
-        return "error", f"{type(error).__name__}: {message}\n"
+        # The template line the traceback names last (where it failed), for errors raised while rendering.
+        lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<template>"]
+        where = f"line {lines[-1]}\n" if lines else ""
+        return "error", f"{type(error).__name__}: {message}\n{where}"
     return "expected", output
 
 

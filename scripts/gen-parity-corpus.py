@@ -8,6 +8,8 @@ on a set of scripted configs in its local environment and records what it wrote:
     test/fixtures/parity/configs/<name>.yaml   mini-swe-agent's shipped configs, copied unchanged (MIT),
                                                and configs written by PyYAML (aliases for repeated objects)
     test/fixtures/parity/expected/<case>.traj.json   mini-swe-agent's trajectory for the case
+    test/fixtures/parity/expected/<case>.error.json  for a case marked `fails`: the exception mini-swe-agent
+                                                     raised (it writes no trajectory) and its template line
 
 A case's `configs` are layered in order (mini-swe-agent's recursive merge): a string names a file in
 configs/, a mapping is inline. The agent is built as `mini` builds it (agent_class defaults to
@@ -33,6 +35,7 @@ import re
 import shutil
 import sys
 import tempfile
+import traceback
 import types
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -453,9 +456,7 @@ CASES: list[dict] = [
             "swebench.yaml",
             {
                 "agent": {"agent_class": "default"},
-                # mini-swe-agent's local environment ignores `interpreter` and runs /bin/sh -c; swerun's local
-                # environment honours it (default bash -c, which would source the config's BASH_ENV).
-                "environment": {"environment_class": "local", "cwd": "", "timeout": 5, "interpreter": ["sh", "-c"]},
+                "environment": {"environment_class": "local", "cwd": "", "timeout": 5},
                 "model": {
                     "model_class": DET_TOOL,
                     "model_name": "deterministic_toolcall",
@@ -549,6 +550,139 @@ CASES: list[dict] = [
     },
 ]
 
+# Issue 24: carriage returns, the local shell, template variables, a template that fails.
+CASES += [
+    {
+        "name": "carriage-returns",
+        "task": "CRLF and lone CR in command output.",
+        "configs": [
+            BARE,
+            {
+                "model": {
+                    "model_class": "deterministic",
+                    "model_name": "scripted",
+                    "outputs": [
+                        text("mixed", "printf 'tab\\there\\r\\ncrlf line\\rover\\n'"),
+                        text("progress", "printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'"),
+                        text("crlf file", "printf 'a\\r\\nb\\r\\n\\r\\n' > f.txt && cat f.txt && wc -c < f.txt"),
+                        text("trailing", "printf 'cr at the end\\r'; printf '\\r\\r\\n' >&2"),
+                        text("done", f"printf '{SUBMIT}\\r\\npatch line\\r\\nlast\\r'"),
+                    ],
+                }
+            },
+        ],
+    },
+    {
+        "name": "carriage-returns-toolcall",
+        "task": "CR in tool-call observations, and a timeout's partial output.",
+        "configs": [
+            "mini.yaml",
+            YOLO,
+            {
+                "environment": {"timeout": 1},
+                "model": {
+                    "model_class": DET_TOOL,
+                    "model_name": "deterministic_toolcall",
+                    "outputs": [
+                        tool("CR.", ("call_1", "printf 'one\\rtwo\\r\\nthree\\n'")),
+                        tool("Slow.", ("call_2", "printf 'partial\\r\\n'; sleep 5")),
+                        tool("Done.", ("call_3", f"echo {SUBMIT}")),
+                    ],
+                },
+            },
+        ],
+    },
+    {
+        # swebench.yaml's environment keys (interpreter [bash, -c], BASH_ENV) under the local environment:
+        # both tools run /bin/sh -c, so BASH_ENV is not read and bash-only syntax fails.
+        "name": "local-shell-swebench-env",
+        "task": "Which shell runs the commands?",
+        "configs": [
+            "swebench.yaml",
+            {
+                "agent": {"agent_class": "default"},
+                "environment": {"environment_class": "local", "cwd": "", "timeout": 5, "env": {"BASH_ENV": "rc.sh"}},
+                "model": {
+                    "model_class": DET_TOOL,
+                    "model_name": "deterministic_toolcall",
+                    "outputs": [
+                        tool("Make an rc file.", ("c1", "echo 'echo SOURCED-BY-BASH_ENV' > rc.sh; echo made")),
+                        tool("Escapes.", ("c2", "echo 'a\\tb|c\\\\d'")),
+                        tool("Brackets.", ("c3", "[[ 1 == 1 ]] && echo double-brackets || echo no-double-brackets")),
+                        tool("Version.", ("c4", 'echo "bash=${BASH_VERSION:-none} zero=$0 env=$BASH_ENV pager=$PAGER"')),
+                        tool("Brace.", ("c5", "echo {1..3}; x=(1 2) 2>&1 || echo no-arrays")),
+                        tool("Done.", ("c6", f"echo {SUBMIT} && echo diff")),
+                    ],
+                },
+            },
+        ],
+    },
+    {
+        "name": "template-model-vars",
+        "task": "Templates see the model's config.",
+        "configs": [
+            BARE,
+            {
+                "agent": {
+                    "instance_template": (
+                        "Task: {{task}}\n"
+                        "outputs={{ outputs | length }} first={{ outputs[0].content }} cost={{ outputs[1].extra.cost }}\n"
+                        "multimodal={{ multimodal_regex == '' }} model={{ model_name }} per_call={{ cost_per_call }}\n"
+                        "attr_key={{ {'a': 1} | attr('a') is defined }} attr_method={{ {'a': 1} | attr('items') is callable }}\n"
+                        "big={{ 1e16 | int }} {{ -2.5e17 | int }} {{ 1e16 }} {{ (1e16 | int) + 1 }} {{ cost_limit * 1e16 }}\n"
+                        "limits={{ cost_limit }} {{ step_limit }} {{ timeout }} {{ env }}"
+                    ),
+                },
+                "model": {
+                    "model_class": "deterministic",
+                    "model_name": "scripted",
+                    "observation_template": (
+                        "{{ outputs | length }} outputs, {{ output.output | trim }}, {{ multimodal_regex | length }}, "
+                        "{{ n_model_calls }} calls, {{ model_cost }}, {{ (output.returncode * 1e16) | int }}"
+                    ),
+                    "outputs": [
+                        text("one", "echo one"),
+                        text("two", "echo two; exit 1", cost=2.5),
+                        text("done", f"echo {SUBMIT}"),
+                    ],
+                },
+            },
+        ],
+    },
+    {
+        "name": "template-model-vars-litellm",
+        "task": "A litellm model's config in templates.",
+        "configs": [
+            "mini_textbased.yaml",
+            YOLO,
+            {
+                "agent": {
+                    "instance_template": (
+                        "{{task}} tracking={{ cost_tracking }} cache={{ set_cache_control }} "
+                        "registry={{ litellm_model_registry }} multimodal={{ multimodal_regex | length }} "
+                        "regex={{ action_regex | length > 0 }} format={{ format_error_template | length > 0 }}"
+                    ),
+                },
+                "model": {"model_class": "litellm_textbased", **LITELLM},
+            },
+        ],
+        "replies": [reply(block("echo hi")), reply(block(f"echo {SUBMIT}"))],
+    },
+    {
+        # mini-swe-agent raises (traceback, exit 1, no trajectory); the expected file records the error.
+        "name": "template-error",
+        "task": "A template that fails.",
+        "fails": True,
+        "configs": [
+            BARE,
+            {
+                "agent": {"instance_template": "Task: {{ task }}\nmodel: {{ model_name }}\n{{ no_such_variable }}"},
+                "model": {"model_class": "deterministic", "model_name": "scripted", "outputs": [text("done", f"echo {SUBMIT}")]},
+            },
+        ],
+    },
+]
+
 # PyYAML writes an anchor and an alias for every repeated object: 120 aliased outputs.
 _REPEATED = text("again", "echo again")
 GENERATED_CONFIGS = {
@@ -600,7 +734,15 @@ def run_case(case: dict, configs_dir: Path) -> dict:
             model = get_model(config=config.get("model", {}))
             env = get_environment(config.get("environment", {}), default_type="local")
             agent = get_agent(model, env, config.get("agent", {}), default_type="interactive")
-            agent.run(case["task"])
+            try:
+                agent.run(case["task"])
+            except Exception as error:
+                if not case.get("fails"):
+                    raise
+                frames = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == "<template>"]
+                return {"exception": type(error).__name__, "message": str(error), "template_line": frames[-1]}
+        if case.get("fails"):
+            raise RuntimeError(f"{case['name']}: expected to fail, but ran")
         data = agent.serialize()
     finally:
         os.chdir(previous)
@@ -648,7 +790,8 @@ def main(argv: list[str]) -> int:
         print(f"case {case['name']}", file=sys.stderr)
         traj = run_case(case, scratch)
         traj["parity"] = meta
-        files[CORPUS / "expected" / f"{case['name']}.traj.json"] = (
+        suffix = "error.json" if case.get("fails") else "traj.json"
+        files[CORPUS / "expected" / f"{case['name']}.{suffix}"] = (
             json.dumps(traj, indent=2, ensure_ascii=False) + "\n"
         ).encode("utf-8")
     shutil.rmtree(scratch)

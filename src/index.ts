@@ -92,7 +92,7 @@ export {
 export { renderTemplate, TemplateError } from "./templates/render.js";
 // Trajectories: writing them.
 export {
-  AGENT_TYPE,
+  AGENT_TYPES,
   TRAJECTORY_FORMAT,
   type Trajectory,
   type TrajectoryInfo,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Message } from "./messages.js";
 import { writeFileAtomic, writeFileAtomicAsync } from "./util/atomic-write.js";
+import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
 
@@ -31,8 +32,16 @@ export interface Trajectory {
   [key: string]: unknown;
 }
 
-/** `info.config.agent_type` of every swerun trajectory: there is one agent class. */
-export const AGENT_TYPE = "swerun.agent.Agent";
+/**
+ * `info.config.agent_type`: mini-swe-agent's class path for the agent class the run followed (swerun has
+ * one agent; `agent_class` decides which of mini-swe-agent's it behaves as). mini-swe-agent's swebench
+ * batches run its ProgressTrackingAgent (a DefaultAgent), whatever `agent_class` says.
+ */
+export const AGENT_TYPES = {
+  default: "minisweagent.agents.default.DefaultAgent",
+  interactive: "minisweagent.agents.interactive.InteractiveAgent",
+  batch: "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent",
+} as const;
 
 /**
  * The one builder of a trajectory's `info.config`: the agent's config and what the model and the environment
@@ -43,10 +52,11 @@ export function trajectoryConfig(
   agent: Record<string, unknown>,
   model: { model: Record<string, unknown>; model_type: string },
   environment: { environment: Record<string, unknown>; environment_type: string },
+  agentType: string = AGENT_TYPES[agent.agent_class === "default" ? "default" : "interactive"],
 ): TrajectoryInfo["config"] {
   return {
     agent: { ...agent },
-    agent_type: AGENT_TYPE,
+    agent_type: agentType,
     model: model.model,
     model_type: model.model_type,
     environment: environment.environment,
@@ -81,7 +91,7 @@ export function addTrajectoryInfo(path: string, extra: Record<string, unknown>):
   const info = trajectory.info;
   if (typeof info !== "object" || info === null || Array.isArray(info)) return;
   Object.assign(info, extra);
-  writeFileAtomic(path, [redact(`${JSON.stringify(trajectory, null, 2)}\n`)]);
+  writeFileAtomic(path, [redact(`${jsonWithFloats(trajectory)}\n`)]);
 }
 
 const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
@@ -119,7 +129,7 @@ export class TrajectoryWriter {
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
     if (messages.length < this.#encoded.length) this.#encoded.length = 0;
     for (let index = this.#encoded.length; index < messages.length; index++) {
-      const json = `${index === 0 ? "" : ",\n"}    ${indent(JSON.stringify(messages[index], null, 2), "    ")}`;
+      const json = `${index === 0 ? "" : ",\n"}    ${indent(jsonWithFloats(messages[index]), "    ")}`;
       this.#encoded.push(Buffer.from(redact(json), "utf8"));
     }
     const fields = Object.entries(info).map(
@@ -128,7 +138,7 @@ export class TrajectoryWriter {
     const head = `{\n  "info": {\n${fields.join(",\n")}\n  },\n  "messages": [\n`;
     let tail = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
     for (const [key, value] of Object.entries(extras)) {
-      tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(JSON.stringify(value, null, 2), "  "))}`;
+      tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
     }
     tail += "\n}\n";
     this.#next = [Buffer.from(head, "utf8"), ...this.#encoded, Buffer.from(tail, "utf8")];
@@ -138,7 +148,7 @@ export class TrajectoryWriter {
   #encodeInfoField(key: string, value: unknown): string {
     const cached = this.#config;
     if (key === "config" && cached && cached.value === value) return cached.json;
-    const json = redact(indent(JSON.stringify(value, null, 2), "    "));
+    const json = redact(indent(jsonWithFloats(value), "    "));
     if (key === "config") this.#config = { value, json };
     return json;
   }

@@ -17,6 +17,7 @@ import type { Model } from "../models/model.js";
 import { mkNum } from "../templates/py-number.js";
 import { renderTemplate } from "../templates/render.js";
 import {
+  AGENT_TYPES,
   type TrajectoryInfo,
   type TrajectoryWriter,
   trajectoryConfig,
@@ -41,6 +42,8 @@ export interface AgentOptions {
   extras?: Record<string, unknown>;
   /** The agent class when the config sets none: `interactive` (mini-swe-agent's `mini`), `default` for batches. */
   defaultAgentClass?: "default" | "interactive";
+  /** `info.config.agent_type` (default: mini-swe-agent's class for the agent class; batches: `AGENT_TYPES.batch`). */
+  agentType?: string;
 }
 
 /** Template variables that mini-swe-agent's configs type as floats. */
@@ -59,6 +62,7 @@ export class Agent {
   readonly #interaction: Interaction | undefined;
   readonly #extras: Record<string, unknown>;
   readonly #defaultAgentClass: "default" | "interactive";
+  readonly #agentType: string | undefined;
   readonly #writer: TrajectoryWriter | undefined;
   #vars: Record<string, unknown> = {};
   #startedAt = Date.now();
@@ -79,6 +83,7 @@ export class Agent {
     this.info = options.info ?? {};
     this.#extras = options.extras ?? {};
     this.#defaultAgentClass = options.defaultAgentClass ?? "interactive";
+    this.#agentType = options.agentType;
     this.#writer = options.writer;
   }
 
@@ -305,7 +310,12 @@ export class Agent {
   /** The trajectory as mini-swe-agent writes it. */
   serialize(): TrajectoryInfo {
     // The configs do not change during a run, so they are serialized once (and the writer encodes them once).
-    this.#config ??= trajectoryConfig(this.config, this.model.serialize(), this.env.serialize());
+    this.#config ??= trajectoryConfig(
+      this.config,
+      this.model.serialize(),
+      this.env.serialize(),
+      this.#agentType ?? AGENT_TYPES[this.agentClass],
+    );
     const usage = { cost: this.#cost, apiCalls: this.#nCalls };
     return trajectoryInfo(this.#config, usage, this.messages.at(-1), this.info);
   }

@@ -32,8 +32,6 @@ export const environmentBase = {
     .default({}),
   /** Seconds a command may run before it is killed. */
   timeout: z.number().positive().default(30),
-  /** Program and flags that run a command string, e.g. ["bash", "-c"]. */
-  interpreter: z.array(z.string()).min(1).optional(),
   /** Output beyond this many bytes is cut out of the middle (the trajectory records it). */
   max_output_bytes: z.number().int().positive().default(1_048_576),
 };

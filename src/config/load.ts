@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { parseDocument, visit, YAMLParseError } from "yaml";
 import type { z } from "zod";
 import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
@@ -47,6 +47,7 @@ const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
  * (its config classes drop unknown keys), so a config written for Docker runs locally unchanged.
  */
 const FOREIGN_LOCAL_KEYS = [
+  "interpreter",
   "image",
   "forward_env",
   "executable",
@@ -58,6 +59,15 @@ const FOREIGN_LOCAL_KEYS = [
   "allow_privileged",
   "exec_mode",
 ];
+
+/**
+ * Removes the keys of the other environment class, which this class ignores: Docker's keys (`image`,
+ * `interpreter`, ...) for local, as mini-swe-agent does, and local's own `local_interpreter` for Docker.
+ */
+export function dropOtherClassKeys(environment: Record<string, unknown>, environmentClass: string): void {
+  if (environmentClass === "local") for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
+  else delete environment.local_interpreter;
+}
 
 /** How many aliases a YAML file may resolve (PyYAML has no limit; a billion-laughs file needs millions). */
 const MAX_YAML_ALIAS_COUNT = 10_000;
@@ -125,12 +135,33 @@ function readUtf8File(path: string): string {
   );
 }
 
+/**
+ * YAML 1.1 as PyYAML reads it. One difference of the `yaml` package is undone: a block scalar (`|`, `>`)
+ * that ends the file without a line break has no trailing newline in PyYAML (mini-swe-agent's shipped
+ * `mini_textbased.yaml` ends that way, and the template is recorded in every trajectory).
+ */
+function parsePyYaml(text: string): unknown {
+  const doc = parseDocument(text, { version: "1.1" });
+  const [error] = doc.errors;
+  if (error) throw error;
+  if (!text.endsWith("\n") && !text.endsWith("\r")) {
+    visit(doc, {
+      Scalar(_key, node) {
+        const block = node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED";
+        if (block && node.range?.[1] === text.length && typeof node.value === "string")
+          node.value = node.value.replace(/\n$/, "");
+      },
+    });
+  }
+  return doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+}
+
 /** Reads one YAML config file into a plain object; template values `{file: path}` are read from disk. */
 export function readConfigFile(path: string): Record<string, unknown> {
   let data: unknown;
   try {
     // YAML 1.1, as PyYAML reads it (mini-swe-agent's configs quote 'off' for that reason).
-    data = parseYaml(readUtf8File(path), { version: "1.1", maxAliasCount: MAX_YAML_ALIAS_COUNT });
+    data = parsePyYaml(readUtf8File(path));
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     if (error instanceof YAMLParseError) {
@@ -193,9 +224,8 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
     );
   }
   environment.environment_class = mapped;
-  if (mapped === "local") {
-    for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
-  } else {
+  dropOtherClassKeys(environment, mapped);
+  if (mapped !== "local") {
     for (const key of Object.keys(environment)) {
       const reason = UNSUPPORTED_KEYS[`environment.${key}`];
       const origin = originOf(`environment.${key}`, provenance) ?? "config";

@@ -116,6 +116,15 @@ export const modelSchema = z.strictObject({
   retry_max_wait: z.number().min(0).default(60),
   /** Scripted models: the assistant messages returned in order, as written (`extra.actions` are the commands run). */
   outputs: z.array(z.record(z.string(), z.unknown())).optional(),
+  /**
+   * mini-swe-agent's pattern for images in observations; only "" (its default: off) is accepted, since
+   * swerun sends text observations only. Kept so that templates see it as in mini-swe-agent.
+   */
+  multimodal_regex: z
+    .literal("", {
+      error: 'is not supported yet: swerun sends text observations only (only "", off, is accepted)',
+    })
+    .default(""),
   /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
   cost_per_call: z.number().min(0).default(1),
 });

@@ -40,6 +40,12 @@ export const agentSchema = z.strictObject({
 export const localEnvironmentSchema = z.strictObject({
   environment_class: z.literal("local"),
   ...environmentBase,
+  /**
+   * swerun's own: the program and flags that run each command on this machine, e.g. ["bash", "-c"].
+   * Unset: `/bin/sh -c`, as mini-swe-agent's local environment, which ignores `interpreter` (a Docker
+   * key, dropped for local so that a config written for Docker runs the same way under both tools).
+   */
+  local_interpreter: z.array(z.string()).min(1).optional(),
 });
 
 export const environmentSchema = z.discriminatedUnion("environment_class", [
@@ -84,7 +90,6 @@ export const UNSUPPORTED_KEYS: Record<string, string> = {
   "agent.timeout_template":
     "is not supported: a timeout reaches the model through model.observation_template as output.exception_info",
   "agent.on_uncaught_exception": "is not supported: an uncaught error always ends the run and is recorded",
-  "model.multimodal_regex": "is not supported yet: swerun sends text observations only",
   "model.litellm_model_name_override": "is not supported: set model_name to the name the endpoint expects",
   "environment.executable": "is not supported: swerun talks to the Docker Engine API, not the docker CLI",
   "environment.pull_policy": "is not supported yet: a missing image is pulled, a present one is used",

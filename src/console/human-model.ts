@@ -40,7 +40,7 @@ export class HumanModel implements Model {
   }
 
   templateVars(): Record<string, unknown> {
-    return configVars(this.config);
+    return { ...this.config };
   }
 
   serialize() {

@@ -2,10 +2,13 @@ import type { EnvironmentConfig } from "../config/schema.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import type { Environment, EnvironmentContext } from "./environment.js";
 
-/** `info.config.environment_type` of each environment class, as the classes' `serialize()` write it. */
+/**
+ * `info.config.environment_type` of each environment class, as the classes' `serialize()` write it:
+ * mini-swe-agent's class path for the same config.
+ */
 export const ENVIRONMENT_TYPES = {
-  local: "swerun.environments.local.LocalEnvironment",
-  docker: "swerun.environments.docker.DockerEnvironment",
+  local: "minisweagent.environments.local.LocalEnvironment",
+  docker: "minisweagent.environments.docker.DockerEnvironment",
 } as const;
 
 /** What an environment of this config would record, for a run that ended before its environment existed. */

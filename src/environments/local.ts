@@ -3,11 +3,13 @@ import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
+import { ENVIRONMENT_TYPES } from "./index.js";
 import { OutputCollector } from "./output.js";
 import { platformVars } from "./platform.js";
 import { reapProcesses, spawnCommand } from "./spawner.js";
 
-export const DEFAULT_LOCAL_INTERPRETER = ["bash", "-c"];
+/** What runs a command when `local_interpreter` is unset: mini-swe-agent's `shell=True`. */
+export const DEFAULT_LOCAL_INTERPRETER = ["/bin/sh", "-c"];
 
 const POSIX_SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 
@@ -46,9 +48,9 @@ export class LocalEnvironment implements Environment {
   async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
     const cwd = options.cwd || this.config.cwd || process.cwd();
     const timeout = options.timeout ?? this.config.timeout;
-    const interpreter = this.config.interpreter ?? DEFAULT_LOCAL_INTERPRETER;
+    const interpreter = this.config.local_interpreter ?? DEFAULT_LOCAL_INTERPRETER;
     const collector = new OutputCollector(this.config.max_output_bytes);
-    const [file = "bash", ...args] = mergedOutputCommand(interpreter, action.command);
+    const [file = "/bin/sh", ...args] = mergedOutputCommand(interpreter, action.command);
     const child = spawnCommand({
       file,
       args,
@@ -96,7 +98,7 @@ export class LocalEnvironment implements Environment {
   serialize() {
     return {
       environment: { ...this.config },
-      environment_type: "swerun.environments.local.LocalEnvironment",
+      environment_type: ENVIRONMENT_TYPES.local,
     };
   }
 

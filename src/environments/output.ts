@@ -1,6 +1,7 @@
 /**
  * Collects a command's output bytes under a size cap. Past the cap, the middle is dropped: the first and
- * last halves are kept and a marker says how much was cut. Decoding is UTF-8 with replacement characters.
+ * last halves are kept and a marker says how much was cut. Decoding is UTF-8 with replacement characters,
+ * then `\r\n` and a lone `\r` become `\n`, as Python's text-mode read does in mini-swe-agent.
  */
 export class OutputCollector {
   readonly #headLimit: number;
@@ -43,11 +44,16 @@ export class OutputCollector {
     let tail = Buffer.concat(this.#tail);
     if (tail.length > this.#tailLimit) tail = tail.subarray(tail.length - this.#tailLimit);
     const elided = this.#total - head.length - tail.length;
-    if (elided <= 0) return { output: Buffer.concat([head, tail]).toString("utf8") };
+    if (elided <= 0) return { output: decodeText(Buffer.concat([head, tail])) };
     const marker = `\n<swerun: ${elided} bytes of output elided from the middle (${this.#total} bytes in all)>\n`;
     return {
-      output: head.toString("utf8") + marker + tail.toString("utf8"),
+      output: decodeText(head) + marker + decodeText(tail),
       truncated: { total_bytes: this.#total, elided_bytes: elided },
     };
   }
+}
+
+/** Bytes as Python's `text=True` pipes read them: UTF-8 (errors replaced), universal newlines. */
+export function decodeText(bytes: Buffer): string {
+  return bytes.toString("utf8").replace(/\r\n?/g, "\n");
 }

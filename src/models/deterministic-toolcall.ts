@@ -12,10 +12,6 @@ export class DeterministicToolcallModel extends DeterministicModel {
     return "deterministic_toolcall";
   }
 
-  protected override get modelType(): string {
-    return "swerun.models.deterministic.DeterministicToolcallModel";
-  }
-
   override formatObservations(
     message: Message,
     outputs: ExecOutput[],

@@ -2,8 +2,9 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
+import { MODEL_TYPES } from "./index.js";
 import type { Model } from "./model.js";
-import { configVars, textObservations } from "./text-actions.js";
+import { textObservations } from "./text-actions.js";
 
 /** Raised when a scripted model is asked for more messages than it holds. */
 export class ScriptExhausted extends UserError {}
@@ -49,10 +50,6 @@ export class DeterministicModel implements Model {
     return "deterministic";
   }
 
-  protected get modelType(): string {
-    return "swerun.models.deterministic.DeterministicModel";
-  }
-
   async query(): Promise<Message> {
     for (;;) {
       const outputs = this.config.outputs ?? [];
@@ -68,7 +65,8 @@ export class DeterministicModel implements Model {
       const stats = globalModelStats();
       stats.checkBeforeCall();
       stats.add(this.config.cost_per_call);
-      message.extra = { ...(message.extra ?? {}), timestamp: Date.now() / 1000 };
+      // An output written without `extra` stays without one, as mini-swe-agent records it.
+      if (message.extra) message.extra.timestamp = Date.now() / 1000;
       return message;
     }
   }
@@ -82,10 +80,10 @@ export class DeterministicModel implements Model {
   }
 
   templateVars(): Record<string, unknown> {
-    return configVars(this.config);
+    return { ...this.config };
   }
 
   serialize() {
-    return { model: { ...this.config }, model_type: this.modelType };
+    return { model: { ...this.config }, model_type: MODEL_TYPES[this.config.model_class] };
   }
 }

@@ -4,14 +4,22 @@ import { withoutSecrets } from "../util/sanitize.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model } from "./model.js";
 
-/** `info.config.model_type` of each model class, as the classes' `serialize()` write it. */
+/**
+ * `info.config.model_type` of each `model_class` a config can name, as the classes' `serialize()` write it:
+ * the class path mini-swe-agent writes for the same config (its default, LitellmModel, for `openai`), so
+ * readers of its trajectories see what they expect. The human stand-in has no mini-swe-agent class.
+ */
 export const MODEL_TYPES = {
-  deterministic: "swerun.models.deterministic.DeterministicModel",
-  deterministic_toolcall: "swerun.models.deterministic.DeterministicToolcallModel",
-  openai: "swerun.models.openai.OpenAIModel",
-  openai_textbased: "swerun.models.openai.OpenAIModel",
+  openai: "minisweagent.models.litellm_model.LitellmModel",
+  openai_textbased: "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel",
+  litellm: "minisweagent.models.litellm_model.LitellmModel",
+  litellm_textbased: "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel",
+  openrouter: "minisweagent.models.openrouter_model.OpenRouterModel",
+  openrouter_textbased: "minisweagent.models.openrouter_textbased_model.OpenRouterTextbasedModel",
+  deterministic: "minisweagent.models.test_models.DeterministicModel",
+  deterministic_toolcall: "minisweagent.models.test_models.DeterministicToolcallModel",
   human: "swerun.models.human.HumanModel",
-} as const;
+} as const satisfies Record<keyof typeof MODEL_CLASSES | "human", string>;
 
 /** What a model of this config would record, for a run that ended before its model existed. */
 export function serializeModelConfig(config: ModelConfig): {
@@ -19,7 +27,7 @@ export function serializeModelConfig(config: ModelConfig): {
   model_type: string;
 } {
   const { outputs: _outputs, ...model } = withoutSecrets(config);
-  return { model, model_type: MODEL_TYPES[MODEL_CLASSES[config.model_class]] };
+  return { model, model_type: MODEL_TYPES[config.model_class] };
 }
 
 export interface ModelContext {

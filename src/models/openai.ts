@@ -9,6 +9,7 @@ import { isCredentialName, redact, registerCredential, registerCredentialEntries
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
+import { MODEL_TYPES } from "./index.js";
 import type { Model, QueryOptions } from "./model.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {
@@ -297,6 +298,6 @@ export class OpenAIModel implements Model {
   }
 
   serialize() {
-    return { model: structuredClone(this.#public), model_type: "swerun.models.openai.OpenAIModel" };
+    return { model: structuredClone(this.#public), model_type: MODEL_TYPES[this.config.model_class] };
   }
 }

@@ -130,7 +130,7 @@ export function observationsFor(
   });
 }
 
-/** A model config as template variables: everything but a scripted model's (long) `outputs`. */
+/** A model config as a trajectory records it for a stand-in model: everything but a scripted model's `outputs`. */
 export function configVars(config: { outputs?: unknown }): Record<string, unknown> {
   const { outputs: _outputs, ...rest } = config;
   return rest;

@@ -2,6 +2,7 @@ import { dockerEnvironmentSchema } from "../config/docker.js";
 import {
   ConfigError,
   type ConfigOverride,
+  dropOtherClassKeys,
   findConfigFile,
   parseKeyValueSpec,
   readConfigFile,
@@ -138,6 +139,7 @@ export function replayEnvironment(
     );
   }
   environment.environment_class = environmentClass;
+  dropOtherClassKeys(environment, environmentClass);
   const notes: string[] = [];
   if (recorded.dropped.length > 0)
     notes.push(`recorded environment keys swerun does not use: ${recorded.dropped.join(", ")}`);

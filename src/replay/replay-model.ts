@@ -116,12 +116,13 @@ export class ReplayModel implements Model {
     return messages;
   }
 
+  /** The recorded model config whole, as mini-swe-agent's templates saw it (a scripted model's `outputs` too). */
   templateVars(): Record<string, unknown> {
-    const { outputs: _outputs, ...rest } = this.#options.recordedModel ?? {};
-    return rest;
+    return { ...this.#options.recordedModel };
   }
 
   serialize() {
-    return { model: this.templateVars(), model_type: "swerun.replay.ReplayModel" };
+    const { outputs: _outputs, ...model } = this.#options.recordedModel ?? {};
+    return { model, model_type: "swerun.replay.ReplayModel" };
   }
 }

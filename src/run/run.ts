@@ -13,7 +13,7 @@ import type { Message } from "../messages.js";
 import { createModel, MODEL_TYPES, serializeModelConfig } from "../models/index.js";
 import type { Model } from "../models/model.js";
 import { renderTemplate } from "../templates/render.js";
-import { TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../trajectory.js";
+import { AGENT_TYPES, TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../trajectory.js";
 import { newRunId } from "../util/ids.js";
 import { checkOutputPath, fallbackPath } from "./output.js";
 import { abortStartup, onInterruptSignals } from "./signals.js";
@@ -48,6 +48,8 @@ export interface RunOptions {
   extras?: Record<string, unknown>;
   /** The agent class when the config sets no `agent.agent_class` (default: `interactive`, as mini-swe-agent's `mini`). */
   defaultAgentClass?: "default" | "interactive";
+  /** `info.config.agent_type` to record (swebench batches: `AGENT_TYPES.batch`); default: the agent class's. */
+  agentType?: string;
   /** The bus the run's events go to (default: a new one); the model's events (retries) go there too. */
   bus?: EventBus;
   /** Event subscribers: console printer, progress display, an event log. They must not throw. */
@@ -174,6 +176,7 @@ export class RunSession {
       info: { ...options.info, ...setup.info },
       extras: { ...options.extras, ...setup.extras },
       ...(options.defaultAgentClass ? { defaultAgentClass: options.defaultAgentClass } : {}),
+      ...(options.agentType ? { agentType: options.agentType } : {}),
     });
     this.agent = agent;
     this.agentInteractive = interactive;
@@ -308,7 +311,13 @@ export async function failedRun(options: RunOptions, error: unknown): Promise<Ru
         : serializeModelConfig(config.model);
     const agentConfig = { ...config.agent, output_path: options.output };
     const info = trajectoryInfo(
-      trajectoryConfig(agentConfig, model, serializeEnvironmentConfig(config.environment)),
+      trajectoryConfig(
+        agentConfig,
+        model,
+        serializeEnvironmentConfig(config.environment),
+        options.agentType ??
+          AGENT_TYPES[config.agent.agent_class ?? options.defaultAgentClass ?? "interactive"],
+      ),
       { cost: 0, apiCalls: 0 },
       exit,
       options.info,

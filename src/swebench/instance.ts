@@ -5,7 +5,7 @@ import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
 import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
 import { failedRun, type RunOptions, runTask } from "../run/run.js";
-import { addTrajectoryInfo } from "../trajectory.js";
+import { AGENT_TYPES, addTrajectoryInfo } from "../trajectory.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -126,6 +126,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     bus: context.bus,
     hooks: { onAgent: context.onAgent },
     defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
+    agentType: AGENT_TYPES.batch,
   };
   let checkout: Checkout | undefined;
   let lost = false;

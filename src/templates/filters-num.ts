@@ -6,6 +6,7 @@ import {
   isFloat,
   isNumeric,
   mkNum,
+  normInt,
   numValue,
   PyFloat,
   parsePyFloat,
@@ -23,14 +24,20 @@ export function toInt(value: unknown, dflt: unknown, base: unknown): unknown {
     const i = parsePyInt(value.toString(), b, strip);
     if (i !== null) return i;
     const n = parsePyFloat(value.toString(), strip);
-    return n === null || !Number.isFinite(n) ? dflt : Math.trunc(n) || 0;
+    return n === null || !Number.isFinite(n) ? dflt : truncToInt(n);
   }
   if (typeof value === "bigint") return value;
   if (isNumeric(value)) {
     const v = numValue(value);
-    return Number.isFinite(v) ? Math.trunc(v) || 0 : dflt;
+    return Number.isFinite(v) ? truncToInt(v) : dflt;
   }
   return dflt;
+}
+
+/** Python's `int(x)` of a finite float: all its digits (a bigint beyond 2**53), never `1e+16`. */
+function truncToInt(x: number): number | bigint {
+  const t = Math.trunc(x) || 0;
+  return Number.isSafeInteger(t) ? t : normInt(BigInt(t));
 }
 
 export function toFloat(value: unknown, dflt: unknown): unknown {

@@ -4,7 +4,7 @@
  */
 
 import { bindArgs, type FilterFn, type Lookup, REQUIRED, splitArgs } from "./args.js";
-import { pyGetattr, pyGetitem } from "./py-access.js";
+import { pyAttribute, pyGetitem } from "./py-access.js";
 import { PyError, typeError } from "./py-errors.js";
 import { isNumeric, numValue } from "./py-number.js";
 import { iterate, pyAdd, pyEq, pyOrder, truthy } from "./py-ops.js";
@@ -301,7 +301,7 @@ export function sequenceFilters(lookup: Lookup): Array<[string, FilterFn]> {
       "attr",
       (value, ...args) => {
         const [name] = bindArgs("attr", args, [["name", REQUIRED]]);
-        return pyGetattr(value, pyStr(name));
+        return pyAttribute(value, pyStr(name));
       },
     ],
   ];

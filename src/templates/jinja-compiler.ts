@@ -222,7 +222,30 @@ export class JinjaCompiler extends BaseCompiler {
     this._emit("}");
   }
 
+  /**
+   * Each printed expression, name and attribute lookup records its line (`lineno`, 0-based as nunjucks
+   * counts) before it runs, so that an error can say where it happened (see `RUNTIME.handleError`).
+   */
+  override compileOutput(node: AstNode, frame: CompileFrame): void {
+    for (const child of children(node)) {
+      if (!is(child, N.TemplateData)) this._emitLine(`lineno = ${child.lineno};`);
+      super.compileOutput(new N.Output(node.lineno, node.colno, [child]), frame);
+    }
+  }
+
+  override compileSymbol(node: AstNode, frame: CompileFrame): void {
+    this._emit(`(lineno = ${node.lineno}, `);
+    super.compileSymbol(node, frame);
+    this._emit(")");
+  }
+
   compileLookupVal(node: AstNode, frame: CompileFrame): void {
+    this._emit(`(lineno = ${node.lineno}, `);
+    this.compileLookupValue(node, frame);
+    this._emit(")");
+  }
+
+  private compileLookupValue(node: AstNode, frame: CompileFrame): void {
     const val = field(node, "val");
     if (node.dot) {
       this._emit("runtime.py_getattr(");

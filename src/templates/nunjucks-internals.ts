@@ -91,6 +91,8 @@ export interface CompilerBase {
   compileInlineIf(node: AstNode, frame: CompileFrame): void;
   compileLiteral(node: AstNode, frame?: CompileFrame): void;
   compileFilter(node: AstNode, frame: CompileFrame): void;
+  compileOutput(node: AstNode, frame: CompileFrame): void;
+  compileSymbol(node: AstNode, frame: CompileFrame): void;
   compileSet(node: AstNode, frame: CompileFrame): void;
   compileMacro(node: AstNode, frame: CompileFrame): void;
   compileCaller(node: AstNode, frame: CompileFrame): void;

@@ -44,6 +44,18 @@ export function pyGetattr(obj: unknown, name: string): unknown {
   return missing(obj, name);
 }
 
+/**
+ * Python's `getattr(obj, name)` alone, as the `attr` filter does it: a dict's keys are items, not
+ * attributes, so `{'a': 1} | attr('a')` is undefined while `attr('items')` is the method.
+ */
+export function pyAttribute(obj: unknown, name: string): unknown {
+  if (isDict(obj)) {
+    checkDefined(obj);
+    return present(dictMethod(obj, name), obj, name);
+  }
+  return pyGetattr(obj, name);
+}
+
 function sequenceIndex(length: number, key: unknown): number | undefined {
   if (typeof key === "boolean" || (typeof key === "number" && Number.isInteger(key))) {
     const i = numValue(key);

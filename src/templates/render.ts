@@ -18,6 +18,7 @@
 
 import { CompiledTemplate, TemplateSyntaxError } from "./environment.js";
 import { PyError } from "./py-errors.js";
+import { errorLine } from "./runtime.js";
 import { UndefinedError } from "./undefined.js";
 
 /** A template that does not compile or fails while rendering; the message is one line. */
@@ -80,6 +81,8 @@ export function renderTemplate(source: string, vars: Record<string, unknown>, te
   try {
     return template.render(vars);
   } catch (e) {
-    throw new TemplateError(`template "${templateName}": ${describe(e)}`, templateName);
+    const line = errorLine(e);
+    const where = line === undefined ? "" : ` at line ${line}`;
+    throw new TemplateError(`template "${templateName}"${where}: ${describe(e)}`, templateName, line);
   }
 }

@@ -93,6 +93,13 @@ function cmpChain(operands: unknown[], ops: string[]): boolean {
 
 const base = nj.runtime;
 
+const LINES = new WeakMap<object, number>();
+
+/** The 1-based template line where a rendering error happened, when known. */
+export function errorLine(error: unknown): number | undefined {
+  return typeof error === "object" && error !== null ? LINES.get(error) : undefined;
+}
+
 /** The runtime object passed to compiled templates. */
 export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
   ...base,
@@ -114,8 +121,10 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
     const result: unknown = fn.apply(context, args);
     return result instanceof String ? result.toString() : result;
   },
-  /** Errors keep their own type so that render.ts can report them. */
-  handleError(error: unknown): unknown {
+  /** Errors keep their own type so that render.ts can report them; the line where it failed is noted. */
+  handleError(error: unknown, lineno: unknown): unknown {
+    if (typeof error === "object" && error !== null && typeof lineno === "number" && !LINES.has(error))
+      LINES.set(error, lineno + 1);
     return error;
   },
   py_truthy: truthy,

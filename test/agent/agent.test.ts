@@ -209,7 +209,7 @@ describe("Agent with the scripted model and the local environment", () => {
 
   it("shows the model the template's view of huge and binary output, and records the truncation", async () => {
     const { agent, output_path } = scriptedAgent({
-      outputs: [act("head -c 50000 /dev/zero | tr '\\0' y; printf '\\xff'"), SUBMIT],
+      outputs: [act("head -c 50000 /dev/zero | tr '\\0' y; printf '\\377'"), SUBMIT],
       environment: { max_output_bytes: 20000 },
       model: {
         observation_template:

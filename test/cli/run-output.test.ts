@@ -45,7 +45,7 @@ describe("swerun run: output paths and template errors are bad input", () => {
     expect(existsSync(join(dir, "model-was-called"))).toBe(false);
   });
 
-  it("a template error exits 2 with one line naming the template and variable; the trajectory named exists", async () => {
+  it("a template error exits 2 with one line naming the template, line and variable; the trajectory named exists", async () => {
     const dir = tempDir();
     const out = join(dir, "t.traj.json");
     const result = await runCli([
@@ -62,7 +62,9 @@ describe("swerun run: output paths and template errors are bad input", () => {
       out,
     ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^swerun: template "system_template": .*undefined_thing.*\n$/);
+    expect(result.stderr).toBe(
+      "swerun: template \"system_template\" at line 1: 'undefined_thing' is undefined\n",
+    );
     expect(result.stdout).toContain(`trajectory: ${out}`);
     expect(readJson(out).info.exit_status).toBe("TemplateError");
     expect(existsSync(join(dir, "model-was-called"))).toBe(false);

@@ -32,8 +32,8 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
       "swerun: StartupCommandFailed: run.env_startup_command exited with 3: the-startup-broke\n",
     );
     const trajectory = expectStartupFailure(out);
-    expect(trajectory.info.config.model_type).toBe("swerun.models.deterministic.DeterministicModel");
-    expect(trajectory.info.config.environment_type).toBe("swerun.environments.local.LocalEnvironment");
+    expect(trajectory.info.config.model_type).toBe("minisweagent.models.test_models.DeterministicModel");
+    expect(trajectory.info.config.environment_type).toBe("minisweagent.environments.local.LocalEnvironment");
   });
 
   it("swebench: the instance ends StartupCommandFailed, with the same trajectory and an empty prediction", async () => {
@@ -55,7 +55,7 @@ describe("every command builds its run with the one pipeline (src/run)", () => {
     expect(result.stdout).toContain("exit statuses: StartupCommandFailed 1");
     const trajectory = expectStartupFailure(join(out, "test__calc-1", "test__calc-1.traj.json"));
     expect(trajectory.instance_id).toBe("test__calc-1");
-    expect(trajectory.info.config.model_type).toBe("swerun.models.deterministic.DeterministicModel");
+    expect(trajectory.info.config.model_type).toBe("minisweagent.models.test_models.DeterministicModel");
     expect(readJson(join(out, "preds.json"))["test__calc-1"].model_patch).toBe("");
   });
 

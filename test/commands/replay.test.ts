@@ -336,7 +336,7 @@ describe("swerun replay (CLI, local)", () => {
       submission: recorded.info.submission,
       model_stats: { api_calls: 4 },
       config: {
-        model_type: "swerun.models.deterministic.DeterministicModel",
+        model_type: "minisweagent.models.test_models.DeterministicModel",
         model: { model_name: "deterministic/takeover" },
       },
       replay: { until: 2, continue: true, replayed_steps: 2 },
@@ -406,7 +406,7 @@ describe("swerun replay (CLI, local)", () => {
       expect(sent.messages[5].content).toContain(`${checkout}/test.js`);
       const trajectory = readJson(out);
       expect(trajectory.info.config).toMatchObject({
-        model_type: "swerun.models.openai.OpenAIModel",
+        model_type: "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel",
         model: { model_class: "openai_textbased" },
       });
       expect(trajectory.info.model_stats.api_calls).toBe(4);

@@ -46,7 +46,9 @@ await describeDocker("swerun swebench in Docker", () => {
       readFileSync(join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json"), "utf8"),
     );
     expect(trajectory.info.config.environment.image).toBe("swerun-demo/calc:latest");
-    expect(trajectory.info.config.environment_type).toBe("swerun.environments.docker.DockerEnvironment");
+    expect(trajectory.info.config.environment_type).toBe(
+      "minisweagent.environments.docker.DockerEnvironment",
+    );
     expect(await swerunContainers(docker, run.run_id)).toEqual([]);
   });
 });

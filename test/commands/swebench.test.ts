@@ -53,6 +53,10 @@ describe("swerun swebench (local environment)", () => {
     const trajectory = readJson(join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json"));
     expect(trajectory.instance_id).toBe("swerun-demo__calc-1");
     expect(trajectory.info.exit_status).toBe("Submitted");
+    // mini-swe-agent's batches run its ProgressTrackingAgent, and their trajectories say so.
+    expect(trajectory.info.config.agent_type).toBe(
+      "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent",
+    );
     const run = readJson(join(out, "run.json"));
     expect(run).toMatchObject({
       label: "t1",
@@ -161,6 +165,9 @@ describe("swerun swebench (local environment)", () => {
     const trajectory = readJson(join(out, "test__calc-1", "test__calc-1.traj.json"));
     expect(trajectory.instance_id).toBe("test__calc-1");
     expect(trajectory.info.exit_status).toBe("StartupCommandFailed");
+    expect(trajectory.info.config.agent_type).toBe(
+      "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent",
+    );
     expect(trajectory.messages.at(-1).extra.traceback).toMatch(
       /env_startup_command exited with 3: setting up test__calc-1/,
     );

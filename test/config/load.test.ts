@@ -126,11 +126,21 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads a block scalar that ends the file without a line break as PyYAML does (no trailing newline)", () => {
+    const dir = tempDir();
+    const body = `${MINIMAL.replace('  format_error_template: "bad"\n', "")}\n  format_error_template: |\n    line one\n    {{ error }}`;
+    expect(loadConfig([file(dir, "eof.yaml", body)]).model.format_error_template).toBe(
+      "line one\n{{ error }}",
+    );
+    const kept = loadConfig([file(dir, "eol.yaml", `${body}\n`)]);
+    expect(kept.model.format_error_template).toBe("line one\n{{ error }}\n");
+  });
+
   it("refuses mini-swe-agent keys swerun does not support, saying what to do", () => {
     const dir = tempDir();
     const v1 = file(dir, "v1.yaml", `${MINIMAL}\n  multimodal_regex: 'x'\n`);
     expect(errorOf(() => loadConfig([v1]))).toBe(
-      `${v1}: model.multimodal_regex is not supported yet: swerun sends text observations only`,
+      `${v1}: model.multimodal_regex: is not supported yet: swerun sends text observations only (only "", off, is accepted)`,
     );
     const old = file(dir, "old.yaml", "agent:\n  action_observation_template: x\n");
     expect(errorOf(() => loadConfig([old]))).toMatch(

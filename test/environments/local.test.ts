@@ -6,6 +6,8 @@ import { localEnvironmentSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import { tempDir } from "../helpers/tmp.js";
 
+const BASH = { local_interpreter: ["bash", "-c"] };
+
 function env(overrides: Record<string, unknown> = {}) {
   return new LocalEnvironment(localEnvironmentSchema.parse({ environment_class: "local", ...overrides }));
 }
@@ -42,26 +44,34 @@ describe("LocalEnvironment", () => {
   });
 
   it("captures the shell's own message about a command that does not parse", async () => {
-    const result = await env().execute({ command: "echo never; if" });
+    const result = await env(BASH).execute({ command: "echo never; if" });
     expect(result.returncode).toBe(2);
     expect(result.output).toMatch(/^bash: -c: line \d+: syntax error/);
   });
 
   it("keeps the shell's line numbers in its messages", async () => {
-    const result = await env().execute({ command: "true\nno-such-command-swerun" });
+    const result = await env(BASH).execute({ command: "true\nno-such-command-swerun" });
     expect(result.output).toBe("bash: line 2: no-such-command-swerun: command not found\n");
+    const sh = await env().execute({ command: "true\nno-such-command-swerun" });
+    expect(sh.output).toMatch(/^\/bin\/sh: 2: .*no-such-command-swerun/);
   });
 
   it("merges in order under an interpreter that is not a POSIX shell too", async () => {
-    const result = await env({ interpreter: ["env", "bash", "-c"] }).execute({
+    const result = await env({ local_interpreter: ["env", "bash", "-c"] }).execute({
       command: "echo 1; echo 2 >&2; echo 3",
     });
     expect(result.output).toBe("1\n2\n3\n");
   });
 
-  it("uses the configured interpreter", async () => {
-    const result = await env({ interpreter: ["sh", "-c"] }).execute({ command: 'echo "$0"' });
-    expect(result.output.trim()).toBe("sh");
+  it("runs /bin/sh -c as mini-swe-agent does, or local_interpreter", async () => {
+    const command = 'echo "$0"';
+    expect((await env().execute({ command })).output).toBe("/bin/sh\n");
+    expect((await env({ local_interpreter: ["sh", "-c"] }).execute({ command })).output).toBe("sh\n");
+  });
+
+  it("reads output as Python's text mode does: CRLF and a lone CR become LF", async () => {
+    const result = await env().execute({ command: "printf 'a\\r\\nb\\rc\\r\\r\\nd'" });
+    expect(result.output).toBe("a\nb\nc\n\nd");
   });
 
   it("kills the whole process group on timeout and keeps the partial output", async () => {
@@ -127,7 +137,7 @@ describe("LocalEnvironment", () => {
   });
 
   it("decodes non-UTF-8 output with replacement characters", async () => {
-    const result = await env().execute({ command: "printf 'a\\xffb\\xc3\\x28c'" });
+    const result = await env().execute({ command: "printf 'a\\377b\\303\\050c'" });
     expect(result.output).toBe("a\uFFFDb\uFFFD(c");
   });
 

@@ -72,7 +72,7 @@ describe("swerun run -m openai/<name> against an OpenAI-compatible server", () =
     expect(trajectory.info).toMatchObject({ exit_status: "Submitted", submission: "hello\n" });
     expect(trajectory.info.model_stats.api_calls).toBe(3);
     expect(trajectory.info.model_stats.instance_cost).toBeCloseTo(3 * CALL_COST, 12);
-    expect(trajectory.info.config.model_type).toBe("swerun.models.openai.OpenAIModel");
+    expect(trajectory.info.config.model_type).toBe("minisweagent.models.litellm_model.LitellmModel");
     expect(trajectory.info.config.model.model_name).toBe("openai/test-model");
 
     // As mini-swe-agent: the malformed reply is kept in the feedback message (with its cost and response),

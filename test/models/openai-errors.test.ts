@@ -270,6 +270,6 @@ describe("endpoint and key", () => {
     expect(recorded).not.toContain(TEST_KEY);
     expect(recorded).not.toContain("header-secret-9876");
     expect(recorded).toContain("https://example.test");
-    expect(model.serialize().model_type).toBe("swerun.models.openai.OpenAIModel");
+    expect(model.serialize().model_type).toBe("minisweagent.models.litellm_model.LitellmModel");
   });
 });

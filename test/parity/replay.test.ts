@@ -5,23 +5,14 @@ import { tempDir } from "../helpers/tmp.js";
 import { CASES, CORPUS, expectedTrajectory } from "./corpus.js";
 
 describe("swerun replay of mini-swe-agent's own trajectories (test/fixtures/parity)", () => {
-  for (const parity of CASES) {
+  for (const parity of CASES.filter((c) => !c.fails)) {
     it(`${parity.name}: every step exact or normalised`, async () => {
       const cwd = tempDir("swerun-parity-replay-");
       // The replay's own trajectory goes outside the folder the commands run in (`ls` there must see nothing).
       const out = join(tempDir("swerun-parity-replay-out-"), `${parity.name}.traj.json`);
       const path = join(CORPUS, "expected", `${parity.name}.traj.json`);
-      // mini-swe-agent ran the commands with /bin/sh (its local environment has no interpreter setting).
-      const args = [
-        "--environment-class",
-        "local",
-        "--cwd",
-        cwd,
-        "-c",
-        'environment.interpreter=["sh","-c"]',
-        "-o",
-        out,
-      ];
+      // Both run the commands with /bin/sh -c (their local environments ignore `interpreter`).
+      const args = ["--environment-class", "local", "--cwd", cwd, "-o", out];
       const result = await runCli(["replay", path, ...args], { cwd });
       expect(result.code, result.stderr).toBe(0);
       const steps = result.stdout.split("\n").filter((line) => /^\s+(\d+\s+)?[a-z]+\s{2,}/.test(line));

@@ -55,7 +55,11 @@ describe("Jinja2 corpus", () => {
       });
       continue;
     }
-    const jinjaError = readFileSync(`${CORPUS}expected/${c.name}.error`, "utf8").trim();
+    const [jinjaError = "", lineText] = readFileSync(`${CORPUS}expected/${c.name}.error`, "utf8")
+      .trim()
+      .split("\n");
+    // The template line Jinja2's traceback names, when it failed while rendering.
+    const where = lineText ? ` at line ${lineText.replace("line ", "")}` : "";
     it(`${c.name} fails like Jinja2 (${jinjaError})`, () => {
       let error: unknown;
       try {
@@ -66,15 +70,15 @@ describe("Jinja2 corpus", () => {
       expect(error).toBeInstanceOf(TemplateError);
       const message = (error as TemplateError).message;
       expect(message).not.toContain("\n");
-      expect(message.startsWith(`template "${c.name}": `)).toBe(true);
+      expect(message.startsWith(`template "${c.name}"${where}: `)).toBe(true);
       const [type = ""] = jinjaError.split(":", 1);
       if (type === "UndefinedError") {
-        expect(message).toBe(`template "${c.name}": ${jinjaError.slice("UndefinedError: ".length)}`);
+        expect(message).toBe(`template "${c.name}"${where}: ${jinjaError.slice("UndefinedError: ".length)}`);
       } else if (COMPILE_ERRORS.has(type)) {
         expect(message).toContain(`template "${c.name}": syntax error`);
       } else if (!SAME_FAILURE_OTHER_MESSAGE.has(c.name)) {
         // Python exceptions (TypeError, ValueError, KeyError, TemplateRuntimeError, ...): type and message.
-        expect(message).toBe(`template "${c.name}": ${jinjaError}`);
+        expect(message).toBe(`template "${c.name}"${where}: ${jinjaError}`);
       }
     });
   }

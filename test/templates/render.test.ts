@@ -122,7 +122,7 @@ describe("renderTemplate", () => {
     );
     expect(render("{{ '%(a)s-%(b)05d' % {'a': 'k', 'b': 42} }}")).toBe("k-00042");
     expect(errorOf("{{ '%s %s' % ('a',) }}").message).toBe(
-      'template "observation_template": TypeError: not enough arguments for format string',
+      'template "observation_template" at line 1: TypeError: not enough arguments for format string',
     );
   });
 
@@ -136,8 +136,8 @@ describe("renderTemplate", () => {
     const source = "{{ n }}";
     expect(render(source, { n: 1 })).toBe("1");
     expect(render(source, { n: 2 })).toBe("2");
-    expect(errorOf(source, {}, "first").message).toBe("template \"first\": 'n' is undefined");
-    expect(errorOf(source, {}, "second").message).toBe("template \"second\": 'n' is undefined");
+    expect(errorOf(source, {}, "first").message).toBe("template \"first\" at line 1: 'n' is undefined");
+    expect(errorOf(source, {}, "second").message).toBe("template \"second\" at line 1: 'n' is undefined");
   });
 });
 
@@ -170,8 +170,26 @@ describe("StrictUndefined", () => {
   for (const [source, message] of cases) {
     it(`fails on ${source}`, () => {
       const error = errorOf(source, vars);
-      expect(error.message).toBe(`template "observation_template": ${message}`);
+      expect(error.message).toBe(`template "observation_template" at line 1: ${message}`);
       expect(error.templateName).toBe("observation_template");
+    });
+  }
+
+  // The lines Jinja2 3.1.6's traceback names for the same templates (innermost frame).
+  const lines: Array<[string, number, string]> = [
+    ["a\nb {{ x }}", 2, "'x' is undefined"],
+    ["line1\n{% if y %}\n{{ outputs }}{% endif %}", 3, "'outputs' is undefined"],
+    ["{% for i in [1,2] %}\n\n{{ i.foo.bar }}{% endfor %}", 3, "'int object' has no attribute 'foo'"],
+    ["1\n2\n{{ 1 / 0 }}", 3, "ZeroDivisionError: division by zero"],
+    ["{% macro m() %}\nA\n{{ zz }}{% endmacro %}\nx\n{{ m() }}", 3, "'zz' is undefined"],
+    ["{% set q = nope %}\n\n{{ q }}", 3, "'nope' is undefined"],
+    ["ok {{ y }}\n{{ {'a': 1} | attr('a') }}", 2, "'dict object' has no attribute 'a'"],
+  ];
+  for (const [source, line, message] of lines) {
+    it(`names line ${line} of ${JSON.stringify(source)}`, () => {
+      const error = errorOf(source, { y: 1 }, "instance_template");
+      expect(error.message).toBe(`template "instance_template" at line ${line}: ${message}`);
+      expect(error.lineno).toBe(line);
     });
   }
 

@@ -8,6 +8,7 @@ import type { Action, ExecOutput } from "../../messages.js";
 import { chaosPoint } from "../../util/chaos.js";
 import { registerSecret } from "../../util/secrets.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
+import { ENVIRONMENT_TYPES } from "../index.js";
 import {
   closeDockerClient,
   configEndpoint,
@@ -314,7 +315,7 @@ export class DockerEnvironment implements Environment {
   serialize() {
     return {
       environment: { ...this.config },
-      environment_type: "swerun.environments.docker.DockerEnvironment",
+      environment_type: ENVIRONMENT_TYPES.docker,
     };
   }
 

@@ -88,7 +88,9 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     expect(result.stdout).toMatch(/exit status: Submitted/);
     const trajectory = readJson(out);
     expect(trajectory.info.exit_status).toBe("Submitted");
-    expect(trajectory.info.config.environment_type).toBe("swerun.environments.docker.DockerEnvironment");
+    expect(trajectory.info.config.environment_type).toBe(
+      "minisweagent.environments.docker.DockerEnvironment",
+    );
     expect(trajectory.info.config.environment.image).toBe(images.swebench);
     const observations = trajectory.messages
       .filter((message: { role: string }) => message.role === "user")

@@ -186,7 +186,7 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
 
     it("serializes its config with forward_env names but never their host values", () => {
       const serialized = env.serialize();
-      expect(serialized.environment_type).toBe("swerun.environments.docker.DockerEnvironment");
+      expect(serialized.environment_type).toBe("minisweagent.environments.docker.DockerEnvironment");
       expect(serialized.environment).toMatchObject({
         image: images.base,
         cwd: "/",

@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { floatRepr } from "../templates/py-number.js";
+
+/**
+ * Keys whose values mini-swe-agent holds as Python floats (dollars: a message's `extra.cost`,
+ * `model_stats.instance_cost`, `cost_limit`, `cost_per_call`), so its `json.dumps` writes `1.0` where
+ * JavaScript writes `1`.
+ */
+export const FLOAT_KEYS: ReadonlySet<string> = new Set([
+  "cost",
+  "instance_cost",
+  "cost_limit",
+  "cost_per_call",
+]);
+
+/** Marks a float in the intermediate text; the nonce keeps any string a user wrote from matching. */
+const MARK = `\u0000float-${randomBytes(6).toString("hex")}:`;
+const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll("\\", "\\\\")}([^"]*)"`, "g");
+
+/**
+ * `JSON.stringify(value, null, indent)`, except that a number under one of `FLOAT_KEYS` is written as
+ * Python writes a float (`3.0`, `0.0`, `1e+16`), as mini-swe-agent's files have it.
+ */
+export function jsonWithFloats(value: unknown, indent = 2): string {
+  let marked = false;
+  const text = JSON.stringify(
+    value,
+    (key, item) => {
+      if (typeof item !== "number" || !FLOAT_KEYS.has(key) || !Number.isFinite(item)) return item;
+      marked = true;
+      return `${MARK}${floatRepr(item)}`;
+    },
+    indent,
+  );
+  return marked ? text.replace(MARKED, "$1") : text;
+}
