@@ -155,9 +155,9 @@ export async function loadSwebench(flags: SwebenchFlags) {
 }
 
 /** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
-export function checkOutputDir(dir: string): void {
+export function checkOutputDir(dir: string, flag = "-o"): void {
   const problem = outputDirProblem(dir);
-  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+  if (problem) throw new UserError(`${flag} ${dir}: ${problem}`);
 }
 
 /** Exit code of a batch that stopped because every Docker host was down (resumable). */
