@@ -10,6 +10,7 @@ import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/c
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
+import { readRunRecord } from "../swebench/run-record.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
@@ -217,6 +218,8 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   );
   if (!flags.output) checkOutputDir(outputDir);
   const events = await openEventLog(flags.events, [config.model]);
+  // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
+  const runId = readRunRecord(join(outputDir, "run.json"))?.run_id || newRunId();
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
@@ -225,6 +228,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         subset,
         imageTemplate: flags.imageTemplate,
         folder: outputDir,
+        runId,
         modelName: config.model.model_name || config.model.model_class,
         workers,
         say: (line) => display.message(line),
@@ -237,7 +241,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     outputDir,
     workers,
     redoExisting: Boolean(flags.redoExisting),
-    runId: newRunId(),
+    runId,
     label: flags.label,
     subset,
     split: flags.split ?? "test",
