@@ -6,7 +6,10 @@ import { swerunVersion } from "./util/package-root.js";
 
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
 async function report(error: unknown): Promise<number> {
-  const { redact } = await import("./util/secrets.js");
+  const { redact: redactSecrets } = await import("./util/secrets.js");
+  const { printable } = await import("./util/printable.js");
+  // A message may quote a file or a flag: its control characters (an ESC) are shown escaped.
+  const redact = (text: string) => printable(redactSecrets(text));
   const { UserError } = await import("./errors.js");
   if (error instanceof UserError) {
     process.stderr.write(`swerun: ${redact(error.message)}\n`);

@@ -8,6 +8,7 @@ import { resolveRun } from "../runs/ref.js";
 import { mergeShardRuns } from "../runs/shards.js";
 import { listRuns, runsDir } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { checkLabel, printable } from "../util/printable.js";
 
 /** `swerun runs` flags, as cac hands them over. */
 export interface RunsFlags {
@@ -25,7 +26,8 @@ function need(args: string[], count: number, what: string): string[] {
   return args;
 }
 
-const print = (text: string) => process.stdout.write(`${text}\n`);
+/** Prints text output; control characters read from run folders (a label, a corrupt file) are escaped. */
+const print = (text: string) => process.stdout.write(`${printable(text)}\n`);
 
 /** `swerun runs <action>`: list, show, compare, label and delete the runs under the runs folder. */
 export async function runsCommand(
@@ -53,11 +55,13 @@ export async function runsCommand(
       const [first, second] = need(args, 2, "compare") as [string, string];
       const comparison = compareRuns(resolveRun(first, runs), resolveRun(second, runs));
       if (flags.json) json(comparison);
-      else print(compareText(comparison, colorsFor(Boolean(process.stdout.isTTY))));
+      // Colored on a terminal: the text's values are escaped where it is made.
+      else process.stdout.write(`${compareText(comparison, colorsFor(Boolean(process.stdout.isTTY)))}\n`);
       return 0;
     }
     case "label": {
       const [ref, label] = need(args, 2, "label") as [string, string];
+      checkLabel(label, "label");
       const run = resolveRun(ref, found);
       if (run.imported)
         throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
@@ -66,7 +70,7 @@ export async function runsCommand(
       const record = JSON.parse(readFileSync(path, "utf8"));
       record.label = label;
       writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
-      print(`${run.id}: label "${label}"`);
+      print(`${run.id}: label ${JSON.stringify(label)}`);
       return 0;
     }
     case "delete":

@@ -12,6 +12,7 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
+import { checkLabel } from "../util/printable.js";
 import { openEventLog } from "./event-log.js";
 import { printRunEnd, runError } from "./run.js";
 import {
@@ -49,6 +50,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
  * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
  */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);

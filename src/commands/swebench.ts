@@ -14,6 +14,7 @@ import { readRunRecord } from "../swebench/run-record.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
+import { checkLabel, labelSlug } from "../util/printable.js";
 import { openEventLog } from "./event-log.js";
 import { asList } from "./run.js";
 
@@ -197,6 +198,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   let workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, say, config, instances } = await loadSwebench(flags);
   const pool = batchHosts(flags, config);
@@ -214,7 +216,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const outputDir = resolve(
-    flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
+    flags.output ??
+      join(
+        "runs",
+        `${timestampSlug()}-${flags.label !== undefined ? labelSlug(String(flags.label)) : model}${shard}`,
+      ),
   );
   if (!flags.output) checkOutputDir(outputDir);
   const events = await openEventLog(flags.events, [config.model]);

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import pc from "picocolors";
+import { printableLine } from "../util/printable.js";
 import type { RunComparison } from "./compare.js";
 import type { StoredRun } from "./store.js";
 
@@ -65,10 +66,10 @@ export function listText(runs: StoredRun[]): string {
   const rows = [["ID", "Label", "Date", "Model", "Cases", "Submitted", "Resolved", "Cost", "State"]];
   for (const run of listJson(runs)) {
     rows.push([
-      run.id,
-      run.label ?? "(none)",
+      printableLine(run.id),
+      printableLine(run.label ?? "(none)"),
       date(run.created),
-      run.model || "-",
+      printableLine(run.model || "-"),
       `${run.cases_finished}/${run.cases_total}`,
       String(run.submitted),
       run.resolved === null ? "-" : String(run.resolved),
@@ -107,8 +108,8 @@ export function showJson(run: StoredRun) {
 export function showText(run: StoredRun): string {
   const n = counts(run);
   const lines = [
-    `Run: ${run.id}${run.imported ? " (imported)" : ""}`,
-    `Label: ${run.label ?? "(none)"}`,
+    `Run: ${printableLine(run.id)}${run.imported ? " (imported)" : ""}`,
+    `Label: ${printableLine(run.label ?? "(none)")}`,
     `Folder: ${run.dir}`,
     `Created: ${date(run.created)}   State: ${run.state}`,
     "",
@@ -169,7 +170,7 @@ function change(a: number, b: number, pct: number | null, colors: Colors): strin
 }
 
 const yesNo = (value: boolean | null) => (value === null ? "-" : value ? "yes" : "no");
-const label = (run: { id: string; label: string | null }) => run.label ?? run.id;
+const label = (run: { id: string; label: string | null }) => printableLine(run.label ?? run.id);
 
 /** `swerun runs compare`, laid out as `sniff compare`, flips first. */
 export function compareText(cmp: RunComparison, colors: Colors): string {
@@ -179,8 +180,8 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
     "",
     table([
       ["", "Run A", "Run B"],
-      ["ID", a.id, b.id],
-      ["Label", a.label ?? "(none)", b.label ?? "(none)"],
+      ["ID", printableLine(a.id), printableLine(b.id)],
+      ["Label", printableLine(a.label ?? "(none)"), printableLine(b.label ?? "(none)")],
       ["Date", date(a.created), date(b.created)],
       ["Model", a.model, b.model],
       ["Cases", String(a.cases), String(b.cases)],
