@@ -187,6 +187,12 @@ export function batchHosts(
       throw new UserError(`--docker-host ${spec}: ${(error as Error).message}`);
     }
   });
+  const seen = new Set<string>();
+  for (const [index, host] of hosts.entries()) {
+    if (seen.has(host.host))
+      throw new UserError(`--docker-host ${given[index]}: ${host.host} is given twice (one entry per daemon)`);
+    seen.add(host.host);
+  }
   if (hosts.length > 0) return { hosts, source: "--docker-host" };
   if (environment.environment_class === "docker" && environment.docker_hosts?.length)
     return { hosts: environment.docker_hosts, source: "environment.docker_hosts" };

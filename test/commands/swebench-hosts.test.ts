@@ -54,6 +54,20 @@ function deadPid(): number {
 describe("swerun swebench --docker-host: bad input", () => {
   const demo = ["swebench", "--subset", "demo", "-q"];
 
+  it("refuses a host given twice, and an empty --docker-host named as typed (exit 2, one line)", async () => {
+    const docker = [...demo, "--environment-class", "docker"];
+    const twice = await runCli([...docker, "--docker-host", "ssh://a:2", "--docker-host", "ssh://a:4"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toBe(
+      "swerun: --docker-host ssh://a:4: ssh://a is given twice (one entry per daemon)\n",
+    );
+    const empty = await runCli([...docker, "--docker-host", ""]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe(
+      'swerun: --docker-host "": expected unix:///path, tcp://host:port or ssh://[user@]host\n',
+    );
+  });
+
   it("refuses -w with hosts, a host it cannot read, and hosts for the local environment, in one line (exit 2)", async () => {
     const both = await runCli([
       ...demo,
