@@ -37,6 +37,12 @@ export async function runsCommand(
 ): Promise<number> {
   const found = listRuns(runsDir(flags.dir));
   const runs = flags.mergeShards ? mergeShardRuns(found) : found;
+  // A run.json that cannot be read is said, not passed off as an imported folder.
+  for (const run of found)
+    if (run.unreadable)
+      process.stderr.write(
+        `${printable(`swerun: ${join(run.dir, "run.json")} could not be read (${run.unreadable}); the run is shown from its trajectories`)}\n`,
+      );
   const json = (value: unknown) => print(JSON.stringify(value, null, 2));
   switch (action ?? "list") {
     case "list":

@@ -56,6 +56,7 @@ export function listJson(runs: StoredRun[]) {
       cost: run.totals.costUsd,
       state: run.state,
       imported: run.imported,
+      ...(run.unreadable ? { unreadable: run.unreadable } : {}),
       dir: run.dir,
     };
   });
@@ -74,7 +75,7 @@ export function listText(runs: StoredRun[]): string {
       String(run.submitted),
       run.resolved === null ? "-" : String(run.resolved),
       money(run.cost),
-      run.state + (run.imported ? " (imported)" : ""),
+      run.state + (run.unreadable ? " (run.json unreadable)" : run.imported ? " (imported)" : ""),
     ]);
   }
   return `${runs.length} run${runs.length === 1 ? "" : "s"}\n\n${table(rows)}`;
@@ -108,7 +109,7 @@ export function showJson(run: StoredRun) {
 export function showText(run: StoredRun): string {
   const n = counts(run);
   const lines = [
-    `Run: ${printableLine(run.id)}${run.imported ? " (imported)" : ""}`,
+    `Run: ${printableLine(run.id)}${run.unreadable ? ` (run.json could not be read: ${printableLine(run.unreadable)})` : run.imported ? " (imported)" : ""}`,
     `Label: ${printableLine(run.label ?? "(none)")}`,
     `Folder: ${run.dir}`,
     `Created: ${date(run.created)}   State: ${run.state}`,

@@ -72,3 +72,23 @@ describe("labels and names never reach paths or terminals raw", () => {
     expect(result.stderr).toContain("no-such-config\\x1b[2J");
   });
 });
+
+describe("swerun runs: a run.json that cannot be read", () => {
+  it("is said (one line on stderr naming it), and the run is not passed off as an imported folder", async () => {
+    const root = tempDir();
+    const folder = join(root, "cut");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "run.json"), '{"run_id": "cut", "label": "x", "cases": {');
+    const list = await runCli(["runs", "list", "--dir", root]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toMatch(
+      new RegExp(
+        `^swerun: ${join(folder, "run.json")} could not be read \\(.+\\); the run is shown from its trajectories\\n$`,
+      ),
+    );
+    expect(list.stdout).toContain("(run.json unreadable)");
+    expect(list.stdout).not.toContain("(imported)");
+    const json = await runCli(["runs", "list", "--dir", root, "--json"]);
+    expect(JSON.parse(json.stdout)[0].unreadable).toMatch(/JSON/);
+  });
+});
