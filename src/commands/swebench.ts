@@ -15,6 +15,7 @@ import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
 import { checkLabel, labelSlug } from "../util/printable.js";
+import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
 import { asList } from "./run.js";
 
@@ -190,7 +191,9 @@ export function batchHosts(
   const seen = new Set<string>();
   for (const [index, host] of hosts.entries()) {
     if (seen.has(host.host))
-      throw new UserError(`--docker-host ${given[index]}: ${host.host} is given twice (one entry per daemon)`);
+      throw new UserError(
+        `--docker-host ${given[index]}: ${host.host} is given twice (one entry per daemon)`,
+      );
     seen.add(host.host);
   }
   if (hosts.length > 0) return { hosts, source: "--docker-host" };
@@ -219,7 +222,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         `--eval: grading on a pool of Docker hosts (${pool.source}) is not supported yet; grade the folder afterwards with swerun eval`,
       );
   }
-  const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
+  const model = redact(config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const outputDir = resolve(
     flags.output ??

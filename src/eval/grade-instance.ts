@@ -81,7 +81,8 @@ export interface GradeOptions {
 
 /** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
-  const model = (prediction.model_name_or_path ?? "None").replaceAll("/", "__");
+  // A model name holding a key never puts it into a path (the console prints paths redacted).
+  const model = redact(prediction.model_name_or_path ?? "None").replaceAll("/", "__");
   return join(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
 }
 

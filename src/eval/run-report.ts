@@ -156,7 +156,7 @@ export async function writeRunReport(
       new Set(dataset.map((row) => row.image).filter((image) => images.has(image))),
     );
   }
-  const model = ([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
+  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
   const path = join(outputDir, `${model}.${runId}.json`);
   writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
   const seen = new Set(dataset.map((row) => row.instance_id));

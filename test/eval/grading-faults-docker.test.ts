@@ -101,4 +101,28 @@ await describeDocker("swerun eval: gradings that could not be done", () => {
     expect(final).toMatchObject({ status: "error", error: "Test timed out after 1 seconds." });
     expect(final.infra_failure).toBeUndefined();
   }, 180_000);
+
+  it("a model name holding a key puts no key into the eval's file names; the path printed exists", async () => {
+    const dir = tempDir();
+    const key = `sk-swerun-test-${basename(dir)}-secret`;
+    const preds = join(dir, "preds.json");
+    const instance = "swerun-demo__calc-1";
+    writeFileSync(
+      preds,
+      JSON.stringify({
+        [instance]: { model_name_or_path: `openai/${key}`, instance_id: instance, model_patch: "" },
+      }),
+    );
+    const out = join(dir, "out");
+    const result = await runCli(["eval", preds, "--subset", "demo", "-o", out], {
+      env: { OPENAI_API_KEY: key },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const printed = /report: (.+)\n/.exec(result.stdout)?.[1] ?? "";
+    expect(existsSync(printed)).toBe(true);
+    const { readdirSync } = await import("node:fs");
+    const names = readdirSync(out, { recursive: true }).map(String);
+    expect(names.some((name) => name.includes(key))).toBe(false);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+  });
 });
