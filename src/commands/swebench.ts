@@ -163,6 +163,21 @@ export function checkOutputDir(dir: string, flag = "-o"): void {
   if (problem) throw new UserError(`${flag} ${dir}: ${problem}`);
 }
 
+/**
+ * `SWERUN_DOCKER_HOST_TIMEOUT` (seconds): how long a Docker host of a pool that runs instances may take to
+ * answer a ping before it is down (default 30 s); undefined when unset.
+ */
+export function hostAnswerTimeoutMs(): number | undefined {
+  const value = process.env.SWERUN_DOCKER_HOST_TIMEOUT;
+  if (value === undefined || value === "") return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UserError(
+      `SWERUN_DOCKER_HOST_TIMEOUT (from environment): expected seconds > 0, got "${value}"`,
+    );
+  return seconds * 1000;
+}
+
 /** Exit code of a batch that stopped because every Docker host was down (resumable). */
 export const HOSTS_DOWN_EXIT_CODE = 3;
 
@@ -211,6 +226,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, say, config, instances } = await loadSwebench(flags);
   const pool = batchHosts(flags, config);
+  const answerTimeout = hostAnswerTimeoutMs();
   if (pool) {
     if (flags.workers !== undefined)
       throw new UserError(
@@ -250,6 +266,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
       })
     : undefined;
   const summary = await runBatch({
+    ...(answerTimeout ? { hostAnswerTimeoutMs: answerTimeout } : {}),
     ...(events ? { eventStreams: events.stream } : {}),
     instances,
     config,
