@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { patchProblem } from "../../src/swebench/predictions.js";
-import { killAt, runCli } from "../helpers/cli.js";
+import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -118,7 +118,21 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     const second = await killAt("grading-ended", args);
     expect(second.stderr).toMatch(/Removed \d+ Docker container\(s\) left by the earlier run/);
 
-    // 3. Unhindered to the end: the interrupted gradings are done, the verdicts on disk merged.
+    // 3. A clean SIGTERM as a grading's tests start (the process is continued to take it): the grading is
+    // stopped, recorded as interrupted (not a verdict), and its container removed.
+    const term = startCli(args, { env: { SWERUN_CHAOS_PAUSE: "grading-tests" } });
+    await waitFor(() => term.errors().includes("swerun chaos: paused at grading-tests "), 60_000, term.child);
+    term.child.kill("SIGTERM");
+    term.child.kill("SIGCONT");
+    const termed = await term.done;
+    expect(termed.signal).toBeNull();
+    const interrupted = Object.values(readJson(join(out, "run.json")).eval.instances).filter(
+      (verdict) => (verdict as { infra_failure?: string }).infra_failure === "interrupted",
+    );
+    expect(interrupted.length).toBeGreaterThan(0);
+    expect(await swerunContainers(docker, id)).toEqual([]);
+
+    // 4. Unhindered to the end: the interrupted gradings are done, the verdicts on disk merged.
     const last = await runCli(args);
     expect(last.code, last.stderr).toBe(0);
     expect(runId()).toBe(id);
