@@ -4,8 +4,8 @@ import { trajectoryInputs } from "../report/inputs.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
 import { readRunFacts } from "../report/read-run.js";
 import { summaryResult } from "../report/summary.js";
+import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
-import { checkOutputFile } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { registerKnownKeys } from "./report-secrets.js";
 

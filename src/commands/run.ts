@@ -5,11 +5,10 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
-import { checkOutputPath } from "../run/output.js";
+import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
-import { checkOutputFile } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr, openEventLog } from "./event-log.js";
 

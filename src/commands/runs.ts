@@ -8,7 +8,8 @@ import { resolveRun } from "../runs/ref.js";
 import { mergeShardRuns } from "../runs/shards.js";
 import { listRuns, runsDir } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { checkLabel, printable } from "../util/printable.js";
+import { printable } from "../util/printable.js";
+import { checkLabel } from "./label.js";
 
 /** `swerun runs` flags, as cac hands them over. */
 export interface RunsFlags {

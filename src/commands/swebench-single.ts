@@ -12,8 +12,8 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
-import { checkLabel } from "../util/printable.js";
 import { openEventLog } from "./event-log.js";
+import { checkLabel } from "./label.js";
 import { printRunEnd, runError } from "./run.js";
 import {
   checkOutputDir,

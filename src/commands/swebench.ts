@@ -14,9 +14,10 @@ import { readRunRecord } from "../swebench/run-record.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
-import { checkLabel, labelSlug } from "../util/printable.js";
+import { labelSlug } from "../util/printable.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
+import { checkLabel } from "./label.js";
 import { asList } from "./run.js";
 
 /** `swerun swebench` and `swerun swebench-single` flags, as cac hands them over. */

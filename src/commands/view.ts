@@ -1,5 +1,6 @@
 import { UserError } from "../errors.js";
-import { checkOutputFile, writeOutput } from "../util/output-file.js";
+import { checkOutputFile } from "../run/output.js";
+import { writeOutput } from "../util/output-file.js";
 import { buildView, viewTarget } from "../view/build.js";
 import { browserOpener, openInBrowser } from "../view/open.js";
 import type { DetailCache } from "../view/run-view.js";

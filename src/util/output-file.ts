@@ -1,74 +1,8 @@
-import { accessSync, closeSync, constants, openSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { OutputPathError } from "../errors.js";
+import { writeSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
-import { makeDirsSync } from "./make-dirs.js";
-import { WriteTargetError, writeTargetOf } from "./write-target.js";
-
-/** Why a file operation failed, in words. */
-export function pathReason(error: unknown): string {
-  if (error instanceof WriteTargetError) return error.reason;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EROFS") return "read-only file system";
-  if (code === "ENOTDIR") return "a part of the path is a file, not a folder";
-  return code ?? (error instanceof Error ? error.message : String(error));
-}
 
 /**
- * Checks, before any work starts, that the single-file output `value` of `flag` can be written, and returns
- * `-` (standard output, when `stream`) or its absolute path. A missing or regular file needs a folder that
- * can be made (one level at a time: a path under /proc fails at once) and written in (a probe file is made
- * and removed, and so are the folders made for it); a symlink to a file is checked at its target; a device
- * or a pipe (or a symlink to one) is written through, so it is taken only when `stream` (an output written
- * once, not a trajectory rewritten after every step). Anything else throws OutputPathError, one line naming
- * the flag and the path (exit 2).
- */
-export function checkOutputFile(value: string, flag: string, options: { stream?: boolean } = {}): string {
-  const stream = options.stream ?? true;
-  const refuse = (why: string) => new OutputPathError(`${flag} ${value}: ${why}`);
-  if (value === "-") {
-    if (stream) return "-";
-    throw refuse("this output is rewritten as the run goes, so it needs a file, not standard output");
-  }
-  const path = resolve(value);
-  let target: { path: string; stream: boolean };
-  try {
-    target = writeTargetOf(path);
-  } catch (error) {
-    throw refuse(pathReason(error));
-  }
-  if (target.stream) {
-    if (!stream)
-      throw refuse("is a device or a pipe; this output is rewritten as the run goes, so it needs a file");
-    try {
-      accessSync(target.path, constants.W_OK);
-    } catch (error) {
-      throw refuse(`cannot write to it (${pathReason(error)})`);
-    }
-    return path;
-  }
-  const dir = dirname(target.path);
-  let made: string | undefined;
-  try {
-    made = makeDirsSync(dir);
-  } catch (error) {
-    throw refuse(`cannot create its folder ${dir} (${pathReason(error)})`);
-  }
-  const probe = join(dir, `.${basename(target.path)}.${process.pid}.probe`);
-  try {
-    closeSync(openSync(probe, "wx"));
-    rmSync(probe, { force: true });
-  } catch (error) {
-    throw refuse(`cannot write in ${dir} (${pathReason(error)})`);
-  } finally {
-    if (made) rmSync(made, { recursive: true, force: true });
-  }
-  return path;
-}
-
-/**
- * Writes a single-file output checked by checkOutputFile: `-` to standard output (whole, also into a
+ * Writes a single-file output checked by checkOutputFile (run/output.ts): `-` to standard output (whole, also into a
  * non-blocking pipe), anything else with writeFileAtomic (which writes through a device and never replaces
  * what is not a regular file).
  */

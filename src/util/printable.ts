@@ -1,5 +1,3 @@
-import { UserError } from "../errors.js";
-
 /** Control characters (C0 but tab and newline, DEL, C1): never printed raw. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -23,12 +21,6 @@ export function printableLine(text: string): string {
 export function hasControlCharacters(text: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
   return /[\u0000-\u001f\u007f-\u009f]/.test(text);
-}
-
-/** Refuses a label that is not one printable line (exit 2, naming the flag). */
-export function checkLabel(label: string, flag: string): void {
-  if (hasControlCharacters(label))
-    throw new UserError(`${flag} ${JSON.stringify(label)}: a label is one line without control characters`);
 }
 
 /** A label as a safe part of a folder name: no `/`, no `..` path step, nothing but letters, digits, `.`, `_`, `-`. */
