@@ -34,7 +34,7 @@ export async function viewCommand(paths: string[], flags: ViewFlags): Promise<nu
     writeOutput(output, chunks);
     return `${summary}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
   };
-  process.stderr.write(`wrote ${output} (${write()})\n`);
+  process.stderr.write(`wrote ${output === "-" ? "the page to standard output" : output} (${write()})\n`);
   if (flags.open) {
     const opener = browserOpener();
     if (opener) openInBrowser(opener, output);
