@@ -6,7 +6,13 @@
  * instance is in preds.json exactly once with its trajectory's patch, that no finished instance ran
  * again, and that no container or temp file is left. Prints the counts; exits 1 if a check failed.
  * Needs a Docker daemon (the calc fixture image is built on first use, offline).
+ * With `--eval` the batches grade each instance (`swebench --eval`), with `--events` they write an event
+ * log; then it also checks that every submitted instance has exactly one verdict in run.json, equal to its
+ * report.json, and that every event line is JSON. `--trials N` runs N randomly killed batches (instead of
+ * counting kills); `--points` (implied by `--eval`) then kills one batch at each chaos point
+ * (src/util/chaos.ts) and resumes it.
  * Usage: node dist/bench/chaos.js [kills, default 50] [instances per batch, default 8] [workers, default 2]
+ *        [--eval] [--events] [--trials N] [--points]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -26,9 +32,24 @@ import { closeDockerClient, connectDocker } from "../src/environments/docker/cli
 import { CONTAINER_LABELS } from "../src/environments/docker/environment.js";
 import { packageRoot } from "../src/util/package-root.js";
 
-const KILLS = Number(process.argv[2] ?? 50);
-const INSTANCES = Number(process.argv[3] ?? 8);
-const WORKERS = Number(process.argv[4] ?? 2);
+const argv = process.argv.slice(2);
+const trialsAt = argv.indexOf("--trials");
+const TRIALS = trialsAt >= 0 ? Number(argv[trialsAt + 1]) : undefined;
+const positional = argv.filter((arg, i) => !arg.startsWith("--") && (trialsAt < 0 || i !== trialsAt + 1));
+const KILLS = Number(positional[0] ?? 50);
+const INSTANCES = Number(positional[1] ?? 8);
+const WORKERS = Number(positional[2] ?? 2);
+const EVAL = argv.includes("--eval");
+const EVENTS = argv.includes("--events");
+const POINTS = EVAL || argv.includes("--points");
+const CHAOS_POINTS = [
+  "run-recorded",
+  "container-created",
+  "action-start",
+  "atomic-rename",
+  "trajectory-renamed",
+  ...(EVAL ? ["grading-tests", "grading-ended"] : []),
+];
 const KILLS_PER_BATCH = 4;
 const CLI = join(packageRoot(), "dist", "src", "cli.js");
 
@@ -38,8 +59,19 @@ const step = (command: string) => ({
   extra: { actions: [{ command }], cost: 0 },
 });
 
+/** The grading columns of the demo's calc instance (the same fixture and image). */
+function calcGrading(): Record<string, unknown> {
+  const demo = readJson(join(packageRoot(), "config", "swebench-demo", "instances.json")) as Array<
+    Record<string, unknown>
+  >;
+  const calc = demo.find((row) => row.fixture === "calc") ?? {};
+  const keys = ["eval_script", "log_parser", "eval_type", "FAIL_TO_PASS", "PASS_TO_PASS"];
+  return Object.fromEntries(keys.map((key) => [key, calc[key]]));
+}
+
 function writeDataset(dir: string): string[] {
   cpSync(join(packageRoot(), "config", "swebench-demo", "calc"), join(dir, "calc"), { recursive: true });
+  const grading = EVAL ? calcGrading() : {};
   const ids = Array.from({ length: INSTANCES }, (_, i) => `chaos__calc-${i + 1}`);
   const instances = ids.map((instance_id) => ({
     instance_id,
@@ -51,6 +83,7 @@ function writeDataset(dir: string): string[] {
       step("sed -i 's/\\$1 - \\$2/$1 + $2/' calc.sh && bash test.sh"),
       step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached"),
     ],
+    ...grading,
   }));
   writeFileSync(join(dir, "dataset.json"), JSON.stringify(instances));
   return ids;
@@ -64,14 +97,16 @@ interface Ended {
   stderr: string;
 }
 
-function run(args: string[]): { child: ChildProcess; done: Promise<Ended> } {
+function run(args: string[], pause?: string): { child: ChildProcess; done: Promise<Ended> } {
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, NO_COLOR: "1" },
+    env: { ...process.env, NO_COLOR: "1", ...(pause ? { SWERUN_CHAOS_PAUSE: pause } : {}) },
   });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
+    // Stopped at the chaos point asked for: killed exactly there.
+    if (pause && stderr.includes(`swerun chaos: paused at ${pause} `)) child.kill("SIGKILL");
   });
   return {
     child,
@@ -117,13 +152,77 @@ const counts = {
   "finished instances run again": 0,
   "containers left at the end": 0,
   "temp or partial files left at the end": 0,
+  "submitted instances without exactly one verdict equal to report.json (--eval)": 0,
+  "event lines that are not JSON (--events)": 0,
+  "random trials that held": 0,
+  "random trials": 0,
+  "chaos points that held": 0,
+  "chaos points": 0,
 };
+
+/** The failures a finished batch's folder shows (eval verdicts, event lines), counted. */
+function evalFailures(dir: string, out: string): number {
+  let failures = 0;
+  if (EVAL) {
+    const preds = readJson(join(out, "preds.json")) as Record<
+      string,
+      { model_patch: string; model_name_or_path: string }
+    >;
+    const run = readJson(join(out, "run.json"));
+    const verdicts = (run.eval?.instances ?? {}) as Record<string, { resolved: boolean; status: string }>;
+    for (const [id, pred] of Object.entries(preds)) {
+      if (!pred.model_patch) continue;
+      const model = pred.model_name_or_path.replaceAll("/", "__");
+      const path = join(out, "eval", "logs", "run_evaluation", "out", model, id, "report.json");
+      const report = existsSync(path) ? readJson(path)[id] : undefined;
+      const verdict = verdicts[id];
+      if (
+        !report ||
+        !verdict ||
+        verdict.resolved !== report.resolved ||
+        verdict.status !== (report.resolved ? "resolved" : "unresolved")
+      )
+        failures += 1;
+    }
+    counts["submitted instances without exactly one verdict equal to report.json (--eval)"] += failures;
+  }
+  if (EVENTS) {
+    const path = join(dir, "events.jsonl");
+    const lines = existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
+    let bad = 0;
+    for (const line of lines) {
+      try {
+        JSON.parse(line);
+      } catch {
+        bad += 1;
+      }
+    }
+    counts["event lines that are not JSON (--events)"] += bad;
+    failures += bad;
+  }
+  return failures;
+}
+
+/** Everything counted that must stay 0. */
+function failureCount(): number {
+  return (
+    counts["lost or wrong preds.json entries"] +
+    counts["finished instances run again"] +
+    counts["containers left at the end"] +
+    counts["temp or partial files left at the end"] +
+    counts["kills that left an unparsable preds.json"] +
+    counts["submitted instances without exactly one verdict equal to report.json (--eval)"] +
+    counts["event lines that are not JSON (--events)"]
+  );
+}
 
 function batchArgs(dir: string, extra: string[]): string[] {
   return [
     ...["swebench", "--subset", join(dir, "dataset.json"), "--environment-class", "docker"],
     ...["-w", String(WORKERS), "-o", join(dir, "out"), "-c", "swebench", "-c", "swebench-demo"],
     ...["-c", 'environment.run_args=["--rm","--network","none"]', ...extra],
+    ...(EVAL ? ["--eval"] : []),
+    ...(EVENTS ? ["--events", join(dir, "events.jsonl")] : []),
   ];
 }
 
@@ -142,8 +241,10 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const counted = new Set<string>();
-  try {
-    while (counts.kills < KILLS) {
+  /** One batch to its end: killed at random (or once at `pause`), resumed each time. Returns its failures. */
+  const trial = async (pause?: string): Promise<number> => {
+    const failuresBefore = failureCount();
+    {
       const dir = mkdtempSync(join(tmpdir(), "swerun-chaos-"));
       const ids = writeDataset(dir);
       const out = join(dir, "out");
@@ -153,12 +254,12 @@ async function main(): Promise<void> {
       const killsBefore = counts.kills;
       const finishedAt = new Map<string, number>();
       for (;;) {
-        const attempt = run(args);
+        const killsHere = counts.kills - killsBefore;
+        const attempt = run(args, pause && killsHere === 0 ? pause : undefined);
         counts.runs += 1;
         // Up to KILLS_PER_BATCH kills land anywhere within a whole run's time; then the batch may finish.
-        const killsHere = counts.kills - killsBefore;
         const timer =
-          killsHere < KILLS_PER_BATCH
+          !pause && killsHere < KILLS_PER_BATCH
             ? setTimeout(() => attempt.child.kill("SIGKILL"), Math.random() * fullRun)
             : undefined;
         const result = await attempt.done;
@@ -214,25 +315,34 @@ async function main(): Promise<void> {
       counts["temp or partial files left at the end"] += readdirSync(out, { recursive: true }).filter(
         (name) => /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
       ).length;
+      evalFailures(dir, out);
       rmSync(dir, { recursive: true, force: true });
-      process.stderr.write(`batch ${counts.batches}: ${counts.kills}/${KILLS} kills so far\n`);
+      process.stderr.write(
+        `batch ${counts.batches}${pause ? ` (${pause})` : ""}: ${counts.kills} kills so far, ${failureCount()} failures\n`,
+      );
     }
+    return failureCount() - failuresBefore;
+  };
+  try {
+    while (TRIALS === undefined ? counts.kills < KILLS : counts["random trials"] < TRIALS) {
+      counts["random trials"] += 1;
+      if ((await trial()) === 0) counts["random trials that held"] += 1;
+    }
+    if (POINTS)
+      for (const point of CHAOS_POINTS) {
+        counts["chaos points"] += 1;
+        if ((await trial(point)) === 0) counts["chaos points that held"] += 1;
+      }
   } finally {
     closeDockerClient(docker);
   }
   const width = Math.max(...Object.keys(counts).map((key) => key.length));
   process.stdout.write(
-    `chaos: ${INSTANCES} instances per batch, ${WORKERS} workers, batches alternating exec_mode session and exec, ` +
+    `chaos: ${INSTANCES} instances per batch, ${WORKERS} workers${EVAL ? ", --eval" : ""}${EVENTS ? ", --events" : ""}, batches alternating exec_mode session and exec, ` +
       `kills uniformly within one whole run (${(fullRun / 1000).toFixed(1)} s); ${((Date.now() - started) / 1000).toFixed(0)} s in all\n`,
   );
   for (const [key, value] of Object.entries(counts)) process.stdout.write(`${key.padEnd(width)}  ${value}\n`);
-  const failures =
-    counts["lost or wrong preds.json entries"] +
-    counts["finished instances run again"] +
-    counts["containers left at the end"] +
-    counts["temp or partial files left at the end"] +
-    counts["kills that left an unparsable preds.json"];
-  process.exitCode = failures > 0 ? 1 : 0;
+  process.exitCode = failureCount() > 0 ? 1 : 0;
 }
 
 await main();

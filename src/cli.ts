@@ -1,12 +1,15 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
-import { joinDashValues } from "./util/argv.js";
+import { joinDashValues, quoteEmptyValues } from "./util/argv.js";
 import { swerunVersion } from "./util/package-root.js";
 
 /** Turns an error into one line and an exit code: 2 for user errors (bad config, flag, file), 1 otherwise. */
 async function report(error: unknown): Promise<number> {
-  const { redact } = await import("./util/secrets.js");
+  const { redact: redactSecrets } = await import("./util/secrets.js");
+  const { printable } = await import("./util/printable.js");
+  // A message may quote a file or a flag: its control characters (an ESC) are shown escaped.
+  const redact = (text: string) => printable(redactSecrets(text));
   const { UserError } = await import("./errors.js");
   if (error instanceof UserError) {
     process.stderr.write(`swerun: ${redact(error.message)}\n`);
@@ -268,7 +271,7 @@ async function main(): Promise<void> {
     job = next;
   });
   try {
-    cli.parse(joinNegativeValues(joinDashValues(process.argv)), { run: true });
+    cli.parse(joinNegativeValues(joinDashValues(quoteEmptyValues(process.argv))), { run: true });
   } catch (error) {
     process.exitCode = await report(error);
     return;

@@ -12,7 +12,7 @@ import { loadInstances } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
-import { datasetDirOf, datasetSource } from "./swebench.js";
+import { checkOutputDir, datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
 export interface EvalFlags {
@@ -82,6 +82,7 @@ function positiveNumber(value: unknown, flag: string, whole: boolean): number {
  */
 export async function evalCommand(input: string, flags: EvalFlags): Promise<number> {
   const source = resolveEvalInput(input, flags.output);
+  checkOutputDir(source.outputDir, flags.output ? "-o" : "eval folder");
   const workers = positiveNumber(flags.workers ?? 1, "--workers", true);
   const timeoutSeconds = positiveNumber(flags.timeout ?? DEFAULT_EVAL_TIMEOUT, "--timeout", false);
   const runId = flags.runId ?? source.defaultRunId;

@@ -1,8 +1,10 @@
+import { dirname } from "node:path";
 import type { ModelConfig } from "../config/schema.js";
 import { describeModel, type ModelFacts } from "../models/model-facts.js";
-import { checkOutputPath } from "../run/output.js";
+import { checkOutputFile } from "../run/output.js";
 import { SwarmEventStream, type SwarmIds } from "../run/swarm-events.js";
 import { JsonlSink } from "../util/jsonl-sink.js";
+import { makeDirsSync } from "../util/make-dirs.js";
 
 /** The `--events PATH` of a command: one sink, and a SwarmSDK-shaped stream per swarm written to it. */
 export interface EventLog {
@@ -23,7 +25,8 @@ export async function openEventLog(
   models: ModelConfig[],
 ): Promise<EventLog | undefined> {
   if (path === undefined || path === "") return undefined;
-  const target = path === "-" ? "-" : checkOutputPath(String(path), "--events");
+  const target = checkOutputFile(String(path), "--events");
+  if (target !== "-") makeDirsSync(dirname(target));
   const facts = await Promise.all(models.map((config) => describeModel(config)));
   if (target === "-") consoleToStderr();
   const sink = new JsonlSink(target);
@@ -35,7 +38,7 @@ export async function openEventLog(
   };
 }
 
-/** Sends what the process writes to standard output to standard error from now on (`--events -`). */
-function consoleToStderr(): void {
+/** Sends what the process writes to standard output to standard error from now on (`--events -`, `--report -`). */
+export function consoleToStderr(): void {
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }

@@ -4,6 +4,7 @@ import { trajectoryInputs } from "../report/inputs.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
 import { readRunFacts } from "../report/read-run.js";
 import { summaryResult } from "../report/summary.js";
+import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
 import { registerKnownKeys } from "./report-secrets.js";
@@ -34,13 +35,21 @@ export async function exportCommand(paths: string[], flags: ExportFlags): Promis
   }
   if (format === "judge" && !flags.output)
     throw new UserError("--format judge needs -o PATH (writes PATH.md and PATH.full.jsonl)");
+  const output = flags.output ? checkOutputFile(flags.output, "-o") : undefined;
+  if (format === "judge") {
+    if (output === "-")
+      throw new UserError("-o -: --format judge writes two files (PATH.md and PATH.full.jsonl)");
+    const { markdown, full } = judgePaths(flags.output as string);
+    checkOutputFile(markdown, "-o");
+    checkOutputFile(full, "-o");
+  }
   registerKnownKeys();
   const inputs = trajectoryInputs(paths);
   const streams: AtomicFileStream[] = [];
   try {
     let count = 0;
     if (format === "summary") {
-      const out = flags.output ? new AtomicFileStream(resolve(flags.output)) : undefined;
+      const out = output && output !== "-" ? new AtomicFileStream(output) : undefined;
       if (out) streams.push(out);
       for (const input of inputs) {
         const facts = readRunFacts(input.path);

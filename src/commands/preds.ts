@@ -2,12 +2,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { UserError } from "../errors.js";
+import { checkOutputFile } from "../run/output.js";
 import { checkShards } from "../runs/shards.js";
 import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeOutput } from "../util/output-file.js";
 import { redact, redactedJson, registerSecret } from "../util/secrets.js";
+import { consoleToStderr } from "./event-log.js";
 import { datasetSource } from "./swebench.js";
 
 export interface PredsFlags {
@@ -78,6 +80,8 @@ function readTrajectory(path: string): Found {
  */
 export async function predsCommand(paths: string[], flags: PredsFlags): Promise<number> {
   if (paths.length === 0) throw new UserError("give one or more run folders or .traj.json files");
+  const output = flags.output ? checkOutputFile(flags.output, "-o") : undefined;
+  if (output === "-") consoleToStderr();
   if (flags.mergeShards) {
     const runs = paths.map((path) => {
       const run = readRun(resolve(path));
@@ -138,14 +142,13 @@ export async function predsCommand(paths: string[], flags: PredsFlags): Promise<
   process.stdout.write(
     `by exit status: ${[...byStatus].map(([status, n]) => `${status} ${n}`).join(", ")}\n`,
   );
-  if (flags.output) {
-    const output = resolve(flags.output);
+  if (output) {
     const predictions = entries.map((entry) => entry.prediction);
     const text = output.endsWith(".jsonl")
       ? redact(predictions.map((p) => JSON.stringify(p)).join("\n") + (predictions.length ? "\n" : ""))
       : redactedJson(Object.fromEntries(predictions.map((p) => [p.instance_id, p])));
-    writeFileAtomic(output, [text]);
-    process.stdout.write(`wrote ${output}\n`);
+    writeOutput(output, [text]);
+    if (output !== "-") process.stdout.write(`wrote ${output}\n`);
   }
   return invalid.length > 0 ? 1 : 0;
 }

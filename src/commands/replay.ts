@@ -21,6 +21,7 @@ import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
+import { checkOutputPath } from "../run/output.js";
 import {
   createRunModel,
   failedRun,
@@ -33,7 +34,7 @@ import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
-import { asList, printRunEnd, runError, runOverrides } from "./run.js";
+import { asList, printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */
 export interface ReplayFlags {
@@ -126,6 +127,8 @@ interface Setup {
   recordedCwd: string;
   until: number;
   output: string;
+  /** `--report`, checked (`-`: standard output). */
+  report: string | undefined;
 }
 
 function setup(path: string, flags: ReplayFlags): Setup {
@@ -147,14 +150,15 @@ function setup(path: string, flags: ReplayFlags): Setup {
     { path: "environment.cwd", value: flags.cwd, origin: "--cwd" },
     { path: "environment.image", value: flags.image, origin: "--image" },
   ];
-  const output = flags.output ? resolve(flags.output) : defaultOutput(path);
+  const output = checkOutputPath(flags.output ?? defaultOutput(path), flags.output ? "-o" : "trajectory");
   if (output === resolve(path))
     throw new UserError(`-o ${flags.output}: that is the trajectory being replayed`);
+  const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
   const { environment, notes, recordedCwd } = replayEnvironment(trajectory, specs, envFlags);
   for (const note of notes) process.stderr.write(`note: ${note}\n`);
   if (environment.environment_class === "local") prepareLocalCwd(environment, config, flags, recordedCwd);
   else if (until < recorded.steps.length && !flags.continue) environment.keep_container = true;
-  return { trajectory, recorded, config, environment, recordedCwd, until, output };
+  return { trajectory, recorded, config, environment, recordedCwd, until, output, report };
 }
 
 /** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
@@ -320,9 +324,9 @@ async function replay(
   };
   for (const line of table.summary(report)) out(line);
   out(`${pc.bold("trajectory:")} ${output}`);
-  if (flags.report) {
-    writeReport(resolve(flags.report), report);
-    out(`${pc.bold("report:")} ${resolve(flags.report)}`);
+  if (s.report) {
+    writeReport(s.report, report);
+    if (s.report !== "-") out(`${pc.bold("report:")} ${s.report}`);
   }
   if (!docker) {
     const inspect = stoppedEarly

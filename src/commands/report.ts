@@ -3,9 +3,12 @@ import { UserError } from "../errors.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { readRunFacts } from "../report/read-run.js";
 import { buildReport, reportText } from "../report/swival-report.js";
+import { checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { registerKnownKeys } from "./report-secrets.js";
+import { checkOutputDir } from "./swebench.js";
 
 /** `swerun report` flags, as cac hands them over. */
 export interface ReportFlags {
@@ -26,8 +29,10 @@ export function reportOfFile(path: string): { id: string; text: string } {
  */
 export async function reportCommand(paths: string[], flags: ReportFlags): Promise<number> {
   if (flags.output && flags.outDir) throw new UserError("give -o/--output or --out-dir, not both");
+  const output = flags.output ? checkOutputFile(flags.output, "-o") : undefined;
+  if (flags.outDir) checkOutputDir(resolve(flags.outDir), "--out-dir");
   registerKnownKeys();
-  if (flags.output) {
+  if (output) {
     const inputs = [...trajectoryInputs(paths)];
     const [only] = inputs;
     if (!only || inputs.length > 1) {
@@ -35,9 +40,8 @@ export async function reportCommand(paths: string[], flags: ReportFlags): Promis
         `-o writes one report, but ${inputs.length} trajectories were given: use --out-dir`,
       );
     }
-    const output = resolve(flags.output);
-    writeFileAtomic(output, [reportOfFile(only.path).text]);
-    process.stderr.write(`wrote ${output}\n`);
+    writeOutput(output, [reportOfFile(only.path).text]);
+    if (output !== "-") process.stderr.write(`wrote ${output}\n`);
     return 0;
   }
   let count = 0;

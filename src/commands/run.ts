@@ -1,17 +1,16 @@
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
-import { checkOutputPath } from "../run/output.js";
+import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { openEventLog } from "./event-log.js";
+import { consoleToStderr, openEventLog } from "./event-log.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {
@@ -70,6 +69,18 @@ export function runError(error: unknown): unknown {
   return error instanceof TemplateError ? new UserError(error.message) : error;
 }
 
+/**
+ * `--report PATH` checked before anything runs (`-`: standard output, and what the command prints there goes
+ * to standard error; only one output can have standard output).
+ */
+export function reportTarget(path: string, events: string | undefined): string {
+  const target = checkOutputFile(String(path), "--report");
+  if (target === "-" && events === "-")
+    throw new UserError("--report - and --events -: only one of them can go to standard output");
+  if (target === "-") consoleToStderr();
+  return target;
+}
+
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -83,10 +94,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     config.agent.output_path ?? join("runs", `run-${timestampSlug()}.traj.json`),
     flags.output ? "-o" : "agent.output_path",
   );
-  const report = flags.report ? resolve(flags.report) : undefined;
-  if (report && existsSync(report) && statSync(report).isDirectory()) {
-    throw new UserError(`--report: ${flags.report} is a folder; give a file path`);
-  }
+  const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId });
@@ -119,7 +127,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       model: config.model.model_name,
       error: result.error,
     });
-    process.stderr.write(`report: ${report}\n`);
+    if (report !== "-") process.stderr.write(`report: ${report}\n`);
   }
   if (result.error !== undefined) throw runError(result.error);
   return 0;

@@ -8,6 +8,8 @@ import { resolveRun } from "../runs/ref.js";
 import { mergeShardRuns } from "../runs/shards.js";
 import { listRuns, runsDir } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { printable, printableLine } from "../util/printable.js";
+import { checkLabel } from "./label.js";
 
 /** `swerun runs` flags, as cac hands them over. */
 export interface RunsFlags {
@@ -35,6 +37,12 @@ export async function runsCommand(
 ): Promise<number> {
   const found = listRuns(runsDir(flags.dir));
   const runs = flags.mergeShards ? mergeShardRuns(found) : found;
+  // A run.json that cannot be read is said, not passed off as an imported folder.
+  for (const run of found)
+    if (run.unreadable)
+      process.stderr.write(
+        `${printable(`swerun: ${join(run.dir, "run.json")} could not be read (${run.unreadable}); the run is shown from its trajectories`)}\n`,
+      );
   const json = (value: unknown) => print(JSON.stringify(value, null, 2));
   const colors = colorsFor(Boolean(process.stdout.isTTY));
   switch (action ?? "list") {
@@ -59,6 +67,7 @@ export async function runsCommand(
     }
     case "label": {
       const [ref, label] = need(args, 2, "label") as [string, string];
+      checkLabel(label, "label");
       const run = resolveRun(ref, found);
       if (run.imported)
         throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
@@ -67,7 +76,7 @@ export async function runsCommand(
       const record = JSON.parse(readFileSync(path, "utf8"));
       record.label = label;
       writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
-      print(`${run.id}: label "${label}"`);
+      print(`${printableLine(run.id)}: label ${JSON.stringify(label)}`);
       return 0;
     }
     case "delete":

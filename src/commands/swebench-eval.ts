@@ -17,6 +17,8 @@ export async function startBatchGrading(options: {
   subset: string;
   imageTemplate?: string;
   folder: string;
+  /** The batch's run id (its grading containers are labelled with it). */
+  runId: string;
   modelName: string;
   workers: number;
   say: (line: string) => void;
@@ -36,6 +38,7 @@ export async function startBatchGrading(options: {
     ...(datasetDir ? { datasetDir } : {}),
     folder: options.folder,
     runId,
+    containerRunId: options.runId,
     modelName: options.modelName,
     workers: options.workers,
     timeoutSeconds: DEFAULT_EVAL_TIMEOUT,

@@ -14,6 +14,7 @@ import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
 import { openEventLog } from "./event-log.js";
+import { checkLabel } from "./label.js";
 import { printRunEnd, runError } from "./run.js";
 import {
   checkOutputDir,
@@ -50,6 +51,7 @@ export function pickInstance(instances: Instance[], selector: string | undefined
  * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
  */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
   const instance = pickInstance(instances, flags.instance);

@@ -10,10 +10,14 @@ import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/c
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
+import { readRunRecord } from "../swebench/run-record.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
+import { labelSlug } from "../util/printable.js";
+import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
+import { checkLabel } from "./label.js";
 import { asList } from "./run.js";
 
 /** `swerun swebench` and `swerun swebench-single` flags, as cac hands them over. */
@@ -155,9 +159,24 @@ export async function loadSwebench(flags: SwebenchFlags) {
 }
 
 /** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
-export function checkOutputDir(dir: string): void {
+export function checkOutputDir(dir: string, flag = "-o"): void {
   const problem = outputDirProblem(dir);
-  if (problem) throw new UserError(`-o ${dir}: ${problem}`);
+  if (problem) throw new UserError(`${flag} ${dir}: ${problem}`);
+}
+
+/**
+ * `SWERUN_DOCKER_HOST_TIMEOUT` (seconds): how long a Docker host of a pool that runs instances may take to
+ * answer a ping before it is down (default 30 s); undefined when unset.
+ */
+export function hostAnswerTimeoutMs(): number | undefined {
+  const value = process.env.SWERUN_DOCKER_HOST_TIMEOUT;
+  if (value === undefined || value === "") return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UserError(
+      `SWERUN_DOCKER_HOST_TIMEOUT (from environment): expected seconds > 0, got "${value}"`,
+    );
+  return seconds * 1000;
 }
 
 /** Exit code of a batch that stopped because every Docker host was down (resumable). */
@@ -185,6 +204,14 @@ export function batchHosts(
       throw new UserError(`--docker-host ${spec}: ${(error as Error).message}`);
     }
   });
+  const seen = new Set<string>();
+  for (const [index, host] of hosts.entries()) {
+    if (seen.has(host.host))
+      throw new UserError(
+        `--docker-host ${given[index]}: ${host.host} is given twice (one entry per daemon)`,
+      );
+    seen.add(host.host);
+  }
   if (hosts.length > 0) return { hosts, source: "--docker-host" };
   if (environment.environment_class === "docker" && environment.docker_hosts?.length)
     return { hosts: environment.docker_hosts, source: "environment.docker_hosts" };
@@ -196,9 +223,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   let workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, say, config, instances } = await loadSwebench(flags);
   const pool = batchHosts(flags, config);
+  const answerTimeout = hostAnswerTimeoutMs();
   if (pool) {
     if (flags.workers !== undefined)
       throw new UserError(
@@ -210,13 +239,19 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         `--eval: grading on a pool of Docker hosts (${pool.source}) is not supported yet; grade the folder afterwards with swerun eval`,
       );
   }
-  const model = (config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
+  const model = redact(config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const outputDir = resolve(
-    flags.output ?? join("runs", `${timestampSlug()}-${flags.label ?? model}${shard}`),
+    flags.output ??
+      join(
+        "runs",
+        `${timestampSlug()}-${flags.label !== undefined ? labelSlug(String(flags.label)) : model}${shard}`,
+      ),
   );
   if (!flags.output) checkOutputDir(outputDir);
   const events = await openEventLog(flags.events, [config.model]);
+  // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
+  const runId = readRunRecord(join(outputDir, "run.json"))?.run_id || newRunId();
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
@@ -225,19 +260,21 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         subset,
         imageTemplate: flags.imageTemplate,
         folder: outputDir,
+        runId,
         modelName: config.model.model_name || config.model.model_class,
         workers,
         say: (line) => display.message(line),
       })
     : undefined;
   const summary = await runBatch({
+    ...(answerTimeout ? { hostAnswerTimeoutMs: answerTimeout } : {}),
     ...(events ? { eventStreams: events.stream } : {}),
     instances,
     config,
     outputDir,
     workers,
     redoExisting: Boolean(flags.redoExisting),
-    runId: newRunId(),
+    runId,
     label: flags.label,
     subset,
     split: flags.split ?? "test",

@@ -1,6 +1,6 @@
-import { resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { checkOutputFile } from "../run/output.js";
+import { writeOutput } from "../util/output-file.js";
 import { buildView, viewTarget } from "../view/build.js";
 import { browserOpener, openInBrowser } from "../view/open.js";
 import type { DetailCache } from "../view/run-view.js";
@@ -21,17 +21,20 @@ export interface ViewFlags {
  */
 export async function viewCommand(paths: string[], flags: ViewFlags): Promise<number> {
   const target = viewTarget(paths);
-  const output = flags.output ? resolve(flags.output) : target.defaultOutput;
+  const output = flags.output ? checkOutputFile(flags.output, "-o") : target.defaultOutput;
   if (!output) throw new UserError(`${paths.length} trajectory files given: say where the page goes with -o`);
+  if (output === "-" && (flags.open || flags.watch))
+    throw new UserError(`-o -: ${flags.open ? "--open" : "--watch"} needs the page in a file`);
+  if (!flags.output) checkOutputFile(output, "the page");
   registerKnownKeys();
   const cache: DetailCache = new Map();
   const write = () => {
     const started = Date.now();
     const { chunks, summary } = buildView(target, cache);
-    writeFileAtomic(output, chunks);
+    writeOutput(output, chunks);
     return `${summary}, ${((Date.now() - started) / 1000).toFixed(1)} s`;
   };
-  process.stderr.write(`wrote ${output} (${write()})\n`);
+  process.stderr.write(`wrote ${output === "-" ? "the page to standard output" : output} (${write()})\n`);
   if (flags.open) {
     const opener = browserOpener();
     if (opener) openInBrowser(opener, output);

@@ -1,14 +1,23 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Instance } from "../swebench/dataset.js";
-import { readPredictions } from "../swebench/predictions.js";
+import { type Prediction, readPredictions } from "../swebench/predictions.js";
+import { removeStaleTemps } from "../util/atomic-write.js";
+import { chaosPoint } from "../util/chaos.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { type GradeResult, gradeInstance } from "./grade-instance.js";
+import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
+import { LOG_FILES } from "./harness-constants.js";
 import { limiter } from "./pool.js";
 import { verdictLine } from "./progress.js";
-import { recordEvalInRunJson } from "./run-json.js";
+import {
+  isFinalVerdict,
+  type RunJsonEval,
+  type RunJsonVerdict,
+  recordEvalInRunJson,
+  verdictOf,
+} from "./run-json.js";
 import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface BatchGraderOptions {
@@ -19,7 +28,10 @@ export interface BatchGraderOptions {
   datasetDir?: string;
   /** The batch's output folder: logs go to `<folder>/eval`, verdicts into `<folder>/run.json`. */
   folder: string;
+  /** The eval run id (its logs' folder, the run report's name). */
   runId: string;
+  /** The batch's run id: the grading containers are labelled with it, as its agents' containers are. */
+  containerRunId?: string;
   modelName: string;
   /** Gradings at once (the batch's workers). */
   workers: number;
@@ -27,6 +39,54 @@ export interface BatchGraderOptions {
   network?: string;
   /** Told each verdict as a line, with the resolve rate so far. */
   say: (line: string) => void;
+}
+
+/** The verdicts of report.json files on disk, for the predictions that have one. */
+function verdictsOnDisk(
+  predictions: Iterable<Prediction>,
+  outputDir: string,
+  runId: string,
+): Record<string, RunJsonVerdict> {
+  const verdicts: Record<string, RunJsonVerdict> = {};
+  for (const prediction of predictions) {
+    const path = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    if (!existsSync(path)) continue;
+    try {
+      const entry = JSON.parse(readFileSync(path, "utf8"))[prediction.instance_id] as { resolved?: unknown };
+      if (entry && typeof entry.resolved === "boolean")
+        verdicts[prediction.instance_id] = {
+          resolved: entry.resolved,
+          status: entry.resolved ? "resolved" : "unresolved",
+        };
+    } catch {
+      // an unreadable report is graded again
+    }
+  }
+  return verdicts;
+}
+
+/** The verdicts run.json holds for the eval run `runId`. */
+function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
+  try {
+    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: RunJsonEval };
+    return record.eval?.run_id === runId ? record.eval.instances : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Removes the temp files of report.json writes that a killed grading left in the instances' log folders. */
+function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
+  const dir = join(
+    instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
+  );
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const id of ids) removeStaleTemps(join(dir, id));
 }
 
 /**
@@ -48,6 +108,16 @@ export function batchGrader(options: BatchGraderOptions) {
   const pending: Array<Promise<void>> = [];
   let done = 0;
   let resolved = 0;
+  const containerRunId = options.containerRunId ?? options.runId;
+  const predsPath = join(options.folder, "preds.json");
+  const earlierPredictions = () => (existsSync(predsPath) ? readPredictions(predsPath) : []);
+
+  // A resumed batch: verdicts already in report.json files reach run.json first, and the temp files of
+  // report.json writes a kill interrupted go.
+  removeStaleReportTemps(outputDir, options.runId, options.modelName);
+  const onDisk = verdictsOnDisk(earlierPredictions(), outputDir, options.runId);
+  if (Object.keys(onDisk).length > 0)
+    recordEvalInRunJson(runJson, { run_id: options.runId, verdicts: onDisk });
 
   /** Grading containers started while their instance's agent works, by instance id (each used once). */
   const started = new Map<string, Promise<GradingContainer>>();
@@ -94,6 +164,7 @@ export function batchGrader(options: BatchGraderOptions) {
       instance,
       prediction,
       runId: options.runId,
+      containerRunId,
       outputDir,
       timeoutSeconds: options.timeoutSeconds,
       signal: abort.signal,
@@ -125,6 +196,21 @@ export function batchGrader(options: BatchGraderOptions) {
     return after.then(() => limit(() => grade(instanceId, container)));
   };
 
+  /** Tells a verdict and records it in run.json. */
+  const tell = (result: GradeResult | undefined): void => {
+    if (!result) return;
+    chaosPoint("grading-ended");
+    done += 1;
+    if (result.resolved) resolved += 1;
+    options.say(`eval ${verdictLine(result, done, done, resolved)}`);
+    recordEvalInRunJson(runJson, {
+      run_id: options.runId,
+      verdicts: { [result.instance_id]: verdictOf(result) },
+    });
+  };
+  const failed = (instanceId: string, error: unknown): void =>
+    options.say(`eval ${instanceId}: ${error instanceof Error ? error.message : String(error)}`);
+
   /** Instances whose agent has submitted or ended: no grading container is started for them any more. */
   const ended = new Set<string>();
   let finishing = false;
@@ -137,7 +223,7 @@ export function batchGrader(options: BatchGraderOptions) {
       startGradingContainer({
         docker: options.docker,
         instance,
-        runId: options.runId,
+        runId: containerRunId,
         ...(options.network ? { network: options.network } : {}),
       }),
     );
@@ -213,28 +299,7 @@ export function batchGrader(options: BatchGraderOptions) {
           });
         return;
       }
-      pending.push(
-        gradingOf(instanceId, submission).then(
-          (result) => {
-            if (!result) return;
-            done += 1;
-            if (result.resolved) resolved += 1;
-            options.say(`eval ${verdictLine(result, done, done, resolved)}`);
-            recordEvalInRunJson(runJson, {
-              run_id: options.runId,
-              verdicts: {
-                [instanceId]: {
-                  resolved: result.resolved,
-                  status: result.status,
-                  ...(result.error ? { error: result.error } : {}),
-                },
-              },
-            });
-          },
-          (error) =>
-            options.say(`eval ${instanceId}: ${error instanceof Error ? error.message : String(error)}`),
-        ),
-      );
+      pending.push(gradingOf(instanceId, submission).then(tell, (error) => failed(instanceId, error)));
     },
     /** Stops the running gradings (their containers are removed). */
     stop(): void {
@@ -247,23 +312,40 @@ export function batchGrader(options: BatchGraderOptions) {
       // Containers started for instances that never ended (the batch was stopped) are not used.
       for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
       await Promise.all(pending);
-      // Instances finished by an earlier run of the batch count with their predictions (and reports, if graded).
-      const predsPath = join(options.folder, "preds.json");
-      if (existsSync(predsPath)) {
-        for (const prediction of readPredictions(predsPath))
-          if (!predictions.has(prediction.instance_id)) predictions.set(prediction.instance_id, prediction);
-      }
+      // Instances finished by an earlier run of the batch count with their predictions (and reports, if
+      // graded); one with a submission and no verdict (its grading was interrupted) is graded now.
+      const earlier = earlierPredictions().filter((entry) => !predictions.has(entry.instance_id));
+      const recorded = recordedVerdicts(runJson, options.runId);
+      const graded = verdictsOnDisk(earlier, outputDir, options.runId);
+      const ungraded = earlier.filter(
+        (entry) =>
+          entry.model_patch &&
+          specs.has(entry.instance_id) &&
+          !graded[entry.instance_id] &&
+          !isFinalVerdict(recorded[entry.instance_id]),
+      );
+      for (const entry of earlier) predictions.set(entry.instance_id, entry);
+      if (!abort.signal.aborted)
+        await Promise.all(
+          ungraded.map((entry) =>
+            limit(() => grade(entry.instance_id, undefined)).then(tell, (error) =>
+              failed(entry.instance_id, error),
+            ),
+          ),
+        );
       const { report, path } = await writeRunReport({
         predictions,
         dataset: options.instances,
         runId: options.runId,
+        containerRunId,
         outputDir,
         docker: options.docker,
       });
+      // run.json holds every verdict on disk, also those of gradings a kill cut off before recording them.
       recordEvalInRunJson(runJson, {
         run_id: options.runId,
         report: join("eval", path.slice(outputDir.length + 1)),
-        verdicts: {},
+        verdicts: verdictsOnDisk(predictions.values(), outputDir, options.runId),
       });
       return { report, path };
     },

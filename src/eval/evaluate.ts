@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../swebench/predictions.js";
@@ -7,7 +7,7 @@ import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instanc
 import { LOG_FILES } from "./harness-constants.js";
 import { runPool } from "./pool.js";
 import type { EvalDisplay } from "./progress.js";
-import { type RunJsonVerdict, recordEvalInRunJson } from "./run-json.js";
+import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./run-json.js";
 import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface EvaluationOptions {
@@ -63,12 +63,11 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     const prediction = predictions.get(instance.instance_id);
     if (!prediction?.model_patch) continue;
     const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
-    if (existsSync(reportPath)) {
-      if (!options.redo) {
-        skipped += 1;
-        continue;
-      }
-      rmSync(reportPath);
+    // With `redo` an earlier report.json stays until the new grading replaces it (or ends as the
+    // harness's errors end, which removes it); a grading that could not be done keeps it.
+    if (existsSync(reportPath) && !options.redo) {
+      skipped += 1;
+      continue;
     }
     toGrade.push({ instance, prediction });
   }
@@ -106,19 +105,14 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
             status: "error",
             resolved: false,
             error: error instanceof Error ? error.message : String(error),
+            infra_failure: "grading_not_started",
             logDir: instanceLogDir(outputDir, runId, prediction),
             testSeconds: 0,
             totalSeconds: 0,
           };
         }
         results.push(result);
-        record({
-          [result.instance_id]: {
-            resolved: result.resolved,
-            status: result.status,
-            ...(result.error ? { error: result.error } : {}),
-          },
-        });
+        record({ [result.instance_id]: verdictOf(result) });
         display.end(worker, result);
       },
       options.stopping,

@@ -1,10 +1,11 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { daemonMessage } from "../environments/docker/pull.js";
 import { writeTar } from "../images/tar.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { chaosPoint } from "../util/chaos.js";
 import { redact } from "../util/secrets.js";
 import { decodeOutput, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
@@ -19,6 +20,7 @@ import {
   MARKERS,
   RUN_EVALUATION_DIR,
 } from "./harness-constants.js";
+import { classifyText } from "./infra-failure.js";
 import { InstanceLog } from "./instance-log.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
@@ -33,6 +35,13 @@ export interface GradeResult {
   resolved: boolean;
   /** Why the instance has no report (status `error`). */
   error?: string;
+  /**
+   * Set when the grading failed for a reason of the environment's or swerun's own, not the prediction's
+   * (the container or the daemon failed, a log could not be written, the grading was interrupted), in the
+   * harness's infra-failure words (`container_unavailable`, ...): no verdict, graded again next time, and an
+   * earlier verdict stays.
+   */
+  infra_failure?: string;
   /** The instance's log folder (not made for an empty patch). */
   logDir: string;
   report?: InstanceReport;
@@ -46,6 +55,8 @@ export interface GradeOptions {
   instance: EvalInstance;
   prediction: Prediction;
   runId: string;
+  /** The run id the grading container is labelled with (default `runId`): a batch's own, as its agents' containers. */
+  containerRunId?: string;
   /** The folder that holds `logs/run_evaluation/...` (the current directory, or `<run folder>/eval`). */
   outputDir: string;
   /** Seconds the eval script may run (the harness's default is 1800). */
@@ -70,11 +81,44 @@ export interface GradeOptions {
 
 /** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
-  const model = (prediction.model_name_or_path ?? "None").replaceAll("/", "__");
+  // A model name holding a key never puts it into a path (the console prints paths redacted).
+  const model = redact(prediction.model_name_or_path ?? "None").replaceAll("/", "__");
   return join(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
 }
 
+/** A grading that ended as the harness's gradings end without a report (the patch did not apply, a timeout). */
 class GradingError extends Error {}
+
+/** A grading that could not be done (its container or the daemon failed, or it was interrupted). */
+class InfraFailure extends Error {
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** The infra-failure reason of an unexpected error: the harness's words for the daemon's, else swerun's own. */
+function infraReason(error: unknown, message: string): string {
+  if (error instanceof InfraFailure) return error.reason;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  const network =
+    ["connect", "read", "write"].includes(syscall ?? "") && /^E(CONN|PIPE|TIMEDOUT)/.test(code ?? "");
+  // A file system call that failed: a log of swerun's could not be written.
+  if (syscall && !network) return "output_unwritable";
+  return classifyText(message)?.reason ?? "container_unavailable";
+}
+
+/** Whether the grading container is still running (a `docker kill` from outside, a daemon gone: no). */
+async function stillRunning(container: Docker.Container): Promise<string | undefined> {
+  try {
+    const state = (await container.inspect()).State;
+    if (state.Running) return undefined;
+    return `the grading container stopped during the grading (${state.Status}, exit code ${state.ExitCode})`;
+  } catch (error) {
+    return `the grading container is gone: ${daemonMessage(error)}`;
+  }
+}
 
 /** Writes `$1` to the patch file and `$2` to the eval script, byte for byte, before the patch steps. */
 const WRITE_FILES = `(umask 022 && printf '%s' "$1" > ${CONTAINER_PATCH} && printf '%s' "$2" > ${CONTAINER_EVAL_SCRIPT} && chmod 644 ${CONTAINER_PATCH} ${CONTAINER_EVAL_SCRIPT}) || exit 97`;
@@ -127,7 +171,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       grading = await startGradingContainer({
         docker,
         instance,
-        runId: options.runId,
+        runId: options.containerRunId ?? options.runId,
         ...(options.keep ? { keep: true } : {}),
         ...(options.network ? { network: options.network } : {}),
         ...(options.pullTimeoutSeconds ? { pullTimeoutSeconds: options.pullTimeoutSeconds } : {}),
@@ -179,7 +223,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       workdir: CONTAINER_WORKDIR,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    if (applyRun.aborted) throw new GradingError("interrupted");
+    if (applyRun.aborted) throw new InfraFailure("interrupted", "interrupted");
     const applied = parseApplyOutput(decodeOutput(applyRun.output), token);
     for (const attempt of applied.attempts) {
       if (attempt.exitCode === 0) log.info(`${MARKERS.applied}:\n${attempt.output}`);
@@ -198,6 +242,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     );
 
     phase("running tests");
+    chaosPoint("grading-tests");
     const testStarted = Date.now();
     const diffToken = newToken();
     const run = await execCollect(
@@ -209,7 +254,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       },
     );
     testSeconds = (Date.now() - testStarted) / 1000;
-    if (run.aborted) throw new GradingError("interrupted");
+    if (run.aborted) throw new InfraFailure("interrupted", "interrupted");
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     const outputPath = join(logDir, LOG_FILES.testOutput);
     const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
@@ -218,6 +263,13 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     writeFileSync(outputPath, redact(testOutput));
     log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
     if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
+    // Tests cut off before the eval script ended (its container killed from outside, the daemon gone)
+    // give no verdict.
+    if (diff === undefined)
+      throw new InfraFailure(
+        "container_unavailable",
+        (await stillRunning(container)) ?? "the tests' exec ended before the eval script did",
+      );
 
     const diffAfter = diff ? decodeOutput(diff).trim() : "";
     log.info(`Git diff after:\n${diffAfter}`);
@@ -236,11 +288,19 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     return result(entry.resolved ? "resolved" : "unresolved", { report: entry, testSeconds });
   } catch (error) {
     const message =
-      error instanceof GradingError
+      error instanceof GradingError || error instanceof InfraFailure
         ? error.message
         : `${error instanceof Error ? error.constructor.name : "Error"}: ${daemonMessage(error)}`;
     log.error(`Error in evaluating ${instance.instance_id}: ${message}`);
-    return result("error", { error: message.split("\n")[0] ?? message, testSeconds });
+    const first = message.split("\n")[0] ?? message;
+    if (error instanceof GradingError) {
+      // The harness's errors leave no report.json: one from an earlier grading goes too.
+      rmSync(join(logDir, LOG_FILES.report), { force: true });
+      return result("error", { error: first, testSeconds });
+    }
+    const reason = infraReason(error, message);
+    const why = first === reason ? first : `${reason}: ${first}`;
+    return result("error", { error: why, infra_failure: reason, testSeconds });
   } finally {
     if (grading && !options.keep) {
       try {

@@ -3,13 +3,30 @@ import { verdictOfRecord } from "../report/verdict.js";
 import { CASE_VERDICT_KEYS, caseVerdict } from "../runs/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";
-import type { GradeStatus } from "./grade-instance.js";
+import type { GradeResult, GradeStatus } from "./grade-instance.js";
 
 /** One instance's verdict, as run.json's `eval.instances` keeps it. */
 export interface RunJsonVerdict {
   resolved: boolean;
   status: GradeStatus;
   error?: string;
+  /** The grading could not be done (GradeResult.infra_failure): not a verdict, graded again next time. */
+  infra_failure?: string;
+}
+
+/** What run.json keeps of a grading's result. */
+export function verdictOf(result: GradeResult): RunJsonVerdict {
+  return {
+    resolved: result.resolved,
+    status: result.status,
+    ...(result.error ? { error: result.error } : {}),
+    ...(result.infra_failure ? { infra_failure: result.infra_failure } : {}),
+  };
+}
+
+/** Whether a recorded verdict is final (the instance is not graded again): anything but an infra failure. */
+export function isFinalVerdict(verdict: RunJsonVerdict | undefined): boolean {
+  return verdict !== undefined && !verdict.infra_failure;
 }
 
 /** What `swerun eval` adds to a run folder's run.json: its own `eval` key, nothing else touched. */
@@ -26,8 +43,9 @@ export interface RunJsonEval {
 /**
  * Records verdicts in a run folder's run.json, atomically: under `eval` (merged with the verdicts already
  * there for the same eval run id), and as `resolved` in the instance's case (`cases[id]`, which `swerun runs`
- * reads) when the instance has one; a grading error leaves the case without a verdict. The rest of the file
- * is kept as it is. A missing run.json is left missing.
+ * reads) when the instance has one; a grading error leaves the case without a verdict. A grading that could
+ * not be done (an infra failure: the container, the daemon, swerun's own output) never replaces a final
+ * verdict. The rest of the file is kept as it is. A missing run.json is left missing.
  */
 export function recordEvalInRunJson(
   path: string,
@@ -36,10 +54,13 @@ export function recordEvalInRunJson(
   if (!existsSync(path)) return;
   const record = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const previous = record.eval as RunJsonEval | undefined;
-  const instances = {
-    ...(previous?.run_id === update.run_id ? previous.instances : {}),
-    ...update.verdicts,
-  };
+  const earlier = previous?.run_id === update.run_id ? previous.instances : {};
+  const verdictsKept = Object.fromEntries(
+    Object.entries(update.verdicts).filter(
+      ([id, verdict]) => !(verdict.infra_failure && isFinalVerdict(earlier[id])),
+    ),
+  );
+  const instances = { ...earlier, ...verdictsKept };
   const verdicts = Object.values(instances);
   const evalRecord: RunJsonEval = {
     run_id: update.run_id,
@@ -53,7 +74,7 @@ export function recordEvalInRunJson(
   record.eval = evalRecord;
   const cases = record.cases;
   if (typeof cases === "object" && cases !== null)
-    for (const [id, verdict] of Object.entries(update.verdicts)) {
+    for (const [id, verdict] of Object.entries(verdictsKept)) {
       const entry = (cases as Record<string, unknown>)[id];
       if (typeof entry !== "object" || entry === null) continue;
       // The case's verdict fields (sniffbench's grade, gradedAt, gradedBy), from the verdict's facts.

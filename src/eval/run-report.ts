@@ -48,6 +48,8 @@ export interface RunReportOptions {
   /** The dataset's instances (after --instance-ids / --filter): id and image. */
   dataset: Array<{ instance_id: string; image: string }>;
   runId: string;
+  /** The run id the grading containers are labelled with (default `runId`). */
+  containerRunId?: string;
   /** The folder holding logs/run_evaluation, where the report is written too. */
   outputDir: string;
   /** With a client: containers of this run still there, and dataset images on the daemon (as the harness lists them). */
@@ -140,7 +142,7 @@ export async function writeRunReport(
   if (options.docker) {
     const containers = await options.docker.listContainers({
       all: true,
-      filters: { label: [`${CONTAINER_LABELS.runId}=${runId}`] },
+      filters: { label: [`${CONTAINER_LABELS.runId}=${options.containerRunId ?? runId}`] },
     });
     const images = new Set(
       (await options.docker.listImages({ all: true })).flatMap((image) => image.RepoTags ?? []),
@@ -154,7 +156,7 @@ export async function writeRunReport(
       new Set(dataset.map((row) => row.image).filter((image) => images.has(image))),
     );
   }
-  const model = ([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
+  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
   const path = join(outputDir, `${model}.${runId}.json`);
   writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
   const seen = new Set(dataset.map((row) => row.instance_id));

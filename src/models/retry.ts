@@ -88,6 +88,15 @@ function serverMessage(error: APIError): string {
 const CONTEXT_WINDOW =
   /context[_ ]length|context[_ ]window|maximum context|prompt is too long|too many tokens/i;
 
+/** Whether a TypeError is fetch's report of a connection lost mid-response. */
+function isCutConnection(error: TypeError): boolean {
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return (
+    error.message === "terminated" ||
+    (typeof code === "string" && /^(UND_ERR_SOCKET|ECONNRESET|EPIPE|UND_ERR_BODY_TIMEOUT)$/.test(code))
+  );
+}
+
 /**
  * Turns a failed request into a TransientModelError (retry it) or a ModelRequestError (stop the run).
  * Anything else (the user's abort, a bug) is returned unchanged.
@@ -97,6 +106,13 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
   // A body cut off on the way (a proxy, a dropped connection) is worth another attempt, like a 5xx.
   if (error instanceof SyntaxError) {
     return new TransientModelError(`the response was not valid JSON (${oneLine(redact(error.message))})`);
+  }
+  // The connection dropped while the body was arriving (undici's "terminated", a reset socket).
+  if (error instanceof TypeError && isCutConnection(error)) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return new TransientModelError(
+      `the connection was cut before the response ended (${oneLine(redact(error.message + cause))})`,
+    );
   }
   if (error instanceof APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";

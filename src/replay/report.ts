@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import {
   type ActionComparison,
@@ -129,7 +129,7 @@ export function tally(steps: StepComparison[]): Pick<ReplayReport, "counts" | "d
   };
 }
 
-/** Writes the report as JSON; outputs of exact actions are left out (both trajectories hold them). */
+/** Writes the report as JSON (`-`: standard output); outputs of exact actions are left out (both trajectories hold them). */
 export function writeReport(path: string, report: ReplayReport): void {
   const steps = report.steps.map((step) => ({
     ...step,
@@ -139,5 +139,5 @@ export function writeReport(path: string, report: ReplayReport): void {
         : action,
     ),
   }));
-  writeFileAtomic(path, [redact(`${JSON.stringify({ ...report, steps }, null, 2)}\n`)]);
+  writeOutput(path, [redact(`${JSON.stringify({ ...report, steps }, null, 2)}\n`)]);
 }

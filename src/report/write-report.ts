@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { factsWithoutTrajectory, readRunFacts } from "./read-run.js";
 import type { RunFacts } from "./run-facts.js";
@@ -24,8 +24,8 @@ function noTrajectoryFacts(path: string, context: RunReportContext): RunFacts {
 }
 
 /**
- * Writes the report of a run that just ended (after its trajectory was flushed), atomically and with
- * secrets redacted. Without a trajectory (the run failed before the agent started) the report says so.
+ * Writes the report of a run that just ended (after its trajectory was flushed), atomically (`-`: standard
+ * output) and with secrets redacted. Without a trajectory (the run failed before the agent started) the report says so.
  */
 export function writeRunReport(reportPath: string, trajectoryPath: string, context: RunReportContext): void {
   const facts = existsSync(trajectoryPath)
@@ -33,5 +33,5 @@ export function writeRunReport(reportPath: string, trajectoryPath: string, conte
     : noTrajectoryFacts(trajectoryPath, context);
   facts.task ??= context.task;
   const report = buildReport(facts, { endedAt: Date.now() / 1000 });
-  writeFileAtomic(reportPath, [redact(reportText(report))]);
+  writeOutput(reportPath, [redact(reportText(report))]);
 }

@@ -1,42 +1,79 @@
-import { closeSync, openSync, rmSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { OutputPathError } from "../errors.js";
 import { makeDirsSync } from "../util/make-dirs.js";
+import { WriteTargetError, writeTargetOf } from "../util/write-target.js";
 
-const reason = (error: unknown) =>
-  (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+/** Why a file operation failed, in words. */
+export function pathReason(error: unknown): string {
+  if (error instanceof WriteTargetError) return error.reason;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EROFS") return "read-only file system";
+  if (code === "ENOTDIR") return "a part of the path is a file, not a folder";
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
 
 /**
- * Checks, before anything runs, that a trajectory can be written at `path`: its folder is created (one
- * level at a time, so a path under /proc fails at once), and a probe file is created and removed there.
- * Throws OutputPathError naming the path and why (a path under a file, an unwritable or read-only folder).
+ * Checks, before any work starts, that the single-file output `value` of `flag` can be written, and returns
+ * `-` (standard output, when `stream`) or its absolute path. A missing or regular file needs a folder that
+ * can be made (one level at a time: a path under /proc fails at once) and written in (a probe file is made
+ * and removed, and so are the folders made for it); a symlink to a file is checked at its target; a device
+ * or a pipe (or a symlink to one) is written through, so it is taken only when `stream` (an output written
+ * once, not a trajectory rewritten after every step). Anything else throws OutputPathError, one line naming
+ * the flag and the path (exit 2).
  */
-export function checkOutputPath(path: string, label = "trajectory"): string {
-  const target = resolve(path);
-  const dir = dirname(target);
+export function checkOutputFile(value: string, flag: string, options: { stream?: boolean } = {}): string {
+  const stream = options.stream ?? true;
+  const refuse = (why: string) => new OutputPathError(`${flag} ${value}: ${why}`);
+  if (value === "-") {
+    if (stream) return "-";
+    throw refuse("this output is rewritten as the run goes, so it needs a file, not standard output");
+  }
+  const path = resolve(value);
+  let target: { path: string; stream: boolean };
   try {
-    if (statSync(target).isDirectory()) throw new OutputPathError(`${label} ${target}: is a directory`);
+    target = writeTargetOf(path);
   } catch (error) {
-    if (error instanceof OutputPathError) throw error;
-    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") {
-      throw new OutputPathError(`${label} ${target}: a part of the path is a file, not a folder`);
+    throw refuse(pathReason(error));
+  }
+  if (target.stream) {
+    if (!stream)
+      throw refuse("is a device or a pipe; this output is rewritten as the run goes, so it needs a file");
+    try {
+      accessSync(target.path, constants.W_OK);
+    } catch (error) {
+      throw refuse(`cannot write to it (${pathReason(error)})`);
     }
+    return path;
   }
+  const dir = dirname(target.path);
+  let made: string | undefined;
   try {
-    makeDirsSync(dir);
+    made = makeDirsSync(dir);
   } catch (error) {
-    const why = reason(error) === "ENOTDIR" ? "a part of the path is a file, not a folder" : reason(error);
-    throw new OutputPathError(`${label} ${target}: cannot create its folder ${dir} (${why})`);
+    throw refuse(`cannot create its folder ${dir} (${pathReason(error)})`);
   }
-  const probe = join(dir, `.${basename(target)}.${process.pid}.probe`);
+  const probe = join(dir, `.${basename(target.path)}.${process.pid}.probe`);
   try {
     closeSync(openSync(probe, "wx"));
     rmSync(probe, { force: true });
   } catch (error) {
-    throw new OutputPathError(`${label} ${target}: cannot write in ${dir} (${reason(error)})`);
+    throw refuse(`cannot write in ${dir} (${pathReason(error)})`);
+  } finally {
+    if (made) rmSync(made, { recursive: true, force: true });
   }
-  return target;
+  return path;
+}
+
+/**
+ * Checks, before anything runs, that a trajectory can be written at `path` (checkOutputFile: a regular file,
+ * never a device, a pipe or standard output, since it is rewritten after every step). Throws
+ * OutputPathError naming the path and why (a path under a file, an unwritable or read-only folder).
+ */
+export function checkOutputPath(path: string, label = "trajectory"): string {
+  return checkOutputFile(path, label, { stream: false });
 }
 
 /** Where a trajectory goes when its own path fails to be written during the run: the system temp folder. */

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import pc from "picocolors";
+import { printableLine } from "../util/printable.js";
 import type { RunComparison } from "./compare.js";
 import type { StoredRun } from "./store.js";
 
@@ -97,6 +98,7 @@ export function listJson(runs: StoredRun[]) {
       cost: run.totals.costUsd,
       state: run.state,
       imported: run.imported,
+      ...(run.unreadable ? { unreadable: run.unreadable } : {}),
       dir: run.dir,
     };
   });
@@ -128,18 +130,18 @@ export function listText(runs: StoredRun[], colors: Colors = plain): string {
   for (const run of runs) {
     const n = counts(run);
     rows.push([
-      run.id,
-      run.label ?? "(none)",
+      printableLine(run.id),
+      printableLine(run.label ?? "(none)"),
       seedDate(run.created),
       (run.agent?.name ?? "swerun").slice(0, 10),
       `${n.graded}/${n.cases}`,
       gradeText(n.averageGrade),
-      run.model || "-",
+      printableLine(run.model || "-"),
       `${n.cases}/${run.total}`,
       String(n.submitted),
       n.resolved === null ? "-" : String(n.resolved),
       money(run.totals.costUsd),
-      run.state + (run.imported ? " (imported)" : ""),
+      run.state + (run.unreadable ? " (run.json unreadable)" : run.imported ? " (imported)" : ""),
     ]);
   }
   const [header = "", ...body] = table(rows).split("\n");
@@ -194,8 +196,8 @@ export function showText(run: StoredRun, colors: Colors = plain): string {
   const lines = [
     colors.bold("Run Details"),
     "",
-    `ID: ${run.id}${run.imported ? " (imported)" : ""}`,
-    ...(run.label ? [`Label: ${colors.cyan(run.label)}`] : []),
+    `ID: ${printableLine(run.id)}${run.unreadable ? ` (run.json could not be read: ${printableLine(run.unreadable)})` : run.imported ? " (imported)" : ""}`,
+    ...(run.label ? [`Label: ${colors.cyan(printableLine(run.label))}`] : []),
     `Created: ${seedDate(run.created, true)}`,
     `Folder: ${run.dir}`,
     `State: ${run.state}`,
@@ -214,7 +216,7 @@ export function showText(run: StoredRun, colors: Colors = plain): string {
       `Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
       `Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
     );
-  } else lines.push(`Model: ${run.model || "-"}`, "(not recorded)");
+  } else lines.push(`Model: ${printableLine(run.model || "-")}`, "(not recorded)");
   if (run.dataset) {
     const d = run.dataset;
     const parts = [`${d.subset}/${d.split}`];
@@ -235,7 +237,7 @@ export function showText(run: StoredRun, colors: Colors = plain): string {
     `Commands: ${t.toolCount} (reads ${t.readCount}, exploration ${t.explorationRatio}, avg ${t.avgToolDurationMs} ms)   Format errors: ${t.formatErrors}   Timeouts: ${t.timeouts}`,
     `Wall time (sum): ${seconds(t.wallTimeSeconds)}`,
   );
-  const out = [box(lines.join("\n"), `Run: ${run.id.slice(0, 20)}`, colors)];
+  const out = [box(lines.join("\n"), `Run: ${printableLine(run.id.slice(0, 20))}`, colors)];
   const cases = Object.entries(run.cases).sort(([a], [b]) => (a < b ? -1 : 1));
   if (cases.length > 0) {
     const rows = [
@@ -324,10 +326,10 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
     rule,
   ];
   const runLines = (name: string, run: typeof a) => [
-    `  ${colors.bold(`${name}:`)} ${run.id.slice(0, 20)} ${run.label ? colors.cyan(`[${run.label}]`) : ""}`.trimEnd(),
+    `  ${colors.bold(`${name}:`)} ${printableLine(run.id.slice(0, 20))} ${run.label ? colors.cyan(`[${printableLine(run.label)}]`) : ""}`.trimEnd(),
     `         Created: ${seedDate(run.createdAt)}`,
     `         Agent: ${run.agent} ${run.version ?? ""}`.trimEnd(),
-    `         Model: ${run.model}`,
+    `         Model: ${printableLine(run.model)}`,
     `         Cases: ${run.cases}   State: ${run.state}`,
   ];
   lines.push(...runLines("Run 1", a), "", ...runLines("Run 2", b));
@@ -374,7 +376,7 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
   if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
   lines.push(colors.bold("\n  Flips:\n"));
   if (cmp.flips.length === 0) lines.push("  None: every common case has the same outcome.");
-  const name = (run: typeof a) => run.label ?? run.id;
+  const name = (run: typeof a) => printableLine(run.label ?? run.id);
   for (const f of cmp.flips) {
     const text = `  ${f.instance_id}: ${f.kind} only in ${f.direction === "gained" ? name(b) : name(a)}`;
     lines.push(f.direction === "gained" ? colors.green(text) : colors.red(text));

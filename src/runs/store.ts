@@ -30,6 +30,18 @@ export interface StoredRun {
   dataset: DatasetSelection | null;
   /** The run.json as read (empty for imported folders). */
   record: Record<string, unknown>;
+  /** Why the folder's run.json could not be read (truncated, not JSON, not a run record), when it could not. */
+  unreadable?: string;
+}
+
+/** Why a run.json that exists is not a readable run record. */
+function runJsonProblem(path: string): string {
+  try {
+    const record = JSON.parse(readFileSync(path, "utf8"));
+    return "run_id" in obj(record) ? "" : "not a run record (no run_id)";
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 const obj = (value: unknown): Record<string, unknown> =>
@@ -167,7 +179,13 @@ export function readRun(dir: string): StoredRun | undefined {
   const record = readJson(join(dir, "run.json"));
   if (record !== undefined && typeof record === "object" && record !== null && "run_id" in record)
     return fromRecord(dir, record as Record<string, unknown>);
-  if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0) return imported(dir);
+  const path = join(dir, "run.json");
+  const unreadable = existsSync(path) ? runJsonProblem(path) : "";
+  const withProblem = (run: StoredRun) => (unreadable ? { ...run, unreadable } : run);
+  if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0)
+    return withProblem(imported(dir));
+  if (unreadable)
+    return withProblem(looseRun(dir, basename(dir), casesFromTrajectories(dir, folderVerdicts(dir, {}))));
   return undefined;
 }
 

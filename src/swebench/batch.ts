@@ -73,6 +73,8 @@ export interface BatchOptions {
   hostsSource?: string;
   /** How often a down host is tried again, in ms (default 5000). */
   hostProbeMs?: number;
+  /** How long a host running instances may take to answer a ping before it is down (default 30 s). */
+  hostAnswerTimeoutMs?: number;
   /** An instance's image, so the pool can prefer a host that has it. */
   imageOf?: (instance: Instance) => string | undefined;
 }
@@ -113,6 +115,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         onChange: (hosts) => display.hosts?.(hosts),
         runId: previous?.run_id || options.runId,
         ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
+        ...(options.hostAnswerTimeoutMs ? { answerTimeoutMs: options.hostAnswerTimeoutMs } : {}),
       });
     }
     preds = new PredictionsFile(join(outputDir, "preds.json"));

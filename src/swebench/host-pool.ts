@@ -1,5 +1,5 @@
 import type { DockerHostConfig } from "../config/docker-hosts.js";
-import { DockerUnavailableError } from "../environments/docker/client.js";
+import { cutConnections, DockerUnavailableError } from "../environments/docker/client.js";
 import { DockerHost } from "../environments/docker/hosts.js";
 
 /** One host of the pool as the display and run.json show it. */
@@ -32,7 +32,15 @@ export interface HostPoolOptions {
   pingTimeoutMs?: number;
   /** The run whose containers a host that answers again still holds (removed before it is used again). */
   runId?: string;
+  /**
+   * How long a host running instances may take to answer a ping before it counts as down (a hung or frozen
+   * daemon; default 30 s): its instances are then lost, as with a host that went away.
+   */
+  answerTimeoutMs?: number;
 }
+
+/** How long a host running instances may take to answer (`SWERUN_DOCKER_HOST_TIMEOUT`, seconds), by default. */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
 
 /**
  * The Docker daemons of a batch. An instance goes to an up host with a free slot, a host known to have its
@@ -47,9 +55,31 @@ export class HostPool {
   #stopped = false;
   #closed = false;
 
+  readonly #watch: NodeJS.Timeout;
+
   private constructor(hosts: DockerHost[], options: HostPoolOptions) {
     this.hosts = hosts.map((docker) => ({ docker, up: true, running: new Set(), images: new Map() }));
     this.#options = options;
+    // Hosts running instances are asked every few seconds whether they still answer.
+    const limit = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
+    this.#watch = setInterval(() => void this.#checkHosts(limit), Math.min(5000, limit));
+    this.#watch.unref();
+  }
+
+  #checking = new Set<PoolHost>();
+
+  async #checkHosts(limit: number): Promise<void> {
+    for (const host of this.hosts) {
+      if (!host.up || host.running.size === 0 || this.#checking.has(host) || this.#closed) continue;
+      this.#checking.add(host);
+      void host.docker
+        .ping(limit)
+        .then((answer) => {
+          if (answer !== undefined && host.up && !this.#closed)
+            this.#markDown(host, answer, "stopped answering");
+        })
+        .finally(() => this.#checking.delete(host));
+    }
   }
 
   /**
@@ -156,6 +186,8 @@ export class HostPool {
   #markDown(host: PoolHost, reason: string, what: string): void {
     if (!host.up) return;
     host.up = false;
+    // What waits on the host now (its instances' commands, a hung daemon's requests) fails at once.
+    cutConnections(host.docker.endpoint.host);
     host.images.clear();
     const running = host.running.size;
     const requeued = running > 0 ? `; its ${running} running instance(s) go back to the queue` : "";
@@ -221,6 +253,7 @@ export class HostPool {
   /** Stops probing and frees the connections; waiting `acquire` calls return undefined. */
   close(): void {
     this.#closed = true;
+    clearInterval(this.#watch);
     for (const host of this.hosts) {
       clearInterval(host.probe);
       host.probe = undefined;

@@ -1,23 +1,33 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { makeDirsSync } from "./make-dirs.js";
+import { writeTargetOf } from "./write-target.js";
 
 let counter = 0;
 
 /**
  * A file written piece by piece that appears only when complete: pieces go to a temp file next to
  * `path`, `commit()` renames it over `path`, `abort()` removes it. Readers (and a crash) see either the
- * previous file or the whole new one, and the content is never held in memory at once.
+ * previous file or the whole new one, and the content is never held in memory at once. A device or a pipe
+ * (or a symlink to one) is written through instead, a symlink to a file is followed (writeTargetOf).
  */
 export class AtomicFileStream {
   readonly path: string;
-  readonly #temp: string;
+  readonly #temp: string | undefined;
+  #target = "";
   #fd: number | undefined;
 
   constructor(path: string) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
+    const target = writeTargetOf(path);
+    if (target.stream) {
+      this.#fd = openSync(target.path, "w");
+      return;
+    }
+    makeDirsSync(dirname(target.path));
     counter += 1;
-    this.#temp = join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
+    this.#temp = join(dirname(target.path), `.${basename(target.path)}.${process.pid}.${counter}.tmp`);
+    this.#target = target.path;
     this.#fd = openSync(this.#temp, "w", 0o644);
   }
 
@@ -32,13 +42,13 @@ export class AtomicFileStream {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
-    renameSync(this.#temp, this.path);
+    if (this.#temp) renameSync(this.#temp, this.#target);
   }
 
   abort(): void {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
-    rmSync(this.#temp, { force: true });
+    if (this.#temp) rmSync(this.#temp, { force: true });
   }
 }

@@ -4,6 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
 import { makeDirs, makeDirsSync } from "./make-dirs.js";
 import { processAlive } from "./process-alive.js";
+import { writeTargetOf } from "./write-target.js";
 
 let counter = 0;
 /** Folders this process has created or found: a save does not ask again (one syscall less per step). */
@@ -12,9 +13,17 @@ const knownDirs = new Set<string>();
 /**
  * Writes `chunks` to `path` so that readers (and a crash or kill at any moment) see either the previous
  * complete file or the new complete file: write a temp file next to it, then rename over it.
- * `durable` also fsyncs the data (power loss); a process kill is covered without it.
+ * `durable` also fsyncs the data (power loss); a process kill is covered without it. What is not a regular
+ * file is never replaced: a symlink to one is followed, a device or a pipe is written through (writeTargetOf).
  */
-export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, durable = false): void {
+export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, durable = false): void {
+  const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
+  const target = writeTargetOf(given);
+  if (target.stream) {
+    writeThrough(target.path, buffers);
+    return;
+  }
+  const path = target.path;
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
     makeDirsSync(dir);
@@ -22,7 +31,6 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
   }
   counter += 1;
   const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
-  const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
   const fd = openSync(temp, "w", 0o644);
   try {
     let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
@@ -44,7 +52,13 @@ export function writeFileAtomic(path: string, chunks: Array<string | Buffer>, du
 }
 
 /** writeFileAtomic, but the writing happens in libuv's thread pool instead of the main thread. */
-export async function writeFileAtomicAsync(path: string, buffers: Buffer[], durable = false): Promise<void> {
+export async function writeFileAtomicAsync(given: string, buffers: Buffer[], durable = false): Promise<void> {
+  const target = writeTargetOf(given);
+  if (target.stream) {
+    writeThrough(target.path, buffers);
+    return;
+  }
+  const path = target.path;
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
     await makeDirs(dir);
@@ -70,6 +84,22 @@ export async function writeFileAtomicAsync(path: string, buffers: Buffer[], dura
   await handle.close();
   chaosPoint("atomic-rename");
   await rename(temp, path);
+}
+
+/** Writes the whole of `buffers` into a device or pipe, opened as it is (nothing renamed over it). */
+function writeThrough(path: string, buffers: Buffer[]): void {
+  const fd = openSync(path, "w");
+  try {
+    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    let pending = buffers;
+    while (total > 0) {
+      const written = writevSync(fd, pending);
+      total -= written;
+      pending = skipBytes(pending, written);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The temp file of an atomic write: `.<name>.<pid>.<counter>.tmp`, next to its target. */

@@ -5,9 +5,10 @@ import { dirname } from "node:path";
 /**
  * `mkdir -p`, one level at a time from the deepest existing folder. Node's own recursive mkdir loops
  * forever where mkdir fails with ENOENT under an existing folder (anything under /proc); this fails at once
- * with that error instead. A path component that is a file fails with ENOTDIR.
+ * with that error instead. A path component that is a file fails with ENOTDIR. Returns the first folder it
+ * made (undefined when `dir` was there), as Node's recursive mkdir does.
  */
-export function makeDirsSync(dir: string): void {
+export function makeDirsSync(dir: string): string | undefined {
   const missing: string[] = [];
   for (let current = dir; ; current = dirname(current)) {
     const kind = kindOf(() => statSync(current));
@@ -16,13 +17,16 @@ export function makeDirsSync(dir: string): void {
     missing.push(current);
     if (dirname(current) === current) break;
   }
+  let first: string | undefined;
   for (const path of missing.reverse()) {
     try {
       mkdirSync(path);
+      first ??= path;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
+  return first;
 }
 
 /** makeDirsSync, asynchronously. */

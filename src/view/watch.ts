@@ -55,12 +55,17 @@ export async function watchFolders(
 ): Promise<void> {
   let last = folderStamp(paths, ignore);
   while (!signal.aborted) {
+    // One listener per wait, removed when the wait ends (they would pile up on the signal otherwise).
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, intervalMs);
-      signal.addEventListener("abort", () => {
+      const onAbort = () => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, intervalMs);
+      signal.addEventListener("abort", onAbort, { once: true });
     });
     if (signal.aborted) return;
     const stamp = folderStamp(paths, ignore);

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,13 @@ function expectRefused(result: CliResult, message: RegExp): void {
 }
 
 const DEMO_LOCAL = ["--subset", "demo", "--environment-class", "local"];
+
+/** Whether the unprivileged user can load the built CLI (always, unless the tests run as root). */
+function unprivilegedCanRun(): boolean {
+  if (process.getuid?.() !== 0) return true;
+  const probe = spawnSync(process.execPath, [CLI, "--version"], { uid: 65534, gid: 65534, cwd: "/" });
+  return probe.status === 0;
+}
 
 /** `swerun` as an unprivileged user: `nobody` when the tests run as root, else the current user. */
 function runCliUnprivileged(args: string[], cwd: string): Promise<CliResult> {
@@ -70,7 +77,9 @@ describe("bad command lines: exit code 2, one line", () => {
     );
   });
 
-  it("swebench -o in a folder the user may not write in", async () => {
+  // Run as root, the test needs `nobody` to load the built CLI: a checkout in a private folder (a 0700
+  // home or temp folder) does not let it, and then the test cannot run (it is skipped, not failed).
+  it.skipIf(!unprivilegedCanRun())("swebench -o in a folder the user may not write in", async () => {
     const dir = tempDir();
     chmodSync(dir, 0o755);
     const locked = join(dir, "locked");

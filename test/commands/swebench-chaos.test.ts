@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { patchProblem } from "../../src/swebench/predictions.js";
-import { killAt, runCli } from "../helpers/cli.js";
+import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -11,6 +11,7 @@ import { tempDir } from "../helpers/tmp.js";
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
 const IDS = ["test__calc-1", "test__calc-2", "test__calc-3"];
+const DEMO_IDS = ["swerun-demo__calc-1", "swerun-demo__count-3", "swerun-demo__greet-2"];
 
 /**
  * A Docker batch killed (SIGKILL) at the moments where a crash used to lose or leak something, each
@@ -100,4 +101,61 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     );
     expect(leftovers).toEqual([]);
   });
+  it("with --eval --events: every submission graded once, verdicts equal report.json, no container or temp file left", async () => {
+    const dir = tempDir();
+    const out = join(dir, "out");
+    const events = join(dir, "events.jsonl");
+    const args = ["swebench", "--subset", "demo", "--eval", "--events", events, "-w", "1", "-o", out];
+    const runId = () => String(readJson(join(out, "run.json")).run_id);
+
+    // 1. A grading's tests about to run: its container (labelled with the run id) is left, no report.json.
+    await killAt("grading-tests", args);
+    const id = runId();
+    const graders = await swerunContainers(docker, id);
+    expect(graders.some((container) => container.Names.some((name) => name.includes("-eval-")))).toBe(true);
+
+    // 2. A report.json written, its verdict not in run.json yet.
+    const second = await killAt("grading-ended", args);
+    expect(second.stderr).toMatch(/Removed \d+ Docker container\(s\) left by the earlier run/);
+
+    // 3. A clean SIGTERM as a grading's tests start (the process is continued to take it): the grading is
+    // stopped, recorded as interrupted (not a verdict), and its container removed.
+    const term = startCli(args, { env: { SWERUN_CHAOS_PAUSE: "grading-tests" } });
+    await waitFor(() => term.errors().includes("swerun chaos: paused at grading-tests "), 60_000, term.child);
+    term.child.kill("SIGTERM");
+    term.child.kill("SIGCONT");
+    const termed = await term.done;
+    expect(termed.signal).toBeNull();
+    const interrupted = Object.values(readJson(join(out, "run.json")).eval.instances).filter(
+      (verdict) => (verdict as { infra_failure?: string }).infra_failure === "interrupted",
+    );
+    expect(interrupted.length).toBeGreaterThan(0);
+    expect(await swerunContainers(docker, id)).toEqual([]);
+
+    // 4. Unhindered to the end: the interrupted gradings are done, the verdicts on disk merged.
+    const last = await runCli(args);
+    expect(last.code, last.stderr).toBe(0);
+    expect(runId()).toBe(id);
+    expect(last.stdout).toContain("resolved: 3/3 (3 graded, 0 empty, 0 errors)");
+    const preds = readJson(join(out, "preds.json"));
+    expect(Object.keys(preds).sort()).toEqual(DEMO_IDS);
+    const run = readJson(join(out, "run.json"));
+    expect(Object.keys(run.eval.instances).sort()).toEqual(DEMO_IDS);
+    const logs = join(out, "eval", "logs", "run_evaluation", "out", "deterministic__demo");
+    for (const instance of DEMO_IDS) {
+      const report = readJson(join(logs, instance, "report.json"))[instance];
+      expect(run.eval.instances[instance]).toEqual({
+        resolved: report.resolved,
+        status: report.resolved ? "resolved" : "unresolved",
+      });
+      expect(run.cases[instance].resolved).toBe(report.resolved);
+    }
+    expect(await swerunContainers(docker, id)).toEqual([]);
+    const leftovers = readdirSync(out, { recursive: true }).filter((name) =>
+      /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
+    );
+    expect(leftovers).toEqual([]);
+    for (const line of readFileSync(events, "utf8").trimEnd().split("\n"))
+      expect(() => JSON.parse(line)).not.toThrow();
+  }, 240_000);
 });

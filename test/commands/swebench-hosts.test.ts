@@ -54,6 +54,20 @@ function deadPid(): number {
 describe("swerun swebench --docker-host: bad input", () => {
   const demo = ["swebench", "--subset", "demo", "-q"];
 
+  it("refuses a host given twice, and an empty --docker-host named as typed (exit 2, one line)", async () => {
+    const docker = [...demo, "--environment-class", "docker"];
+    const twice = await runCli([...docker, "--docker-host", "ssh://a:2", "--docker-host", "ssh://a:4"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toBe(
+      "swerun: --docker-host ssh://a:4: ssh://a is given twice (one entry per daemon)\n",
+    );
+    const empty = await runCli([...docker, "--docker-host", ""]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe(
+      'swerun: --docker-host "": expected unix:///path, tcp://host:port or ssh://[user@]host\n',
+    );
+  });
+
   it("refuses -w with hosts, a host it cannot read, and hosts for the local environment, in one line (exit 2)", async () => {
     const both = await runCli([
       ...demo,
@@ -245,6 +259,69 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     expect((await runCli(["cleanup", "--run-id", run.run_id, "--docker-host", b.host])).code).toBe(0);
     expect(await swerunContainers(b.docker(), run.run_id)).toEqual([]);
   });
+
+  it("a frozen daemon (SIGSTOP) is down once it does not answer in time: its instance runs again elsewhere", async () => {
+    await bothUp();
+    const { dir, path, instances, ids } = await dataset(4, "sleep 1.5");
+    await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
+    const hosts: DockerHostConfig[] = [b.host, c.host].map((host) => ({ host, workers: 1 }));
+    const lines: string[] = [];
+    const workerHost = new Map<number, string | undefined>();
+    let frozen: string | undefined;
+    const display: BatchDisplay = {
+      start: () => {},
+      instanceStart: (worker, id, host) => workerHost.set(worker, host ? `${host} ${id}` : undefined),
+      event: (worker, event) => {
+        // b's dockerd is frozen as the first instance on it starts a command.
+        const [host, id] = workerHost.get(worker)?.split(" ") ?? [];
+        if (event.type === "action_start" && host === b.host && !frozen) {
+          frozen = id;
+          process.kill(b.pid(), "SIGSTOP");
+        }
+      },
+      instanceEnd: () => {},
+      message: (line) => lines.push(line),
+      stop: () => {},
+    };
+    const out = join(dir, "out");
+    try {
+      const summary = await runBatch({
+        instances,
+        config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+        outputDir: out,
+        workers: 2,
+        redoExisting: false,
+        runId: `frozen-test-${process.pid}`,
+        subset: path,
+        split: "test",
+        display,
+        prepare: instancePreparer({}, dir),
+        hosts,
+        hostsSource: "--docker-host",
+        hostProbeMs: 60_000,
+        hostAnswerTimeoutMs: 2000,
+        imageOf: (instance) => String(instance.image_name),
+      });
+      expect(frozen).toBeDefined();
+      expect(summary.statuses.get("Submitted")?.sort()).toEqual(ids);
+      expect(lines).toContain(
+        `Docker host ${b.host} stopped answering (no answer in 2 s); its 1 running instance(s) go back to the queue; trying it again every 60 s`,
+      );
+      const log = readFileSync(join(out, "swerun.log"), "utf8");
+      expect(log).toMatch(new RegExp(`${frozen}: lost with Docker host ${b.host} \\(`));
+      const run = readJson(join(out, "run.json"));
+      expect(run.cases[frozen ?? ""]).toMatchObject({ exit_status: "Submitted", host: c.host });
+      // The frozen attempt's command is not in the kept trajectory: the one that ran on c is.
+      const trajectory = readJson(join(out, frozen ?? "", `${frozen}.traj.json`));
+      expect(trajectory.info.config.environment.docker_hosts).toEqual([{ host: c.host, workers: 1 }]);
+    } finally {
+      process.kill(b.pid(), "SIGCONT");
+    }
+    await b.restart();
+    expect(
+      (await runCli(["cleanup", "--run-id", `frozen-test-${process.pid}`, "--docker-host", b.host])).code,
+    ).toBe(0);
+  }, 120_000);
 
   it("uses a host again once it answers, after removing what the run left there", async () => {
     await bothUp();

@@ -22,6 +22,8 @@ export interface ScriptedResponse {
   stallBody?: boolean;
   /** Send the first half of the body and end the response cleanly: cut-off JSON under the given status. */
   truncateBody?: boolean;
+  /** Announce the whole body's length, send its first half, then drop the connection (a cut mid-body). */
+  cutBody?: boolean;
 }
 
 /** A request the server received, body parsed as JSON. */
@@ -94,8 +96,17 @@ export class OpenAIServer {
       this.#stalled.add(response);
       return;
     }
-    response.writeHead(scripted.status ?? 200, { "content-type": "application/json", ...scripted.headers });
     const text = JSON.stringify(scripted.body ?? {});
+    if (scripted.cutBody) {
+      response.writeHead(scripted.status ?? 200, {
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(text)),
+        ...scripted.headers,
+      });
+      response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy());
+      return;
+    }
+    response.writeHead(scripted.status ?? 200, { "content-type": "application/json", ...scripted.headers });
     if (scripted.truncateBody) {
       response.end(text.slice(0, Math.floor(text.length / 2)));
       return;

@@ -100,6 +100,15 @@ describe("retries", () => {
     expect(retries(events)[0]?.error).toMatch(/^the response was not valid JSON \(.+\)$/);
   });
 
+  it("retries a body whose connection is cut mid-stream (TypeError: terminated), like a 5xx", async () => {
+    server.push({ cutBody: true, body: completion({ content: "x".repeat(5000) }) }, ok());
+    const { model, events } = await testModel(server);
+    const message = await model.query(conversation);
+    expect(message.extra?.actions).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(retries(events)[0]?.error).toMatch(/^the connection was cut before the response ended \(.+\)$/);
+  });
+
   it("names the endpoint, never the key, when cut-off bodies use up the attempts", async () => {
     const truncated = { truncateBody: true, body: completion({ content: TEST_KEY }) };
     server.push(truncated, truncated);

@@ -221,8 +221,52 @@ function quiet<T extends http.Agent>(agent: T): T {
   return agent;
 }
 
+/** The connection agents of the clients made for each daemon address, so a hung daemon's can be cut. */
+const agentsByHost = new Map<string, Set<http.Agent>>();
+
+function registered<T extends http.Agent>(host: string, agent: T): T {
+  const agents = agentsByHost.get(host) ?? new Set<http.Agent>();
+  agentsByHost.set(host, agents);
+  agents.add(agent);
+  return agent;
+}
+
+/**
+ * Cuts every connection of the clients made so far for the daemon at `host` (a host that stopped answering:
+ * a frozen daemon never answers the requests waiting on it): their waiting requests fail at once with
+ * ECONNRESET, and any later request of those clients fails the same way, so what used them ends (and the
+ * batch runs its instance again elsewhere). Clients made afterwards connect as usual.
+ */
+export function cutConnections(host: string): void {
+  for (const agent of agentsByHost.get(host) ?? []) {
+    (agent as unknown as { createConnection: () => Duplex }).createConnection = () => {
+      const socket = new Duplex({
+        read() {},
+        write(_chunk, _encoding, done) {
+          done();
+        },
+      });
+      process.nextTick(() =>
+        socket.destroy(
+          Object.assign(new Error(`Docker host ${host} stopped answering`), { code: "ECONNRESET" }),
+        ),
+      );
+      return socket;
+    };
+    agent.destroy();
+  }
+  agentsByHost.delete(host);
+}
+
 /** A dockerode client for the endpoint, on a keep-alive agent (one connection reused for every request). */
 export function createDockerClient(endpoint: DockerEndpoint = resolveDockerEndpoint()): Docker {
+  const docker = newDockerClient(endpoint);
+  const agent = (docker.modem as { agent?: http.Agent }).agent;
+  if (agent) registered(endpoint.host, agent);
+  return docker;
+}
+
+function newDockerClient(endpoint: DockerEndpoint): Docker {
   if (endpoint.kind === "unix") {
     const agent = quiet(new http.Agent({ keepAlive: true }));
     return new Docker({ socketPath: endpoint.socketPath, agent } as Docker.DockerOptions);
@@ -258,6 +302,7 @@ export function createDockerClient(endpoint: DockerEndpoint = resolveDockerEndpo
 export function closeDockerClient(docker: Docker): void {
   const agent = (docker.modem as { agent?: http.Agent }).agent;
   agent?.destroy();
+  if (agent) for (const agents of agentsByHost.values()) agents.delete(agent);
 }
 
 const CONNECTION_ERRORS = new Set([
