@@ -12,7 +12,9 @@ It writes, under test/fixtures/eval/expected/:
   eval-scripts/     make_test_spec(...).eval_script for each test/fixtures/eval/eval-scripts/*.sh
 With --image (the image test/helpers/eval-images.ts builds), it also runs the harness's run_evaluation on
 test/fixtures/eval/docker/{dataset,preds}.json in Docker and copies its logs and run report to
-test/fixtures/eval/docker/harness/. `modal` and `unidiff` (not used on these paths) are stubbed.
+test/fixtures/eval/docker/harness/. With --regrade, it re-grades those logs with the harness's report step
+(`rewrite_reports`, no container) against a dataset whose breaks row lists no PASS_TO_PASS test (a fixed
+test list), and writes the reports, run report and run.json to test/fixtures/eval/docker/regrade/. `modal` and `unidiff` (not used on these paths) are stubbed.
 """
 import argparse
 import json
@@ -136,15 +138,60 @@ def docker_run(image: str) -> None:
     (out / "image.txt").write_text(image + "\n")
 
 
+def regrade() -> None:
+    """The harness's re-grade from logs (what `swebench report <run>` runs) over the committed harness logs."""
+    from swebench.harness import run_evaluation
+
+    source = FIXTURES / "docker"
+    rows = json.loads((source / "dataset.json").read_text())
+    for row in rows:
+        row["image"] = "swerun-regrade-unused:latest"
+        if row["instance_id"].endswith("-breaks"):
+            row["PASS_TO_PASS"] = "[]"
+    out = source / "regrade"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    (out / "dataset.json").write_text(json.dumps(rows, indent=2) + "\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = Path(tmp) / "logs" / "run_evaluation" / "harness"
+        shutil.copytree(source / "harness", logs / "test__model", ignore=shutil.ignore_patterns("*.json", "*.txt"))
+        for instance in (source / "harness").iterdir():
+            if instance.is_dir():
+                for name in ["test_output.txt"]:
+                    if (instance / name).exists():
+                        shutil.copyfile(instance / name, logs / "test__model" / instance.name / name)
+        (Path(tmp) / "dataset.json").write_text(json.dumps(rows))
+        shutil.copyfile(source / "preds.json", Path(tmp) / "preds.json")
+        cwd = os.getcwd()
+        os.chdir(tmp)
+        try:
+            run_evaluation.main(
+                dataset_name="dataset.json", split="test", instance_ids=None, predictions_path="preds.json",
+                max_workers=1, open_file_limit=4096, run_id="harness", timeout=1800, rewrite_reports=True,
+                modal=False, report_dir=".",
+            )
+        finally:
+            os.chdir(cwd)
+        for instance in sorted((logs / "test__model").iterdir()):
+            if (instance / "report.json").exists():
+                (out / instance.name).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(instance / "report.json", out / instance.name / "report.json")
+        shutil.copyfile(Path(tmp) / "test__model.harness.json", out / "test__model.harness.json")
+        shutil.copyfile(logs / "run.json", out / "run.json")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--swebench", required=True, help="unpacked SWE-bench 5.0.2 source tree")
     parser.add_argument("--image", help="the grading test image (runs the harness in Docker)")
+    parser.add_argument("--regrade", action="store_true", help="re-grade the harness's logs from the files alone")
     args = parser.parse_args()
     import_harness(args.swebench)
     samples_and_grading()
     if args.image:
         docker_run(args.image)
+    if args.regrade:
+        regrade()
 
 
 if __name__ == "__main__":

@@ -7,11 +7,13 @@ import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
+import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
+import { datasetForSubset } from "../swebench/subsets.js";
 import { datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
@@ -25,6 +27,7 @@ export interface EvalFlags {
   timeout?: number | string;
   output?: string;
   redo?: boolean;
+  regrade?: boolean;
   keep?: boolean;
   network?: string;
   imageTemplate?: string;
@@ -69,6 +72,15 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
   return { predsPath: path, outputDir: resolve(output ?? "."), defaultRunId: basename(path, extname(path)) };
 }
 
+/**
+ * The dataset as the run's metadata records it, so that a re-grade finds it again from anywhere: a hub
+ * short name as its hub dataset (as the harness records its aliases), a local file as its absolute path.
+ */
+export function recordedDatasetName(subset: string): string {
+  if (datasetForSubset(subset)) return datasetForSubset(subset) as string;
+  return [".json", ".jsonl", ".parquet"].includes(extname(subset).toLowerCase()) ? resolve(subset) : subset;
+}
+
 function positiveNumber(value: unknown, flag: string, whole: boolean): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0 || (whole && !Number.isInteger(number)))
@@ -87,8 +99,16 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const runId = flags.runId ?? source.defaultRunId;
   if (!/^[\w.-]+$/.test(runId))
     throw new UserError(`--run-id "${runId}": use letters, digits, ".", "_" and "-"`);
-  const subset = flags.subset ?? source.subset ?? "lite";
-  const split = flags.split ?? source.split ?? "test";
+  const recorded = readRunMetadata(source.outputDir, runId);
+  const recordedDataset = typeof recorded?.dataset === "string" ? recorded.dataset : undefined;
+  const recordedSplit = typeof recorded?.split === "string" ? recorded.split : undefined;
+  if (flags.regrade && flags.redo) throw new UserError("--regrade and --redo: choose one");
+  if (flags.regrade && !flags.subset && !recordedDataset && !source.subset)
+    throw new UserError(
+      `--regrade: evaluation run ${runId} did not record which dataset it used (no logs/run_evaluation/${runId}/run.json in ${source.outputDir}); pass --subset`,
+    );
+  const subset = flags.subset ?? (flags.regrade ? recordedDataset : undefined) ?? source.subset ?? "lite";
+  const split = flags.split ?? (flags.regrade ? recordedSplit : undefined) ?? source.split ?? "test";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const predictions = new Map<string, Prediction>(
     readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
@@ -131,7 +151,8 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
   const datasetDir = datasetDirOf(subset);
 
-  const docker = await connectDocker();
+  writeRunMetadata(source.outputDir, runId, { dataset: recordedDatasetName(subset), split });
+  const docker = flags.regrade ? undefined : await connectDocker();
   const abort = new AbortController();
   let stopping = false;
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
@@ -151,7 +172,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   });
   try {
     const summary = await runEvaluation({
-      docker,
+      ...(docker ? { docker } : {}),
       instances,
       predictions,
       runId,
@@ -159,6 +180,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       workers,
       timeoutSeconds,
       redo: Boolean(flags.redo),
+      ...(flags.regrade ? { regrade: true } : {}),
       display,
       stopping: () => stopping,
       signal: abort.signal,
@@ -183,6 +205,6 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
     return stopping ? 130 : 0;
   } finally {
     signals.dispose();
-    closeDockerClient(docker);
+    if (docker) closeDockerClient(docker);
   }
 }

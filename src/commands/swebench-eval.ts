@@ -1,11 +1,13 @@
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import pc from "picocolors";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { batchGrader } from "../eval/batch-grader.js";
 import { evalInstances } from "../eval/eval-instance.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import { writeRunMetadata } from "../eval/run-metadata.js";
 import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { recordedDatasetName } from "./eval.js";
 import { datasetDirOf } from "./swebench.js";
 
 /**
@@ -15,6 +17,7 @@ import { datasetDirOf } from "./swebench.js";
 export async function startBatchGrading(options: {
   instances: Instance[];
   subset: string;
+  split: string;
   imageTemplate?: string;
   folder: string;
   modelName: string;
@@ -28,6 +31,10 @@ export async function startBatchGrading(options: {
   );
   const docker = await connectDocker();
   const runId = basename(options.folder);
+  writeRunMetadata(join(options.folder, "eval"), runId, {
+    dataset: recordedDatasetName(options.subset),
+    split: options.split,
+  });
   const datasetDir = datasetDirOf(options.subset);
   const grader = batchGrader({
     docker,

@@ -223,6 +223,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     ? await (await import("./swebench-eval.js")).startBatchGrading({
         instances,
         subset,
+        split: flags.split ?? "test",
         imageTemplate: flags.imageTemplate,
         folder: outputDir,
         modelName: config.model.model_name || config.model.model_class,

@@ -7,11 +7,13 @@ import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instanc
 import { LOG_FILES } from "./harness-constants.js";
 import { runPool } from "./pool.js";
 import type { EvalDisplay } from "./progress.js";
+import { regradeInstance } from "./regrade.js";
 import { type RunJsonVerdict, recordEvalInRunJson } from "./run-json.js";
 import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface EvaluationOptions {
-  docker: Docker;
+  /** The daemon the gradings run on; none when regrading (no container is started). */
+  docker?: Docker;
   /** The dataset's instances after --instance-ids / --filter (the run report's total). */
   instances: EvalInstance[];
   predictions: Map<string, Prediction>;
@@ -21,6 +23,8 @@ export interface EvaluationOptions {
   timeoutSeconds: number;
   /** Grade again instances that have a report.json. */
   redo: boolean;
+  /** Grade again from the logs alone: every instance with a test_output.txt, no container (`--regrade`). */
+  regrade?: boolean;
   keep?: boolean;
   network?: string;
   display: EvalDisplay;
@@ -62,7 +66,13 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   for (const instance of options.instances) {
     const prediction = predictions.get(instance.instance_id);
     if (!prediction?.model_patch) continue;
-    const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    const logDir = instanceLogDir(outputDir, runId, prediction);
+    if (options.regrade) {
+      if (existsSync(join(logDir, LOG_FILES.testOutput))) toGrade.push({ instance, prediction });
+      else skipped += 1;
+      continue;
+    }
+    const reportPath = join(logDir, LOG_FILES.report);
     if (existsSync(reportPath)) {
       if (!options.redo) {
         skipped += 1;
@@ -86,20 +96,25 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
         display.begin(worker, instance.instance_id);
         let result: GradeResult;
         try {
-          await options.prepare?.(instance);
-          result = await gradeInstance({
-            docker: options.docker,
-            instance,
-            prediction,
-            runId,
-            outputDir,
-            timeoutSeconds: options.timeoutSeconds,
-            signal: options.signal,
-            onPhase: (phase) => display.phase(worker, phase),
-            onProgress: (line) => display.message(line),
-            ...(options.keep ? { keep: true } : {}),
-            ...(options.network ? { network: options.network } : {}),
-          });
+          if (options.regrade) {
+            result = regradeInstance(instance, prediction, outputDir, runId);
+          } else {
+            if (!options.docker) throw new Error("grading needs a Docker daemon");
+            await options.prepare?.(instance);
+            result = await gradeInstance({
+              docker: options.docker,
+              instance,
+              prediction,
+              runId,
+              outputDir,
+              timeoutSeconds: options.timeoutSeconds,
+              signal: options.signal,
+              onPhase: (phase) => display.phase(worker, phase),
+              onProgress: (line) => display.message(line),
+              ...(options.keep ? { keep: true } : {}),
+              ...(options.network ? { network: options.network } : {}),
+            });
+          }
         } catch (error) {
           result = {
             instance_id: instance.instance_id,
@@ -131,7 +146,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     dataset: options.instances,
     runId,
     outputDir,
-    docker: options.docker,
+    ...(options.docker ? { docker: options.docker } : {}),
   });
   const verdicts: Record<string, RunJsonVerdict> = {};
   for (const instance of options.instances) {
