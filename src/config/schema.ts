@@ -84,7 +84,6 @@ export const UNSUPPORTED_KEYS: Record<string, string> = {
   "agent.timeout_template":
     "is not supported: a timeout reaches the model through model.observation_template as output.exception_info",
   "agent.on_uncaught_exception": "is not supported: an uncaught error always ends the run and is recorded",
-  "model.multimodal_regex": "is not supported yet: swerun sends text observations only",
   "model.litellm_model_name_override": "is not supported: set model_name to the name the endpoint expects",
   "environment.executable": "is not supported: swerun talks to the Docker Engine API, not the docker CLI",
   "environment.pull_policy": "is not supported yet: a missing image is pulled, a present one is used",

@@ -10,6 +10,7 @@ import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./c
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model, QueryOptions } from "./model.js";
+import { expandMessage } from "./multimodal.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {
   classifyError,
@@ -290,6 +291,10 @@ export class OpenAIModel implements Model {
     return this.#textBased
       ? textObservations(outputs, this.config.observation_template, templateVars)
       : observationsFor(message, outputs, this.config.observation_template, templateVars);
+  }
+
+  formatMessage(message: Message): Message {
+    return expandMessage(message, this.config.multimodal_regex);
   }
 
   templateVars(): Record<string, unknown> {
