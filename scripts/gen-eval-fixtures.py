@@ -14,7 +14,8 @@ With --image (the image test/helpers/eval-images.ts builds), it also runs the ha
 test/fixtures/eval/docker/{dataset,preds}.json in Docker and copies its logs and run report to
 test/fixtures/eval/docker/harness/. With --regrade, it re-grades those logs with the harness's report step
 (`rewrite_reports`, no container) against a dataset whose breaks row lists no PASS_TO_PASS test (a fixed
-test list), and writes the reports, run report and run.json to test/fixtures/eval/docker/regrade/. `modal` and `unidiff` (not used on these paths) are stubbed.
+test list), and writes the reports, run report and run.json to test/fixtures/eval/docker/regrade/.
+Always: how the harness stages a row's binary patch assets (test/fixtures/eval/image-assets.json). `modal` and `unidiff` (not used on these paths) are stubbed.
 """
 import argparse
 import json
@@ -138,6 +139,94 @@ def docker_run(image: str) -> None:
     (out / "image.txt").write_text(image + "\n")
 
 
+ASSET_BYTES = {
+    "tests/data/baseline.bin": bytes([0, 1, 2, 255, 254]) + b"binary\r\n",
+    "tests/data/expected.png": bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + b"expected",
+}
+
+
+def image_assets() -> None:
+    """The harness's staging of a row's binary patch assets (_stage_image_assets, _inject_asset_restore).
+
+    One asset comes from a task repo folder, one from its URL (served here over HTTP), one is in neither
+    (a warning, skipped). The container is a stand-in that records what the harness copies into it.
+    """
+    import base64
+    import http.server
+    import logging
+    import threading
+
+    from swebench.harness import run_evaluation
+    from swebench.harness.utils import make_test_spec
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = ASSET_BYTES["tests/data/expected.png"]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    class Container:
+        def __init__(self):
+            self.calls = []
+
+        def exec_run(self, cmd, **kwargs):
+            self.calls.append(["exec_run", cmd])
+
+        def put_archive(self, path, data):
+            self.calls.append(["put_archive", path])
+
+    class Records(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.records = []
+
+        def emit(self, record):
+            self.records.append([record.levelname, record.getMessage()])
+
+    row = next(r for r in json.loads((FIXTURES / "docker" / "dataset.json").read_text()) if r["instance_id"].endswith("-gold"))
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/expected.png"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp) / "task-repo"
+            local = repo / "tasks" / row["instance_id"] / "test_assets" / "tests" / "data" / "baseline.bin"
+            local.parent.mkdir(parents=True)
+            local.write_bytes(ASSET_BYTES["tests/data/baseline.bin"])
+            assets = {
+                "test_patch": [{"path": "tests/data/baseline.bin"}, {"path": "tests/data/expected.png", "url": url}],
+                "patch": [{"path": "docs/missing.png"}],
+                "problem_statement": ["http://127.0.0.1:9/never-fetched.png"],
+            }
+            spec = make_test_spec({**row, "image": "x", "image_assets": json.dumps(assets)})
+            container = Container()
+            logger = logging.getLogger("swerun-assets")
+            logger.setLevel(logging.INFO)
+            records = Records()
+            logger.addHandler(records)
+            log_dir = Path(tmp) / "log"
+            restore = run_evaluation._stage_image_assets(container, spec, log_dir, logger, str(repo))
+            staged = {p.name: base64.b64encode(p.read_bytes()).decode() for p in sorted((log_dir / "image_assets").iterdir())}
+            result = {
+                "image_assets": {**assets, "test_patch": [{"path": "tests/data/baseline.bin"}, {"path": "tests/data/expected.png", "url": "{url}"}]},
+                "restore": restore,
+                "eval_script": run_evaluation._inject_asset_restore(spec.eval_script, restore),
+                "no_marker": run_evaluation._inject_asset_restore("#!/bin/bash\necho hi\n", restore),
+                "log": records.records,
+                "container": container.calls,
+                "staged": staged,
+                "bytes": {k: base64.b64encode(v).decode() for k, v in ASSET_BYTES.items()},
+            }
+    finally:
+        server.shutdown()
+    write_json(FIXTURES / "image-assets.json", result)
+
+
 def regrade() -> None:
     """The harness's re-grade from logs (what `swebench report <run>` runs) over the committed harness logs."""
     from swebench.harness import run_evaluation
@@ -192,6 +281,7 @@ def main() -> None:
         docker_run(args.image)
     if args.regrade:
         regrade()
+    image_assets()
 
 
 if __name__ == "__main__":

@@ -103,6 +103,10 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       "--regrade",
       "Grade again from the logs alone (no containers; dataset from logs/run_evaluation/<run_id>/run.json unless given)",
     )
+    .option(
+      "--task-repo <dir>",
+      "A SWE-bench task repo: binary patch assets are read from its tasks/<id>/test_assets/ before their URL",
+    )
     .option("--keep", "Keep the containers (prints how to enter them)")
     .option("--network <mode>", "Docker network of the grading containers (e.g. none)")
     .option("--image-template <template>", "Image name for records without one")

@@ -28,6 +28,7 @@ export interface EvalFlags {
   output?: string;
   redo?: boolean;
   regrade?: boolean;
+  taskRepo?: string;
   keep?: boolean;
   network?: string;
   imageTemplate?: string;
@@ -151,7 +152,14 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
   const datasetDir = datasetDirOf(subset);
 
-  writeRunMetadata(source.outputDir, runId, { dataset: recordedDatasetName(subset), split });
+  const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : undefined;
+  if (taskRepo && !existsSync(join(taskRepo, "tasks")))
+    throw new UserError(`--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`);
+  writeRunMetadata(source.outputDir, runId, {
+    dataset: recordedDatasetName(subset),
+    split,
+    ...(taskRepo ? { task_repo: taskRepo } : {}),
+  });
   const docker = flags.regrade ? undefined : await connectDocker();
   const abort = new AbortController();
   let stopping = false;
@@ -181,6 +189,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       timeoutSeconds,
       redo: Boolean(flags.redo),
       ...(flags.regrade ? { regrade: true } : {}),
+      ...(taskRepo ? { taskRepo } : {}),
       display,
       stopping: () => stopping,
       signal: abort.signal,

@@ -27,6 +27,8 @@ export interface EvaluationOptions {
   regrade?: boolean;
   keep?: boolean;
   network?: string;
+  /** A task repo folder holding binary patch assets (`tasks/<id>/test_assets/`). */
+  taskRepo?: string;
   display: EvalDisplay;
   /** A run folder's run.json, to record the verdicts in. */
   runJson?: string;
@@ -113,6 +115,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
               onProgress: (line) => display.message(line),
               ...(options.keep ? { keep: true } : {}),
               ...(options.network ? { network: options.network } : {}),
+              ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
             });
           }
         } catch (error) {

@@ -19,6 +19,7 @@ import {
   MARKERS,
   RUN_EVALUATION_DIR,
 } from "./harness-constants.js";
+import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
 import { InstanceLog } from "./instance-log.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
@@ -64,6 +65,8 @@ export interface GradeOptions {
    * starts it while the agent works); when missing or it failed, the grading starts its own.
    */
   started?: Promise<GradingContainer>;
+  /** A task repo folder: binary patch assets are read from its `tasks/<id>/test_assets/` before their URL. */
+  taskRepo?: string;
   /** The step the grading is at (`pulling`, `starting`, `applying patch`, `running tests`, `grading`). */
   onPhase?: (phase: string) => void;
 }
@@ -148,7 +151,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
 
     const patch = prediction.model_patch;
-    const evalScript = makeEvalScript(instance.eval_script);
+    let evalScript = makeEvalScript(instance.eval_script);
     writeFileSync(join(logDir, LOG_FILES.patch), redact(patch));
     log.info(
       `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
@@ -192,6 +195,41 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       throw new GradingError(`${MARKERS.applyFailed}:\n${last}`);
     }
     log.info(`Git diff before:\n${applied.diffBefore}`);
+    // Binary patch assets arrive after the patch, as the harness stages them: copied to /image_assets and
+    // put in place by lines the eval script runs just before its tests (with the script sent again).
+    const staged = await stageImageAssets({
+      instanceId: instance.instance_id,
+      assets: instance.image_assets ?? [],
+      logDir,
+      ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
+      warn: (message) => log.warning(message),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (staged.length > 0) {
+      evalScript = injectAssetRestore(
+        evalScript,
+        staged.map((asset) => restoreCommand(asset.path)),
+      );
+      await container.putArchive(
+        writeTar([
+          { type: "dir", path: "image_assets", mode: 0o755 },
+          ...staged.map((asset) => ({
+            type: "file" as const,
+            path: `image_assets/${asset.flat}`,
+            mode: 0o644,
+            content: asset.data,
+          })),
+          {
+            type: "file",
+            path: CONTAINER_EVAL_SCRIPT.slice(1),
+            mode: 0o644,
+            content: Buffer.from(evalScript),
+          },
+        ]),
+        { path: "/" },
+      );
+      log.info(stagedLine(staged));
+    }
     writeFileSync(join(logDir, LOG_FILES.evalScript), redact(evalScript));
     log.info(
       `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
