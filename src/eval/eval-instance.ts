@@ -67,6 +67,9 @@ export function evalInstances(
       PASS_TO_PASS: testList(row, "PASS_TO_PASS", dataset),
       eval_type: evalType as EvalType,
       ...(assets.length > 0 ? { image_assets: assets } : {}),
+      ...(typeof row.version === "string" || typeof row.version === "number"
+        ? { version: String(row.version) }
+        : {}),
     };
   });
 }

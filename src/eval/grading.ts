@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type EvalType, MARKERS, type StatusMap } from "./harness-constants.js";
 import { classifyLogs } from "./infra-failure.js";
+import type { ParserSpec } from "./log-parsers/parser-spec.js";
 import { LINE_END, LINE_START, PY_DIGIT, PY_SPACE, PY_WORD } from "./log-parsers/python-text.js";
 import type { LogParser } from "./log-parsers/registry.js";
 
@@ -10,6 +11,8 @@ export interface GradingSpec {
   FAIL_TO_PASS: string[];
   PASS_TO_PASS: string[];
   eval_type: EvalType;
+  /** The dataset row's `version` (two of the harness's parsers read it). */
+  version?: string | undefined;
 }
 
 /** Which listed tests passed and which failed, per list (the harness's `tests_status`). */
@@ -87,14 +90,18 @@ export function testExitCode(content: string): number | undefined {
  * a failure marker (apply, reset, tests errored, timed out), a missing start or end marker, no result and
  * no sign the suite ran, or a non-zero test exit code while no test FAILED or ERRORed.
  */
-export function logsEval(content: string, parser: LogParser): { statusMap: StatusMap; valid: boolean } {
+export function logsEval(
+  content: string,
+  parser: LogParser,
+  spec?: ParserSpec,
+): { statusMap: StatusMap; valid: boolean } {
   const invalid = { statusMap: new Map<string, string>(), valid: false };
   const bad = [MARKERS.applyFailed, MARKERS.resetFailed, MARKERS.testsErrored, MARKERS.testsTimedOut];
   if (bad.some((marker) => content.includes(marker))) return invalid;
   if (!content.includes(MARKERS.start) || !content.includes(MARKERS.end)) return invalid;
   const afterStart = content.split(MARKERS.start)[1] ?? "";
-  let statusMap = parser(afterStart.split(MARKERS.end)[0] ?? "");
-  if (statusMap.size === 0) statusMap = parser(content);
+  let statusMap = parser(afterStart.split(MARKERS.end)[0] ?? "", spec);
+  if (statusMap.size === 0) statusMap = parser(content, spec);
   if (statusMap.size === 0 && !SUITE_RAN.test(content)) return invalid;
   const exitCode = testExitCode(content);
   if (
@@ -194,7 +201,7 @@ export function evalReport(
     return report;
   }
   report.patch_exists = true;
-  const { statusMap, valid } = logsEval(testOutput, parser);
+  const { statusMap, valid } = logsEval(testOutput, parser, spec);
   if (!valid) {
     const classification = classifyLogs([testOutput]);
     if (classification) {

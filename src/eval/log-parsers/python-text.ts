@@ -47,3 +47,68 @@ export function afterFirst(s: string, separator: string): string {
 /** In a pattern without the `m` flag: `^` and `$` of a Python `re.MULTILINE` pattern (line start, line end). */
 export const LINE_START = "(?<![^\\n])";
 export const LINE_END = "(?![^\\n])";
+
+/** `\s` of a Python str pattern, as a character class. */
+export const S = `[${PY_SPACE}]`;
+/** `\S` of a Python str pattern. */
+export const NS = `[^${PY_SPACE}]`;
+/** `\w` of a Python str pattern. */
+export const W = PY_WORD;
+/** `\d` of a Python str pattern; use with the `u` flag. */
+export const D = PY_DIGIT;
+/** `.` of a Python pattern without DOTALL: any character but `\n` (JavaScript's `.` also refuses `\r`). */
+export const DOT = "[^\\n]";
+/** `[^\S\r\n]`: whitespace other than the two line-break characters. */
+export const SPACE_NOT_BREAK =
+  "[\\t\\x0b\\x0c\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/** `s.lstrip()`. */
+export function pyLstrip(s: string): string {
+  return s.replace(LEADING, "");
+}
+
+/** `len(line) - len(line.lstrip())`: how far a line is indented, in characters. */
+export function indentOf(line: string): number {
+  return line.length - pyLstrip(line).length;
+}
+
+/** A regex matching text whose leading character is a word character (`\w`), for `\b` after a word character. */
+export const WORD_CHAR = new RegExp(`^${PY_WORD}`, "u");
+
+/** The harness's `ansi_escape`: ESC and the one- or multi-character sequence after it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the harness strips from ESC
+const ANSI = /\x1b(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])/g;
+export function ansiEscape(text: string): string {
+  return text.replace(ANSI, "");
+}
+
+/**
+ * `re.findall(pattern, text)` for a pattern with one group (the group's text, `""` when it did not take part)
+ * or none (the whole match). The pattern must have the `g` flag.
+ */
+export function findAll(pattern: RegExp, text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(pattern)) found.push(match.length > 1 ? (match[1] ?? "") : match[0]);
+  return found;
+}
+
+/** `float(text)` as Python reads it, or undefined where Python raises. */
+export function pyFloat(text: string): number | undefined {
+  const t = pyStrip(text).replaceAll(/(?<=\d)_(?=\d)/g, "");
+  if (/^[+-]?(?:inf|infinity)$/i.test(t)) return t.startsWith("-") ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(t)) return Number.NaN;
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) return undefined;
+  return Number(t);
+}
+
+const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
+/** `s.rstrip()`. */
+export function pyRstrip(s: string): string {
+  return s.replace(TRAILING_SPACE, "");
+}
+
+/** `re.sub(r"\s+", " ", s).strip()`: runs of whitespace made one space, the ends trimmed. */
+export function squash(s: string): string {
+  return pyStrip(s.replace(SPACES_GLOBAL, " "));
+}
+const SPACES_GLOBAL = new RegExp(`[${PY_SPACE}]+`, "g");

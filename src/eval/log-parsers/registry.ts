@@ -1,17 +1,53 @@
 import type { StatusMap } from "../harness-constants.js";
+import { parseDoctest, parseGoogletest, parseJq, parseMicropythonTest, parseRedis } from "./c.js";
 import { parseDjango } from "./django.js";
+import { parseGotest } from "./go.js";
+import { parseAnt, parseGradleCustom, parseMaven } from "./java.js";
+import { parseCalypso, parseCarbon, parseGrommet } from "./js-jest-projects.js";
+import { parseBpmnJs, parseChartJs, parseNext, parseOpenlayers } from "./js-karma-projects.js";
+import {
+  parseEslint,
+  parseHighlightjs,
+  parseLighthouse,
+  parseMarked,
+  parseP5js,
+  parsePrismjs,
+} from "./js-mocha-projects.js";
+import {
+  parseImmutableJs,
+  parseJest,
+  parseJestJson,
+  parseKarma,
+  parseTap,
+  parseVitest,
+} from "./js-runners.js";
+import type { ParserSpec } from "./parser-spec.js";
+import { parsePhpunit } from "./php.js";
 import { parseMatplotlib, parsePytest, parsePytestOptions, parsePytestV2 } from "./pytest.js";
+import { parseQuartoCli } from "./quarto.js";
+import {
+  parseCucumber,
+  parseJekyll,
+  parseMinitest,
+  parseRspecTransformedJson,
+  parseRubyUnit,
+} from "./ruby.js";
+import { parseCargo } from "./rust.js";
 import { parseSeaborn } from "./seaborn.js";
 import { parseSympy } from "./sympy.js";
 
-/** Reads a test log into test name → status. */
-export type LogParser = (log: string) => StatusMap;
+/**
+ * Reads a test log into test name → status. A few parsers also read the instance (`spec`); without it they
+ * throw, as they do on a log the harness's parser cannot read either.
+ */
+export type LogParser = (log: string, spec?: ParserSpec) => StatusMap;
 
 /**
- * The harness's parser names (a dataset row's `log_parser`) that swerun has ported, mapped to the parser
- * each name stands for in the harness's registry.
+ * Every parser name of the SWE-bench 5.0.2 harness's registry (a dataset row's `log_parser`), mapped to the
+ * parser each name stands for there.
  */
 export const LOG_PARSERS: Readonly<Record<string, LogParser>> = {
+  // Python
   parse_log_pytest: parsePytest,
   parse_log_astroid: parsePytest,
   parse_log_flask: parsePytest,
@@ -32,16 +68,51 @@ export const LOG_PARSERS: Readonly<Record<string, LogParser>> = {
   parse_log_seaborn: parseSeaborn,
   parse_log_sympy: parseSympy,
   parse_log_matplotlib: parseMatplotlib,
+  // JavaScript and TypeScript
+  parse_log_calypso: parseCalypso,
+  parse_log_bpmn_js: parseBpmnJs,
+  parse_log_carbon: parseCarbon,
+  parse_log_eslint: parseEslint,
+  parse_log_grommet: parseGrommet,
+  parse_log_highlightjs: parseHighlightjs,
+  parse_log_lighthouse: parseLighthouse,
+  parse_log_next: parseNext,
+  parse_log_openlayers: parseOpenlayers,
+  parse_log_prismjs: parsePrismjs,
+  parse_log_quarto_cli: parseQuartoCli,
+  parse_log_chart_js: parseChartJs,
+  parse_log_marked: parseMarked,
+  parse_log_p5js: parseP5js,
+  parse_log_react_pdf: parseCarbon,
+  parse_log_jest: parseJest,
+  parse_log_jest_json: parseJestJson,
+  parse_log_vitest: parseVitest,
+  parse_log_karma: parseKarma,
+  parse_log_tap: parseTap,
+  parse_log_immutable_js: parseImmutableJs,
+  // C and C++
+  parse_log_redis: parseRedis,
+  parse_log_jq: parseJq,
+  parse_log_doctest: parseDoctest,
+  parse_log_micropython_test: parseMicropythonTest,
+  parse_log_googletest: parseGoogletest,
+  // Go
+  parse_log_gotest: parseGotest,
+  // Java
+  parse_log_maven: parseMaven,
+  parse_log_ant: parseAnt,
+  parse_log_gradle_custom: parseGradleCustom,
+  // PHP
+  parse_log_phpunit: parsePhpunit,
+  // Ruby
+  parse_log_minitest: parseMinitest,
+  parse_log_cucumber: parseCucumber,
+  parse_log_ruby_unit: parseRubyUnit,
+  parse_log_rspec_transformed_json: parseRspecTransformedJson,
+  parse_log_jekyll: parseJekyll,
+  // Rust
+  parse_log_cargo: parseCargo,
 };
-
-/** The harness's other parser names (JavaScript, C, Go, Java, PHP, Ruby, Rust runners): not ported yet. */
-export const UNPORTED_PARSERS: ReadonlySet<string> = new Set(
-  `calypso bpmn_js carbon eslint grommet highlightjs lighthouse next openlayers prismjs quarto_cli chart_js marked
-  p5js react_pdf jest jest_json vitest karma tap immutable_js redis jq doctest micropython_test googletest gotest
-  maven ant gradle_custom phpunit minitest cucumber ruby_unit rspec_transformed_json jekyll cargo`
-    .split(/\s+/)
-    .map((name) => `parse_log_${name}`),
-);
 
 /** The parser of a `log_parser` name (`parse_log_pytest`; the bare `pytest` is accepted too). */
 export function logParser(name: string): LogParser | undefined {
@@ -49,10 +120,7 @@ export function logParser(name: string): LogParser | undefined {
   return Object.hasOwn(LOG_PARSERS, key) ? LOG_PARSERS[key] : undefined;
 }
 
-/** Why a `log_parser` name cannot be used: not ported yet, or not a harness parser at all. */
+/** Why a `log_parser` name cannot be used: the harness has no parser of that name. */
 export function unsupportedParserMessage(name: string): string {
-  const key = name.startsWith("parse_log_") ? name : `parse_log_${name}`;
-  return UNPORTED_PARSERS.has(key)
-    ? `log parser ${name} is not supported yet (swerun grades the harness's Python parsers: ${Object.keys(LOG_PARSERS).join(", ")})`
-    : `unknown log parser "${name}" (the harness has no parser of that name)`;
+  return `unknown log parser "${name}" (the harness has no parser of that name)`;
 }

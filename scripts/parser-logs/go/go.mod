@@ -1,0 +1,3 @@
+module example.com/parsertests
+
+go 1.19
