@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import pc from "picocolors";
+import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { batchGrader } from "../eval/batch-grader.js";
 import { evalInstances } from "../eval/eval-instance.js";
@@ -22,6 +23,9 @@ export async function startBatchGrading(options: {
   folder: string;
   modelName: string;
   workers: number;
+  /** The batch's pool of Docker hosts: each instance is graded on its own host. */
+  hosts?: DockerHostConfig[];
+  hostsSource?: string;
   say: (line: string) => void;
 }) {
   const specs = evalInstances(
@@ -29,7 +33,9 @@ export async function startBatchGrading(options: {
     options.subset,
     options.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
   );
-  const docker = await connectDocker();
+  // With a pool, the batch pings its hosts; without one, the daemon must answer before the first model call.
+  const pool = options.hosts && options.hosts.length > 0;
+  const docker = pool ? undefined : await connectDocker();
   const runId = basename(options.folder);
   writeRunMetadata(join(options.folder, "eval"), runId, {
     dataset: recordedDatasetName(options.subset),
@@ -37,7 +43,8 @@ export async function startBatchGrading(options: {
   });
   const datasetDir = datasetDirOf(options.subset);
   const grader = batchGrader({
-    docker,
+    ...(docker ? { docker } : {}),
+    ...(pool ? { hosts: options.hosts, hostsSource: options.hostsSource ?? "--docker-host" } : {}),
     instances: specs,
     rows: options.instances,
     ...(datasetDir ? { datasetDir } : {}),
@@ -61,6 +68,7 @@ export async function startBatchGrading(options: {
     prepare: grader.prepare,
     prepareEarly: grader.prepareEarly,
     submitted: grader.submitted,
+    lost: grader.lost,
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();
@@ -71,7 +79,8 @@ export async function startBatchGrading(options: {
       } finally {
         process.off("SIGINT", onSigint);
         process.off("SIGTERM", onSigterm);
-        closeDockerClient(docker);
+        grader.close();
+        if (docker) closeDockerClient(docker);
       }
     },
   };

@@ -65,6 +65,8 @@ export interface GradeOptions {
    * starts it while the agent works); when missing or it failed, the grading starts its own.
    */
   started?: Promise<GradingContainer>;
+  /** The Docker host the grading runs on, named in run_instance.log (a batch on a pool of hosts). */
+  hostName?: string;
   /** A task repo folder: binary patch assets are read from its `tasks/<id>/test_assets/` before their URL. */
   taskRepo?: string;
   /** The step the grading is at (`pulling`, `starting`, `applying patch`, `running tests`, `grading`). */
@@ -118,6 +120,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     return result("error", { error });
   }
   const phase = options.onPhase ?? (() => {});
+  if (options.hostName) log.info(`Grading ${instance.instance_id} on Docker host ${options.hostName}`);
   let grading: GradingContainer | undefined;
   let testSeconds = 0;
   try {

@@ -179,6 +179,42 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     expect(bridges()).toEqual(before);
   });
 
+  it("--eval grades each instance on the host that ran it; nothing left on either host", async () => {
+    await bothUp();
+    const dir = tempDir();
+    const out = join(dir, `hosts-eval-${process.pid}`);
+    const result = await runCli([
+      "swebench",
+      "--subset",
+      "demo",
+      "--eval",
+      ...DOCKER,
+      "--docker-host",
+      mainHostFlag(1),
+      "--docker-host",
+      `${b.host}:1`,
+      "-o",
+      out,
+    ]);
+    expect(result.stderr.trim().split("\n")).toHaveLength(3);
+    expect(result.stderr).not.toContain("grading lost");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("resolved: 3/3");
+    const run = readJson(join(out, "run.json"));
+    expect(run.eval).toMatchObject({ resolved: 3, graded: 3 });
+    const cases = run.cases as Record<string, { host: string; resolved: boolean }>;
+    const logs = join(out, "eval", "logs", "run_evaluation", run.eval.run_id);
+    const model = readdirSync(logs).find((name) => name !== "run.json") ?? "";
+    for (const [id, entry] of Object.entries(cases)) {
+      expect(entry.resolved).toBe(true);
+      const log = readFileSync(join(logs, model, id, "run_instance.log"), "utf8");
+      expect(log).toContain(`Grading ${id} on Docker host ${entry.host}\n`);
+    }
+    expect(new Set(Object.values(cases).map((entry) => entry.host)).size).toBe(2);
+    for (const docker of [main, b.docker()])
+      expect(await swerunContainers(docker, run.eval.run_id)).toEqual([]);
+  });
+
   it("loses a host mid-batch: its instance runs again on another, once in preds.json, no container left", async () => {
     await bothUp();
     const { dir, path, instances, ids } = await dataset(6);
