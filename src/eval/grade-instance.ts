@@ -254,6 +254,16 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     const outputPath = join(logDir, LOG_FILES.testOutput);
     const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
+    // Output that ends before the script did, with no timeout: a container that died (graded on what it
+    // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
+    if (diff === undefined && !run.timedOut) {
+      const answers = await container.inspect().then(
+        () => true,
+        () => false,
+      );
+      if (!answers)
+        throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
+    }
     let testOutput = decodeOutput(output);
     if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
     writeFileSync(outputPath, redact(testOutput));
