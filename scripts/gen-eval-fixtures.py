@@ -15,6 +15,8 @@ test/fixtures/eval/docker/{dataset,preds}.json in Docker and copies its logs and
 test/fixtures/eval/docker/harness/. With --regrade, it re-grades those logs with the harness's report step
 (`rewrite_reports`, no container) against a dataset whose breaks row lists no PASS_TO_PASS test (a fixed
 test list), and writes the reports, run report and run.json to test/fixtures/eval/docker/regrade/.
+With --languages, it grades the gold patches of the Go, JavaScript and Ruby test instances
+(test/fixtures/eval/languages/) in their images and keeps the reports in languages/harness/.
 Always: how the harness stages a row's binary patch assets (test/fixtures/eval/image-assets.json). `modal` and `unidiff` (not used on these paths) are stubbed.
 """
 import argparse
@@ -227,6 +229,44 @@ def image_assets() -> None:
     write_json(FIXTURES / "image-assets.json", result)
 
 
+def languages_run(images: str) -> None:
+    """The harness's run_evaluation with the gold patches on the Go, JavaScript and Ruby test instances.
+
+    `images` is `go=<tag>,js=<tag>,ruby=<tag>` (what test/helpers/language-images.ts builds); the reports go to
+    test/fixtures/eval/languages/harness/<instance>/report.json, with the test output the harness parsed.
+    """
+    from swebench.harness import run_evaluation
+
+    tags = dict(part.split("=", 1) for part in images.split(","))
+    source = FIXTURES / "languages"
+    rows = json.loads((source / "dataset.json").read_text())
+    for row in rows:
+        row["image"] = tags[row["image"].strip("{}")]
+    preds = [{"instance_id": r["instance_id"], "model_name_or_path": "gold", "model_patch": r["patch"]} for r in rows]
+    out = source / "harness"
+    shutil.rmtree(out, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "dataset.json").write_text(json.dumps(rows))
+        (Path(tmp) / "preds.json").write_text(json.dumps(preds))
+        cwd = os.getcwd()
+        os.chdir(tmp)
+        try:
+            run_evaluation.main(
+                dataset_name="dataset.json", split="test", instance_ids=None, predictions_path="preds.json",
+                max_workers=1, open_file_limit=4096, run_id="languages", timeout=300, rewrite_reports=False,
+                modal=False, report_dir=".",
+            )
+        finally:
+            os.chdir(cwd)
+        logs = Path(tmp) / "logs" / "run_evaluation" / "languages" / "gold"
+        for instance in sorted(logs.iterdir()):
+            if instance.is_dir():
+                (out / instance.name).mkdir(parents=True, exist_ok=True)
+                for name in ["report.json", "test_output.txt"]:
+                    if (instance / name).exists():
+                        shutil.copyfile(instance / name, out / instance.name / name)
+
+
 def regrade() -> None:
     """The harness's re-grade from logs (what `swebench report <run>` runs) over the committed harness logs."""
     from swebench.harness import run_evaluation
@@ -274,6 +314,7 @@ def main() -> None:
     parser.add_argument("--swebench", required=True, help="unpacked SWE-bench 5.0.2 source tree")
     parser.add_argument("--image", help="the grading test image (runs the harness in Docker)")
     parser.add_argument("--regrade", action="store_true", help="re-grade the harness's logs from the files alone")
+    parser.add_argument("--languages", help="go=<tag>,js=<tag>,ruby=<tag>: grade the language test instances")
     args = parser.parse_args()
     import_harness(args.swebench)
     samples_and_grading()
@@ -281,6 +322,8 @@ def main() -> None:
         docker_run(args.image)
     if args.regrade:
         regrade()
+    if args.languages:
+        languages_run(args.languages)
     image_assets()
 
 
