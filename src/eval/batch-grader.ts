@@ -7,6 +7,7 @@ import { DockerHost } from "../environments/docker/hosts.js";
 import type { Instance } from "../swebench/dataset.js";
 import { readPredictions } from "../swebench/predictions.js";
 import type { EvalInstance } from "./eval-instance.js";
+import { instanceFacts } from "./evaluate.js";
 import { type GradeResult, gradeInstance } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { limiter } from "./pool.js";
@@ -298,6 +299,7 @@ export function batchGrader(options: BatchGraderOptions) {
                   resolved: result.resolved,
                   status: result.status,
                   ...(result.error ? { error: result.error } : {}),
+                  ...(specs.get(instanceId) ? instanceFacts(specs.get(instanceId) as EvalInstance) : {}),
                 },
               },
             });

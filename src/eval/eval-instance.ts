@@ -4,12 +4,15 @@ import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import type { GradingSpec } from "./grading.js";
 import type { EvalType } from "./harness-constants.js";
 import { type ImageAsset, parseImageAssets } from "./image-assets.js";
+import { instanceLanguage } from "./parser-language.js";
 
 /** What grading one instance needs from its dataset row (SWE-bench 5.x columns). */
 export interface EvalInstance extends GradingSpec {
   image: string;
   eval_script: string;
   log_parser: string;
+  /** The language of its code and tests (the row's `language`, else its parser's; see parser-language.ts). */
+  language?: string;
   /** Binary patch assets restored before the tests (Multimodal rows' `image_assets`); usually none. */
   image_assets?: ImageAsset[];
 }
@@ -58,6 +61,7 @@ export function evalInstances(
     } catch (error) {
       throw new UserError(`${dataset}: ${row.instance_id}: ${(error as Error).message}`);
     }
+    const language = instanceLanguage(row, String(row.log_parser));
     return {
       instance_id: row.instance_id,
       image: typeof row.image === "string" && row.image !== "" ? row.image : imageName(row, imageTemplate),
@@ -67,6 +71,7 @@ export function evalInstances(
       PASS_TO_PASS: testList(row, "PASS_TO_PASS", dataset),
       eval_type: evalType as EvalType,
       ...(assets.length > 0 ? { image_assets: assets } : {}),
+      ...(language ? { language } : {}),
       ...(typeof row.version === "string" || typeof row.version === "number"
         ? { version: String(row.version) }
         : {}),

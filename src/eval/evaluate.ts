@@ -48,6 +48,14 @@ export interface EvaluationSummary {
   skipped: number;
 }
 
+/** What run.json keeps about an instance besides its verdict: its log parser and language. */
+export function instanceFacts(instance: EvalInstance): { log_parser?: string; language?: string } {
+  return {
+    ...(instance.log_parser ? { log_parser: instance.log_parser } : {}),
+    ...(instance.language ? { language: instance.language } : {}),
+  };
+}
+
 /** The verdict of an instance graded in an earlier run (its report.json), for run.json. */
 function previousVerdict(report: RunReport, id: string): RunJsonVerdict | undefined {
   if (report.resolved_ids.includes(id)) return { resolved: true, status: "resolved" };
@@ -135,6 +143,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
             resolved: result.resolved,
             status: result.status,
             ...(result.error ? { error: result.error } : {}),
+            ...instanceFacts(instance),
           },
         });
         display.end(worker, result);

@@ -8,6 +8,9 @@ export interface RunJsonVerdict {
   resolved: boolean;
   status: GradeStatus;
   error?: string;
+  /** The row's log parser and the instance's language (for the view). */
+  log_parser?: string;
+  language?: string;
 }
 
 /** What `swerun eval` adds to a run folder's run.json: its own `eval` key, nothing else touched. */
@@ -34,10 +37,12 @@ export function recordEvalInRunJson(
   if (!existsSync(path)) return;
   const record = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const previous = record.eval as RunJsonEval | undefined;
-  const instances = {
+  const instances: Record<string, RunJsonVerdict> = {
     ...(previous?.run_id === update.run_id ? previous.instances : {}),
-    ...update.verdicts,
   };
+  // Per instance, what an update does not say (the parser, the language) is kept.
+  for (const [id, verdict] of Object.entries(update.verdicts))
+    instances[id] = { ...instances[id], ...verdict };
   const verdicts = Object.values(instances);
   const evalRecord: RunJsonEval = {
     run_id: update.run_id,

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { evalInstances } from "../../src/eval/eval-instance.js";
 import { evalReport, readLogText } from "../../src/eval/grading.js";
 import { logParser } from "../../src/eval/log-parsers/registry.js";
+import { instanceLanguage } from "../../src/eval/parser-language.js";
 import { pythonJson } from "../../src/eval/python-json.js";
 import { runCli } from "../helpers/cli.js";
 import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
@@ -18,6 +19,13 @@ const rows = (): Row[] => JSON.parse(readFileSync(join(LANGUAGES_DIR, "dataset.j
 const read = (path: string) => readFileSync(path, "utf8");
 
 describe("the language instances' logs (no Docker)", () => {
+  it("name their language, else the language of their parser's test runner", () => {
+    expect(instanceLanguage({ language: "Go" }, "parse_log_pytest")).toBe("Go");
+    expect(instanceLanguage({}, "parse_log_cargo")).toBe("Rust");
+    expect(instanceLanguage({ language: "" }, "vitest")).toBe("JavaScript/TypeScript");
+    expect(instanceLanguage({}, "parse_log_unknown")).toBeUndefined();
+  });
+
   it("grade like the harness: swerun's parsers and grading on the harness's own test output", () => {
     for (const spec of evalInstances(rows() as never, "languages")) {
       const parser = logParser(spec.log_parser);
@@ -74,6 +82,14 @@ await describeDocker("Multilingual-shaped instances end to end (Go, JavaScript, 
         id: row.instance_id,
         report: read(join(HARNESS, row.instance_id, "report.json")),
       });
+    // run.json keeps each instance's language and parser beside its verdict (the view shows them).
+    const run = JSON.parse(read(join(out, "run.json")));
+    expect(run.eval.instances["swerun-lang__go-1"]).toEqual({
+      resolved: true,
+      status: "resolved",
+      log_parser: "parse_log_gotest",
+      language: "Go",
+    });
     expect(await swerunContainers(docker, basename(out))).toEqual([]);
   }, 600_000);
 });
