@@ -51,6 +51,12 @@ export {
   UserError,
   UserInterruption,
 } from "./errors.js";
+export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
+// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
+export type { InstanceReport, TestsStatus } from "./eval/grading.js";
+export type { EvalType, TestStatus } from "./eval/harness-constants.js";
+export { LogParserError } from "./eval/log-parsers/django.js";
+export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
 // Events: what a run reports while it runs, and the bus subscribers listen on.
 export {
   type AgentEvent,

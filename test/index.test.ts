@@ -97,6 +97,46 @@ console.log(JSON.stringify({
     expect(JSON.parse(readFileSync(out.trajectory, "utf8")).info.config.model_type).toBe("app.MyModel");
   });
 
+  it("grades a test log without containers: parseTestLog and gradeTestLog", () => {
+    const fixtures = join(ROOT, "test", "fixtures", "eval");
+    const expected = JSON.parse(readFileSync(join(fixtures, "expected", "log-grading.json"), "utf8"));
+    const cases = JSON.parse(readFileSync(join(fixtures, "log-grading-cases.json"), "utf8"));
+    const jest = cases.find((c: { id: string }) => c.id === "js__jest-6");
+    writeFileSync(
+      join(app, "case.json"),
+      JSON.stringify({ ...jest, instance_id: jest.id, ...expected[jest.id] }),
+    );
+    writeFileSync(
+      join(app, "grade.mjs"),
+      `import { gradeTestLog, LOG_PARSER_NAMES, parseTestLog, UserError } from "swerun";
+import { readFileSync } from "node:fs";
+const c = JSON.parse(readFileSync("case.json", "utf8"));
+let unknown;
+try { parseTestLog("parse_log_nope", ""); } catch (error) { unknown = [error instanceof UserError, error.message]; }
+console.log(JSON.stringify({
+  names: LOG_PARSER_NAMES.length,
+  map: Object.fromEntries(parseTestLog("jest", c.test_output)),
+  report: gradeTestLog(c, c.test_output),
+  unknown,
+}));
+`,
+    );
+    const result = node("grade.mjs");
+    expect(result.stderr).toBe("");
+    const out = JSON.parse(result.stdout);
+    expect(out.names).toBe(57);
+    expect(out.map).toMatchObject({
+      "fails to add": "FAILED",
+      "ünïcode ✓ name": "PASSED",
+      "skipped is skipped": "SKIPPED",
+    });
+    expect(out.report).toEqual(expected[jest.id].report);
+    expect(out.unknown).toEqual([
+      true,
+      'unknown log parser "parse_log_nope" (the harness has no parser of that name)',
+    ]);
+  });
+
   it("exposes only its entry point", () => {
     writeFileSync(join(app, "deep.mjs"), 'await import("swerun/dist/src/cli.js");\n');
     expect(node("deep.mjs").stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");

@@ -8,6 +8,8 @@ test_output.txt (text mode: CRLF and CR become LF); a log that holds a CR is als
 ("raw"). Parsers that read the instance run once per spec in SPECS. Writes
 test/fixtures/eval/expected/parser-logs.json: {"specs": {case: {instance_id, version}}, "logs": {log: {"text"|"raw":
 {case: [[name, status], ...] | {"error": exception type}}}}}; a case is a parser name, `@label` for each spec.
+Also grades each case of test/fixtures/eval/log-grading-cases.json with the harness's get_eval_report (the
+log wrapped in the eval script's markers and exit code) into test/fixtures/eval/expected/log-grading.json.
 Only the parsers' modules are imported (the harness package's __init__ needs docker and modal); unidiff,
 imported by swebench.utils and unused by the parsers, is stubbed. Not run by the test suite.
 """
@@ -16,6 +18,7 @@ import contextlib
 import io
 import json
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -24,6 +27,7 @@ EVAL = ROOT / "test" / "fixtures" / "eval"
 # The logs made for this (parser-logs/) and the Python samples of scripts/gen-eval-fixtures.py (logs/).
 FOLDERS = ["parser-logs", "logs"]
 OUT = EVAL / "expected" / "parser-logs.json"
+GRADING_OUT = EVAL / "expected" / "log-grading.json"
 
 # The instance a spec-reading parser gets: (case label, instance_id, version).
 SPECS = {
@@ -60,6 +64,36 @@ def run(parser, log, instance_id, version):
         return {"error": type(error).__name__}
 
 
+def grading(registry) -> None:
+    """log-grading-cases.json: each case's log wrapped as an eval script's output, graded by the harness."""
+    from swebench.harness.grading import get_eval_report
+    from swebench.harness.constants import END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE
+
+    result = {}
+    for case in json.loads((EVAL / "log-grading-cases.json").read_text(encoding="utf-8")):
+        with open(EVAL / "parser-logs" / case["log"], encoding="utf-8") as f:
+            log = f.read()
+        text = (f"+ : '{START_TEST_OUTPUT}'\n{START_TEST_OUTPUT}\n{log}+ : '{END_TEST_OUTPUT}'\n"
+                f"{END_TEST_OUTPUT}\n{TEST_EXIT_CODE}: {case['exit_code']}\n")
+        name = case["log_parser"] if case["log_parser"].startswith("parse_log_") else f"parse_log_{case['log_parser']}"
+        spec = types.SimpleNamespace(
+            instance_id=case["id"], log_parser=name, FAIL_TO_PASS=case["FAIL_TO_PASS"],
+            PASS_TO_PASS=case["PASS_TO_PASS"], eval_type=case.get("eval_type", "pass_and_fail"),
+            version=case.get("version", "1.0"),
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "test_output.txt"
+            path.write_text(text, encoding="utf-8")
+            prediction = {"instance_id": case["id"], "model_name_or_path": "m", "model_patch": "diff"}
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    report = get_eval_report(spec, prediction, str(path), include_tests_status=True)[case["id"]]
+            except Exception as error:
+                report = {"error": type(error).__name__}
+        result[case["id"]] = {"test_output": text, "report": report}
+    GRADING_OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--swebench", required=True)
@@ -83,6 +117,7 @@ def main() -> None:
             entry[mode] = cases
         result["logs"][f"{path.parent.name}/{path.name}"] = entry
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    grading(registry)
 
 
 if __name__ == "__main__":

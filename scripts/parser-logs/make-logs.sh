@@ -69,3 +69,64 @@ run vitest-verbose "$V" env NO_COLOR=1 ./node_modules/.bin/vitest run --reporter
 run vitest-colours "$V" env FORCE_COLOR=1 ./node_modules/.bin/vitest run --reporter=verbose
 run vitest-default "$V" env NO_COLOR=1 ./node_modules/.bin/vitest run
 run vitest-one-file "$V" env NO_COLOR=1 ./node_modules/.bin/vitest run --reporter=verbose calc.test.js
+
+# Mocha: spec reporter (plain, coloured), JSON (Prism's and Lighthouse's commands), TAP, a file that does
+# not load; Lighthouse's runner prints `running N test files` before mocha's output.
+M="$(project js/mocha mocha)"
+run mocha-spec "$M" ./node_modules/.bin/mocha test
+run mocha-colours "$M" ./node_modules/.bin/mocha --color test
+run mocha-prism-json "$M" ./node_modules/.bin/mocha tests/run.js --reporter json
+run mocha-json "$M" ./node_modules/.bin/mocha --reporter json
+run mocha-lighthouse "$M" bash -c "echo 'running 1 test files'; ./node_modules/.bin/mocha test"
+run mocha-tap "$M" ./node_modules/.bin/mocha --reporter tap test
+run mocha-broken "$M" ./node_modules/.bin/mocha broken
+
+# TAP from node's own test runner (one file, a crash, both files).
+T="$(project js/tap tap)"
+run tap-node "$T" node --test --test-reporter=tap basic.test.mjs
+run tap-node-crash "$T" node --test --test-reporter=tap crash.test.mjs
+run tap-node-all "$T" node --test --test-reporter=tap
+
+# Karma in headless Chromium (mocha, progress and dots reporters, colours, a bundle that throws).
+export CHROME_BIN="${CHROME_BIN:-/usr/bin/chromium}"
+K="$(project js/karma karma)"
+KARMA="timeout 120 ./node_modules/.bin/karma start karma.conf.cjs"
+run karma-mocha "$K" $KARMA
+run karma-progress "$K" env REPORTER=progress $KARMA
+run karma-dots "$K" env REPORTER=dots $KARMA
+run karma-colours "$K" env COLOURS=1 $KARMA
+run karma-crash "$K" env SPEC=crash.spec.js $KARMA
+
+# PHPUnit 9 (--testdox plain and coloured, the default output, a file that does not parse).
+P="$(project php php)"
+run phpunit-testdox "$P" phpunit --testdox tests/CalculatorTest.php
+run phpunit-testdox-colours "$P" phpunit --testdox --colors=always tests/CalculatorTest.php
+run phpunit-testdox-other "$P" phpunit --testdox tests/OtherTest.php
+run phpunit-default "$P" phpunit tests/CalculatorTest.php
+run phpunit-broken "$P" phpunit --testdox tests/BrokenTest.php
+
+# googletest and doctest (XML reporter as the harness expects; console; a crash mid-run; JUnit XML).
+C="$(project cpp cpp)"
+(cd "$C" && g++ -std=c++17 -o gtest_calc gtest_calc.cpp -lgtest -lgtest_main -pthread &&
+  g++ -std=c++17 -o doctest_calc doctest_calc.cpp)
+run googletest "$C" ./gtest_calc
+run googletest-crash "$C" env CRASH=1 ./gtest_calc
+run googletest-colour "$C" ./gtest_calc --gtest_color=yes
+run googletest-repeat "$C" ./gtest_calc --gtest_filter='Calculator.*' --gtest_repeat=2
+run googletest-brief "$C" ./gtest_calc --gtest_brief=1
+run doctest-xml "$C" ./doctest_calc -s -r=xml
+run doctest-console "$C" ./doctest_calc -s
+run doctest-filtered "$C" ./doctest_calc -s -r=xml '-tc=ünïcode*'
+run doctest-crash "$C" env CRASH=1 ./doctest_calc -s -r=xml
+run doctest-junit "$C" ./doctest_calc -s -r=junit
+
+# Logs of suites that do not run here (redis, jq, micropython, Maven, Ant, Gradle, cucumber, project
+# scripts), shaped after the harness's parsers, are kept in shaped/ and copied as they are.
+cp "$HERE"/shaped/*.log "$OUT/"
+
+# Line-ending variants: CRLF throughout, and a lone CR (a progress line redrawn) in a real log.
+sed 's/$/\r/' "$OUT/go-calc.log" > "$OUT/go-calc-crlf.log"
+sed 's/$/\r/' "$OUT/jest-verbose.log" > "$OUT/jest-verbose-crlf.log"
+sed 's/$/\r/' "$OUT/phpunit-testdox.log" > "$OUT/phpunit-testdox-crlf.log"
+sed 's/^test \(.*\) \.\.\. ok$/test \1 ... running\rtest \1 ... ok/' "$OUT/cargo-test.log" > "$OUT/cargo-test-cr.log"
+rm -rf "$WORK"

@@ -17,6 +17,7 @@ const REDIS_WHERE = new RegExp(`${S}+in${S}+${NS}+$`, "u");
 export function parseRedis(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("]:")) continue;
     const match = REDIS_LINE.exec(pyStrip(line));
     if (!match) continue;
     const name = match[2] ?? "";
@@ -33,6 +34,7 @@ const JQ_LINE = new RegExp(`^${S}*(PASS|FAIL):${S}(${DOT}+)$`, "u");
 export function parseJq(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes(":")) continue;
     const match = JQ_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", match[1] === "PASS" ? "PASSED" : "FAILED");
   }
@@ -83,6 +85,7 @@ const MICROPYTHON_STATUS: Record<string, string> = { pass: "PASSED", FAIL: "FAIL
 export function parseMicropythonTest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("pass") && !line.includes("FAIL") && !line.includes("skip")) continue;
     const match = MICROPYTHON_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", MICROPYTHON_STATUS[match[1] ?? ""] ?? "");
   }
@@ -95,6 +98,7 @@ const GTEST_LINE = new RegExp(`^${DOT}*\\[${S}*(OK|FAILED)${S}*\\]${S}(${DOT}*)$
 export function parseGoogletest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("]")) continue;
     const match = GTEST_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", match[1] === "OK" ? "PASSED" : "FAILED");
   }

@@ -9,6 +9,7 @@ const GO_STATUS: Record<string, string> = { PASS: "PASSED", FAIL: "FAILED", SKIP
 export function parseGotest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("--- ")) continue;
     const match = GO_RESULT.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", GO_STATUS[match[1] ?? ""] ?? "");
   }

@@ -19,6 +19,7 @@ export function parseMaven(log: string): StatusMap {
   let nextPending = 0;
   let nextUnmatched = 0;
   for (const raw of log.split("\n")) {
+    if (!raw.includes("-Dtest=") && !raw.includes("BUILD ")) continue;
     const line = pyStrip(raw);
     const test = MAVEN_TEST.exec(line);
     if (test) pending.push(test[1] ?? "");
@@ -38,6 +39,7 @@ const ANT_LINE = new RegExp(`^${S}*\\[junit\\]${S}+\\[(PASS|FAIL|ERR)\\]${S}+(${
 export function parseAnt(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("[junit]")) continue;
     const match = ANT_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", match[1] === "PASS" ? "PASSED" : "FAILED");
   }

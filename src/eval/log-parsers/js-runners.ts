@@ -16,6 +16,7 @@ const JEST_STATUS: Record<string, string> = { "✓": "PASSED", "✕": "FAILED", 
 export function parseJest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("✓") && !line.includes("✕") && !line.includes("○")) continue;
     const match = JEST_LINE.exec(pyStrip(line));
     if (match) map.set(pyStrip(match[2] ?? ""), JEST_STATUS[match[1] ?? ""] ?? "");
   }
@@ -28,6 +29,7 @@ const JEST_JSON_LINE = new RegExp(`^\\[(PASSED|FAILED)\\]${S}(${DOT}+)$`, "u");
 export function parseJestJson(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("ED]")) continue;
     const match = JEST_JSON_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", match[1] ?? "");
   }
@@ -42,6 +44,7 @@ const VITEST_STATUS: Record<string, string> = { "✓": "PASSED", "×": "FAILED",
 export function parseVitest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("✓") && !line.includes("×") && !line.includes("↓")) continue;
     const match = VITEST_LINE.exec(pyStrip(line));
     if (match) map.set(match[2] ?? "", VITEST_STATUS[match[1] ?? ""] ?? "");
   }
@@ -92,6 +95,7 @@ const TAP_LINE = new RegExp(`^(ok|not ok) (${D}+) (${DOT}+)$`, "u");
 export function parseTap(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("ok ")) continue;
     const match = TAP_LINE.exec(pyStrip(line));
     if (match) map.set(match[3] ?? "", match[1] === "ok" ? "PASSED" : "FAILED");
   }

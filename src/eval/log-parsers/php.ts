@@ -15,6 +15,7 @@ export function parsePhpunit(log: string): StatusMap {
   const map: StatusMap = new Map();
   let suite = "None";
   for (const line of log.split("\n")) {
+    if (!line.includes("(") && !line.includes("✔") && !line.includes("✘") && !line.includes("↩")) continue;
     const heading = SUITE_LINE.exec(line);
     if (heading) {
       suite = heading[1] ?? "";

@@ -13,17 +13,36 @@ export const PY_DIGIT = "\\p{Nd}";
 export const PY_WORD = "[\\p{L}\\p{N}_]";
 
 const SPACES = new RegExp(`[${PY_SPACE}]+`);
-const LEADING = new RegExp(`^[${PY_SPACE}]+`);
-const TRAILING = new RegExp(`[${PY_SPACE}]+$`);
 
 /** `s.split()`: the words between runs of whitespace, no empty strings. */
 export function pySplit(s: string): string[] {
   return s.split(SPACES).filter((word) => word !== "");
 }
 
+/** Whether a UTF-16 code unit is whitespace to Python (`str.isspace()`); the fast path of the strips. */
+export function isPySpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
+  if (code < 0x85) return false;
+  return (
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  );
+}
+
 /** `s.strip()`. */
 export function pyStrip(s: string): string {
-  return s.replace(LEADING, "").replace(TRAILING, "");
+  let start = 0;
+  let end = s.length;
+  while (start < end && isPySpace(s.charCodeAt(start))) start++;
+  while (end > start && isPySpace(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 /** `s.split(separator)[0]`: the text before the first separator (all of it when there is none). */
@@ -64,12 +83,16 @@ export const SPACE_NOT_BREAK =
 
 /** `s.lstrip()`. */
 export function pyLstrip(s: string): string {
-  return s.replace(LEADING, "");
+  let start = 0;
+  while (start < s.length && isPySpace(s.charCodeAt(start))) start++;
+  return start === 0 ? s : s.slice(start);
 }
 
 /** `len(line) - len(line.lstrip())`: how far a line is indented, in characters. */
 export function indentOf(line: string): number {
-  return line.length - pyLstrip(line).length;
+  let indent = 0;
+  while (indent < line.length && isPySpace(line.charCodeAt(indent))) indent++;
+  return indent;
 }
 
 /** A regex matching text whose leading character is a word character (`\w`), for `\b` after a word character. */
@@ -101,10 +124,11 @@ export function pyFloat(text: string): number | undefined {
   return Number(t);
 }
 
-const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
 /** `s.rstrip()`. */
 export function pyRstrip(s: string): string {
-  return s.replace(TRAILING_SPACE, "");
+  let end = s.length;
+  while (end > 0 && isPySpace(s.charCodeAt(end - 1))) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
 
 /** `re.sub(r"\s+", " ", s).strip()`: runs of whitespace made one space, the ends trimmed. */

@@ -12,6 +12,7 @@ const MINITEST_LINE = new RegExp(`^(${DOT}+)\\. ${DOT}*=${DOT}*(\\.|F|E)${DOT}*$
 export function parseMinitest(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("=")) continue;
     const match = MINITEST_LINE.exec(pyStrip(line));
     if (!match) continue;
     if (match[2] === ".") map.set(match[1] ?? "", "PASSED");
@@ -27,6 +28,7 @@ const CUCUMBER_LINE = new RegExp(`^(${DOT}*) \\.+(\\.|F)`, "u");
 export function parseCucumber(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes(" .")) continue;
     const match = CUCUMBER_LINE.exec(pyStrip(line));
     if (match) map.set(match[1] ?? "", match[2] === "." ? "PASSED" : "FAILED");
   }
@@ -41,6 +43,7 @@ const RUBY_UNIT_STATUS: Record<string, string> = { ".": "PASSED", E: "FAILED", F
 export function parseRubyUnit(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes(":")) continue;
     const match = RUBY_UNIT_LINE.exec(pyStrip(line));
     if (match) map.set(match[1] ?? "", RUBY_UNIT_STATUS[match[2] ?? ""] ?? "");
   }
@@ -54,6 +57,7 @@ const RSPEC_LINE = new RegExp(`^(${DOT}+) - (passed|failed)`, "u");
 export function parseRspecTransformedJson(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes(" - ")) continue;
     const match = RSPEC_LINE.exec(pyStrip(line));
     if (match) map.set(match[1] ?? "", match[2] === "passed" ? "PASSED" : "FAILED");
   }

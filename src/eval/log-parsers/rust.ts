@@ -8,6 +8,7 @@ const CARGO_RESULT = new RegExp(`^test${S}+(${NS}+)${S}+\\.\\.\\.${S}+(${W}+)$`,
 export function parseCargo(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const line of log.split("\n")) {
+    if (!line.includes("...")) continue;
     const match = CARGO_RESULT.exec(pyStrip(line));
     if (match?.[2] === "ok") map.set(match[1] ?? "", "PASSED");
     else if (match?.[2] === "FAILED") map.set(match[1] ?? "", "FAILED");
