@@ -14,6 +14,7 @@ import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
 import { datasetForSubset } from "../swebench/subsets.js";
+import { loadTaskRepo } from "../swebench/task-repo.js";
 import { datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
@@ -115,11 +116,18 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
     readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
   );
   if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
-  const rows = await loadInstances({
-    subset: datasetSource(subset),
-    split,
-    ...(flags.quiet ? {} : { onProgress: say }),
-  });
+  // A task repo's tasks are the dataset, as with the harness's --task-repo; a re-grade uses the one recorded.
+  const recordedRepo = typeof recorded?.task_repo === "string" ? recorded.task_repo : undefined;
+  const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : flags.regrade ? recordedRepo : undefined;
+  if (taskRepo && !existsSync(join(taskRepo, "tasks")))
+    throw new UserError(`--task-repo ${flags.taskRepo ?? taskRepo}: not a task repo (no tasks/ folder)`);
+  const rows = taskRepo
+    ? loadTaskRepo(taskRepo, split)
+    : await loadInstances({
+        subset: datasetSource(subset),
+        split,
+        ...(flags.quiet ? {} : { onProgress: say }),
+      });
   const known = new Set(rows.map((row) => row.instance_id));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
   if (unknown.length > 0)
@@ -152,9 +160,6 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
   const datasetDir = datasetDirOf(subset);
 
-  const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : undefined;
-  if (taskRepo && !existsSync(join(taskRepo, "tasks")))
-    throw new UserError(`--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`);
   writeRunMetadata(source.outputDir, runId, {
     dataset: recordedDatasetName(subset),
     split,

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { evalInstances } from "../../src/eval/eval-instance.js";
 import { makeEvalScript } from "../../src/eval/eval-script.js";
 import {
@@ -55,12 +56,28 @@ async function servedAssets(): Promise<Record<string, unknown>> {
   return JSON.parse(JSON.stringify(HARNESS.image_assets).replace("{url}", url));
 }
 
-/** A task repo holding the baseline.bin asset of the gold instance. */
-function taskRepo(dir: string): string {
+/**
+ * A SWE-bench task repo holding the gold instance (task.yaml, tests.json, eval.sh, the patches, the problem
+ * statement) and its baseline.bin asset; `row` is the instance as the dataset would have it.
+ */
+function taskRepo(dir: string, row: Record<string, unknown> = goldRow()): string {
   const repo = join(dir, "task-repo");
   const path = taskRepoAssetPath(repo, GOLD_ID, "tests/data/baseline.bin");
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, BYTES["tests/data/baseline.bin"] as Buffer);
+  const task = join(repo, "tasks", GOLD_ID);
+  const { eval_script, FAIL_TO_PASS, PASS_TO_PASS, problem_statement, ...meta } = row;
+  writeFileSync(join(task, "task.yaml"), stringify({ ...meta, split: "test" }));
+  writeFileSync(
+    join(task, "tests.json"),
+    JSON.stringify({
+      FAIL_TO_PASS: JSON.parse(String(FAIL_TO_PASS)),
+      PASS_TO_PASS: JSON.parse(String(PASS_TO_PASS)),
+    }),
+  );
+  writeFileSync(join(task, "eval.sh"), String(eval_script));
+  writeFileSync(join(task, "problem_statement.md"), String(problem_statement));
+  for (const file of ["gold.patch", "test.patch"]) writeFileSync(join(task, file), "");
   return repo;
 }
 
@@ -112,16 +129,16 @@ await describeDocker("image_assets in Docker", () => {
 
   it("swerun eval restores the assets in the working tree before the tests run, and still resolves", async () => {
     const dir = tempDir();
-    const row = { ...goldRow(), image, image_assets: JSON.stringify(await servedAssets()) };
-    const dataset = join(dir, "dataset.json");
-    writeFileSync(dataset, JSON.stringify([row]));
+    // The instance comes from the task repo (as with the harness's --task-repo), image_assets included.
+    const row = { ...goldRow(), image, image_assets: await servedAssets() };
+    const repo = taskRepo(dir, row);
     const predictions = JSON.parse(readFileSync(join(EVAL_FIXTURES, "preds.json"), "utf8"));
     const preds = join(dir, "preds.json");
     writeFileSync(preds, JSON.stringify({ [GOLD_ID]: predictions[GOLD_ID] }));
     const runId = `assets-${dir.split("-").at(-1)}`;
     const out = join(dir, "out");
-    const args = ["eval", preds, "--subset", dataset, "--run-id", runId, "--network", "none", "-o", out];
-    const result = await runCli([...args, "--task-repo", taskRepo(dir), "--keep"]);
+    const args = ["eval", preds, "--task-repo", repo, "--run-id", runId, "--network", "none", "-o", out];
+    const result = await runCli([...args, "--keep"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("resolved: 1/1");
     const kept = /docker exec -it (\S+) bash/.exec(result.stderr)?.[1] as string;
