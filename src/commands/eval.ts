@@ -120,7 +120,11 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const recordedRepo = typeof recorded?.task_repo === "string" ? recorded.task_repo : undefined;
   const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : flags.regrade ? recordedRepo : undefined;
   if (taskRepo && !existsSync(join(taskRepo, "tasks")))
-    throw new UserError(`--task-repo ${flags.taskRepo ?? taskRepo}: not a task repo (no tasks/ folder)`);
+    throw new UserError(
+      flags.taskRepo
+        ? `--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`
+        : `--regrade: the task repo ${taskRepo} that logs/run_evaluation/${runId}/run.json records is not a task repo (no tasks/ folder); pass --task-repo`,
+    );
   const rows = taskRepo
     ? loadTaskRepo(taskRepo, split)
     : await loadInstances({

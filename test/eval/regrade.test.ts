@@ -34,11 +34,11 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
     const logs = harnessLogs(out);
     const dataset = join(dir, "dataset.json");
     cpSync(join(REGRADE, "dataset.json"), dataset);
-    // The run recorded its dataset (and a task repo) when it graded first; the re-grade reads it from there.
+    // The run recorded its dataset when it graded first; the re-grade reads it from there.
     const runJson = join(out, "logs", "run_evaluation", "harness", "run.json");
     writeFileSync(
       runJson,
-      `${JSON.stringify({ dataset, split: "test", task_repo: "/srv/tasks", created_at: "2020-01-01T00:00:00+00:00" }, null, 2)}\n`,
+      `${JSON.stringify({ dataset, split: "test", task_repo: null, created_at: "2020-01-01T00:00:00+00:00" }, null, 2)}\n`,
     );
     const result = await runCli(
       ["eval", join(EVAL_FIXTURES, "preds.json"), "--run-id", "harness", "-o", out, "--regrade"],
@@ -64,7 +64,7 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
 
     const metadata = JSON.parse(read(runJson));
     expect(Object.keys(metadata)).toEqual(Object.keys(JSON.parse(read(join(REGRADE, "run.json")))));
-    expect(metadata).toMatchObject({ dataset, split: "test", task_repo: "/srv/tasks" });
+    expect(metadata).toMatchObject({ dataset, split: "test", task_repo: null });
     expect(metadata.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     expect(metadata.created_at).not.toBe("2020-01-01T00:00:00+00:00");
   });
@@ -88,6 +88,15 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
     expect(empty.code).toBe(0);
     expect(empty.stderr).toContain("0 instances to grade");
     expect(readRunMetadata(dir, "nothing")).toMatchObject({ dataset, split: "test", task_repo: null });
+    // A run graded from a task repo is graded again from that repo (here gone: said, exit 2).
+    writeRunMetadata(dir, "nothing", { dataset, split: "test", task_repo: join(dir, "gone") });
+    const gone = await runCli(["eval", preds, "--run-id", "nothing", "-o", dir, "--regrade"], {
+      env: NO_DOCKER,
+    });
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toBe(
+      `swerun: --regrade: the task repo ${join(dir, "gone")} that logs/run_evaluation/nothing/run.json records is not a task repo (no tasks/ folder); pass --task-repo\n`,
+    );
   });
 });
 
