@@ -19,6 +19,13 @@ try {
   process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench} ${images.noShell}\n`);
   const { ensureEvalImage } = await import(new URL("../dist/test/helpers/eval-images.js", import.meta.url).href);
   process.stdout.write(`grading test image ready: ${await ensureEvalImage(docker, (line) => process.stdout.write(`${line}\n`))}\n`);
+  const { ensureLanguageImage, LANGUAGES } = await import(
+    new URL("../dist/test/helpers/language-images.js", import.meta.url).href
+  );
+  for (const language of LANGUAGES)
+    process.stdout.write(
+      `${language} test image ready: ${await ensureLanguageImage(docker, language, (line) => process.stdout.write(`${line}\n`))}\n`,
+    );
   closeDockerClient(docker);
 } catch (error) {
   process.stderr.write(`build-test-images: ${error instanceof Error ? error.message : String(error)}\n`);

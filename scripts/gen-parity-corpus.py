@@ -181,6 +181,16 @@ def block(command: str) -> str:
     return f"THOUGHT: run it.\n\n```mswea_bash_command\n{command}\n```"
 
 
+MULTIMODAL_REGEX = (
+    r"(?s)<MSWEA_MULTIMODAL_CONTENT><CONTENT_TYPE>(.+?)</CONTENT_TYPE>(.+?)</MSWEA_MULTIMODAL_CONTENT>"
+)
+IMAGE_TAG = "<MSWEA_MULTIMODAL_CONTENT><CONTENT_TYPE>{kind}</CONTENT_TYPE>{url}</MSWEA_MULTIMODAL_CONTENT>"
+
+
+def shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 DET_TEXT = "minisweagent.models.test_models.DeterministicModel"
 DET_TOOL = "minisweagent.models.test_models.DeterministicToolcallModel"
 LITELLM = {"model_name": "openai/parity", "cost_tracking": "ignore_errors"}
@@ -547,6 +557,49 @@ CASES: list[dict] = [
             {"environment": {"environment_class": "local", "cwd": ""}, "model": {"model_class": "litellm", **LITELLM}},
         ],
         "replies": [reply("none"), reply(None, [call("x", "bash", "{}")])],
+    },
+    {
+        "name": "multimodal-text",
+        "task": f"See {IMAGE_TAG.format(kind='image_url', url='http://127.0.0.1:9/screenshot.png')} and fix it.",
+        "configs": [
+            BARE,
+            {
+                "model": {
+                    "model_class": "deterministic",
+                    "model_name": "scripted",
+                    "multimodal_regex": MULTIMODAL_REGEX,
+                    "outputs": [
+                        text("an image", "printf '%s\\n' " + shell_quote(IMAGE_TAG.format(kind="image_url", url="  http://127.0.0.1:9/a.png\n"))),
+                        text("two, one of another type", "echo " + shell_quote(
+                            "x" + IMAGE_TAG.format(kind="video", url="v.mp4") + "y" + IMAGE_TAG.format(kind=" image_url ", url="b.png")
+                        )),
+                        text("plain", "echo plain"),
+                        text("done", f"echo {SUBMIT}"),
+                    ],
+                }
+            },
+        ],
+    },
+    {
+        "name": "multimodal-toolcall",
+        "task": "Fix the bug.",
+        "configs": [
+            "mini.yaml",
+            YOLO,
+            {
+                "model": {
+                    "model_class": "litellm",
+                    "multimodal_regex": '<img type="(.+?)">(.+?)</img>',
+                    "observation_template": "rc={{output.returncode}} {{output.output}}",
+                    **LITELLM,
+                }
+            },
+        ],
+        "replies": [
+            reply("Look.", [call("c1", "bash", json.dumps({"command": "echo '<img type=\"image_url\">http://127.0.0.1:9/c.png</img> after'"}))]),
+            reply("Across lines.", [call("c2", "bash", json.dumps({"command": "printf '<img type=\"image_url\">a\\nb</img>\\n'"}))]),
+            reply(None, [call("c3", "bash", json.dumps({"command": f"echo {SUBMIT}"}))]),
+        ],
     },
 ]
 

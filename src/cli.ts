@@ -102,11 +102,20 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--timeout <seconds>", "Time limit of each instance's tests", { default: 1800 })
     .option("-o, --output <dir>", "Where logs/ and the run report go (default: <run folder>/eval, or .)")
     .option("--redo", "Grade again instances that have a report.json")
+    .option(
+      "--regrade",
+      "Grade again from the logs alone (no containers; dataset from logs/run_evaluation/<run_id>/run.json unless given)",
+    )
+    .option(
+      "--task-repo <dir>",
+      "A SWE-bench task repo: binary patch assets are read from its tasks/<id>/test_assets/ before their URL",
+    )
     .option("--keep", "Keep the containers (prints how to enter them)")
     .option("--network <mode>", "Docker network of the grading containers (e.g. none)")
     .option("--image-template <template>", "Image name for records without one")
     .option("-q, --quiet", "Only the final summary")
     .example("swerun eval runs/sonnet-verified --subset verified -w 8")
+    .example("swerun eval runs/sonnet-verified --regrade")
     .action((input, flags) =>
       run(async () => (await import("./commands/eval.js")).evalCommand(input, flags)),
     );

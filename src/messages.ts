@@ -38,3 +38,15 @@ export function messageCost(message: Message): number {
   const cost = message.extra?.cost;
   return typeof cost === "number" && Number.isFinite(cost) ? cost : 0;
 }
+
+/** A message content as text: a string as it is, the text parts of a list of parts joined, else empty. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) =>
+      typeof part === "object" && part !== null ? (part as { text?: unknown }).text : undefined,
+    )
+    .filter((text): text is string => typeof text === "string")
+    .join("");
+}

@@ -12,7 +12,7 @@ import {
 } from "../errors.js";
 import { type AgentListener, EventBus, type EventInput } from "../events.js";
 import type { Action, ExecOutput, Message } from "../messages.js";
-import { messageCost } from "../messages.js";
+import { contentText, messageCost } from "../messages.js";
 import type { Model } from "../models/model.js";
 import { mkNum } from "../templates/py-number.js";
 import { renderTemplate } from "../templates/render.js";
@@ -109,8 +109,10 @@ export class Agent {
     this.info = { ...this.info, task };
     this.#emit({ type: "run_start", task });
     try {
-      this.#add({ role: "system", content: this.render(this.config.system_template, "system_template") });
-      this.#add({ role: "user", content: this.render(this.config.instance_template, "instance_template") });
+      const system = this.render(this.config.system_template, "system_template");
+      const instance = this.render(this.config.instance_template, "instance_template");
+      this.#add(this.#format({ role: "system", content: system }));
+      this.#add(this.#format({ role: "user", content: instance }));
     } catch (error) {
       await this.#recover(error); // a template error: recorded and saved, then re-thrown
     }
@@ -143,7 +145,7 @@ export class Agent {
       type: "agent_start",
       model: this.model.name,
       cwd: String(this.env.serialize().environment.cwd ?? ""),
-      system_prompt: String(this.messages.find((m) => m.role === "system")?.content ?? ""),
+      system_prompt: contentText(this.messages.find((m) => m.role === "system")?.content ?? ""),
       messages: this.messages.length,
     });
     for (;;) {
@@ -251,7 +253,8 @@ export class Agent {
       completed = true;
     } finally {
       if (completed || this.agentClass === "interactive") {
-        this.#addAll(this.model.formatObservations(message, outputs, this.templateVars()));
+        const observations = this.model.formatObservations(message, outputs, this.templateVars());
+        this.#addAll(observations.map((observation) => this.#format(observation)));
       }
     }
   }
@@ -368,7 +371,7 @@ export class Agent {
       return;
     }
     if (this.#interrupted) return; // an aborted model call: the next step asks the user
-    this.#add(errorExitMessage(error));
+    this.#add(this.#format(errorExitMessage(error)));
     this.save();
     await this.flush();
     this.#emitEnd(this.messages.at(-1)?.extra ?? {});
@@ -387,6 +390,11 @@ export class Agent {
 
   #throwIfStopped(): void {
     if (this.#stopped) throw new UserInterruption(exitMessage(this.#stopStatus));
+  }
+
+  /** A message the agent makes, as the model records it (mini-swe-agent's `format_message`). */
+  #format(message: Message): Message {
+    return this.model.formatMessage ? this.model.formatMessage(message) : message;
   }
 
   #add(message: Message): void {

@@ -7,11 +7,14 @@ import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
+import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
+import { datasetForSubset } from "../swebench/subsets.js";
+import { loadTaskRepo } from "../swebench/task-repo.js";
 import { checkOutputDir, datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
@@ -25,6 +28,8 @@ export interface EvalFlags {
   timeout?: number | string;
   output?: string;
   redo?: boolean;
+  regrade?: boolean;
+  taskRepo?: string;
   keep?: boolean;
   network?: string;
   imageTemplate?: string;
@@ -69,6 +74,15 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
   return { predsPath: path, outputDir: resolve(output ?? "."), defaultRunId: basename(path, extname(path)) };
 }
 
+/**
+ * The dataset as the run's metadata records it, so that a re-grade finds it again from anywhere: a hub
+ * short name as its hub dataset (as the harness records its aliases), a local file as its absolute path.
+ */
+export function recordedDatasetName(subset: string): string {
+  if (datasetForSubset(subset)) return datasetForSubset(subset) as string;
+  return [".json", ".jsonl", ".parquet"].includes(extname(subset).toLowerCase()) ? resolve(subset) : subset;
+}
+
 function positiveNumber(value: unknown, flag: string, whole: boolean): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0 || (whole && !Number.isInteger(number)))
@@ -88,18 +102,37 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const runId = flags.runId ?? source.defaultRunId;
   if (!/^[\w.-]+$/.test(runId))
     throw new UserError(`--run-id "${runId}": use letters, digits, ".", "_" and "-"`);
-  const subset = flags.subset ?? source.subset ?? "lite";
-  const split = flags.split ?? source.split ?? "test";
+  const recorded = readRunMetadata(source.outputDir, runId);
+  const recordedDataset = typeof recorded?.dataset === "string" ? recorded.dataset : undefined;
+  const recordedSplit = typeof recorded?.split === "string" ? recorded.split : undefined;
+  if (flags.regrade && flags.redo) throw new UserError("--regrade and --redo: choose one");
+  if (flags.regrade && !flags.subset && !recordedDataset && !source.subset)
+    throw new UserError(
+      `--regrade: evaluation run ${runId} did not record which dataset it used (no logs/run_evaluation/${runId}/run.json in ${source.outputDir}); pass --subset`,
+    );
+  const subset = flags.subset ?? (flags.regrade ? recordedDataset : undefined) ?? source.subset ?? "lite";
+  const split = flags.split ?? (flags.regrade ? recordedSplit : undefined) ?? source.split ?? "test";
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const predictions = new Map<string, Prediction>(
     readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
   );
   if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
-  const rows = await loadInstances({
-    subset: datasetSource(subset),
-    split,
-    ...(flags.quiet ? {} : { onProgress: say }),
-  });
+  // A task repo's tasks are the dataset, as with the harness's --task-repo; a re-grade uses the one recorded.
+  const recordedRepo = typeof recorded?.task_repo === "string" ? recorded.task_repo : undefined;
+  const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : flags.regrade ? recordedRepo : undefined;
+  if (taskRepo && !existsSync(join(taskRepo, "tasks")))
+    throw new UserError(
+      flags.taskRepo
+        ? `--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`
+        : `--regrade: the task repo ${taskRepo} that logs/run_evaluation/${runId}/run.json records is not a task repo (no tasks/ folder); pass --task-repo`,
+    );
+  const rows = taskRepo
+    ? loadTaskRepo(taskRepo, split)
+    : await loadInstances({
+        subset: datasetSource(subset),
+        split,
+        ...(flags.quiet ? {} : { onProgress: say }),
+      });
   const known = new Set(rows.map((row) => row.instance_id));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
   if (unknown.length > 0)
@@ -132,7 +165,12 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
   const datasetDir = datasetDirOf(subset);
 
-  const docker = await connectDocker();
+  writeRunMetadata(source.outputDir, runId, {
+    dataset: recordedDatasetName(subset),
+    split,
+    ...(taskRepo ? { task_repo: taskRepo } : {}),
+  });
+  const docker = flags.regrade ? undefined : await connectDocker();
   const abort = new AbortController();
   let stopping = false;
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
@@ -152,7 +190,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   });
   try {
     const summary = await runEvaluation({
-      docker,
+      ...(docker ? { docker } : {}),
       instances,
       predictions,
       runId,
@@ -160,6 +198,8 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       workers,
       timeoutSeconds,
       redo: Boolean(flags.redo),
+      ...(flags.regrade ? { regrade: true } : {}),
+      ...(taskRepo ? { taskRepo } : {}),
       display,
       stopping: () => stopping,
       signal: abort.signal,
@@ -184,6 +224,6 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
     return stopping ? 130 : 0;
   } finally {
     signals.dispose();
-    closeDockerClient(docker);
+    if (docker) closeDockerClient(docker);
   }
 }

@@ -1,11 +1,14 @@
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import pc from "picocolors";
+import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { batchGrader } from "../eval/batch-grader.js";
 import { evalInstances } from "../eval/eval-instance.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import { writeRunMetadata } from "../eval/run-metadata.js";
 import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { recordedDatasetName } from "./eval.js";
 import { datasetDirOf } from "./swebench.js";
 
 /**
@@ -15,12 +18,16 @@ import { datasetDirOf } from "./swebench.js";
 export async function startBatchGrading(options: {
   instances: Instance[];
   subset: string;
+  split: string;
   imageTemplate?: string;
   folder: string;
   /** The batch's run id (its grading containers are labelled with it). */
   runId: string;
   modelName: string;
   workers: number;
+  /** The batch's pool of Docker hosts: each instance is graded on its own host. */
+  hosts?: DockerHostConfig[];
+  hostsSource?: string;
   say: (line: string) => void;
 }) {
   const specs = evalInstances(
@@ -28,11 +35,18 @@ export async function startBatchGrading(options: {
     options.subset,
     options.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
   );
-  const docker = await connectDocker();
+  // With a pool, the batch pings its hosts; without one, the daemon must answer before the first model call.
+  const pool = options.hosts && options.hosts.length > 0;
+  const docker = pool ? undefined : await connectDocker();
   const runId = basename(options.folder);
+  writeRunMetadata(join(options.folder, "eval"), runId, {
+    dataset: recordedDatasetName(options.subset),
+    split: options.split,
+  });
   const datasetDir = datasetDirOf(options.subset);
   const grader = batchGrader({
-    docker,
+    ...(docker ? { docker } : {}),
+    ...(pool ? { hosts: options.hosts, hostsSource: options.hostsSource ?? "--docker-host" } : {}),
     instances: specs,
     rows: options.instances,
     ...(datasetDir ? { datasetDir } : {}),
@@ -57,6 +71,7 @@ export async function startBatchGrading(options: {
     prepare: grader.prepare,
     prepareEarly: grader.prepareEarly,
     submitted: grader.submitted,
+    lost: grader.lost,
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();
@@ -67,7 +82,8 @@ export async function startBatchGrading(options: {
       } finally {
         process.off("SIGINT", onSigint);
         process.off("SIGTERM", onSigterm);
-        closeDockerClient(docker);
+        grader.close();
+        if (docker) closeDockerClient(docker);
       }
     },
   };

@@ -234,10 +234,6 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         `--workers: with ${pool.source} each host has its own worker count (URL:N); the total is their sum`,
       );
     workers = pool.hosts.reduce((sum, host) => sum + host.workers, 0);
-    if (flags.eval)
-      throw new UserError(
-        `--eval: grading on a pool of Docker hosts (${pool.source}) is not supported yet; grade the folder afterwards with swerun eval`,
-      );
   }
   const model = redact(config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
   const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
@@ -258,11 +254,13 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     ? await (await import("./swebench-eval.js")).startBatchGrading({
         instances,
         subset,
+        split: flags.split ?? "test",
         imageTemplate: flags.imageTemplate,
         folder: outputDir,
         runId,
         modelName: config.model.model_name || config.model.model_class,
         workers,
+        ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
         say: (line) => display.message(line),
       })
     : undefined;
@@ -294,10 +292,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
     ...(grader
       ? {
-          onInstanceEnd: (result) => grader.submit(result.instance_id, result.submission),
-          onInstanceStart: (id) => grader.prepareEarly(id),
-          onInstanceRunning: (id) => grader.prepare(id),
-          onInstanceSubmitted: (id, submission) => grader.submitted(id, submission),
+          onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
+          onInstanceStart: (id, host) => grader.prepareEarly(id, host),
+          onInstanceRunning: (id, host) => grader.prepare(id, host),
+          onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
+          onInstanceLost: (id) => grader.lost(id),
         }
       : {}),
   }).finally(() => events?.close());

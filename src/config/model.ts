@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UserError } from "../errors.js";
+import { pythonRegex } from "../util/python-regex.js";
 import { lookupSetting } from "./keys.js";
 
 /** Model classes swerun implements, with mini-swe-agent's short names as aliases. */
@@ -117,14 +118,20 @@ export const modelSchema = z.strictObject({
   /** Scripted models: the assistant messages returned in order, as written (`extra.actions` are the commands run). */
   outputs: z.array(z.record(z.string(), z.unknown())).optional(),
   /**
-   * mini-swe-agent's pattern for images in observations; only "" (its default: off) is accepted, since
-   * swerun sends text observations only. Kept so that templates see it as in mini-swe-agent.
+   * A Python regex whose matches in prompts, observations and error exits become content parts (its first
+   * group the type, `image_url`; its second the URL), as mini-swe-agent's `multimodal_regex`; every such
+   * message's content is then a list of parts. Empty (default): off. See models/multimodal.ts.
    */
   multimodal_regex: z
-    .literal("", {
-      error: 'is not supported yet: swerun sends text observations only (only "", off, is accepted)',
-    })
-    .default(""),
+    .string()
+    .default("")
+    .superRefine((pattern, context) => {
+      try {
+        pythonRegex(pattern);
+      } catch (error) {
+        context.addIssue({ code: "custom", message: `not a usable regex: ${(error as Error).message}` });
+      }
+    }),
   /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
   cost_per_call: z.number().min(0).default(1),
 });

@@ -1,11 +1,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import type { DockerHostConfig } from "../config/docker-hosts.js";
+import type { DockerEndpoint } from "../environments/docker/client.js";
+import { DockerHost } from "../environments/docker/hosts.js";
 import type { Instance } from "../swebench/dataset.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import type { EvalInstance } from "./eval-instance.js";
+import { instanceFacts } from "./evaluate.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { LOG_FILES } from "./harness-constants.js";
@@ -21,7 +25,15 @@ import {
 import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface BatchGraderOptions {
-  docker: Docker;
+  /** The daemon gradings run on without a pool of hosts. */
+  docker?: Docker;
+  /**
+   * The batch's pool of Docker hosts: each instance is graded on the host that ran it (its image is there);
+   * a grading that fails because its host stopped answering is graded again on another host that answers.
+   */
+  hosts?: DockerHostConfig[];
+  /** Where `hosts` came from, for messages. */
+  hostsSource?: string;
   /** Grading specs of the batch's instances, and their dataset rows (for bundled fixtures). */
   instances: EvalInstance[];
   rows: Instance[];
@@ -89,6 +101,26 @@ function removeStaleReportTemps(outputDir: string, runId: string, modelName: str
   for (const id of ids) removeStaleTemps(join(dir, id));
 }
 
+/** Gradings of one instance tried on another host after its host went away, at most. */
+const MAX_GRADING_ATTEMPTS = 3;
+/** How long a host may take to answer the ping after a failed grading. */
+const PING_MS = 5000;
+
+/** A client per host of the pool, by address. */
+function hostDaemons(hosts: DockerHostConfig[], source: string): Map<string, DockerHost> {
+  return new Map(hosts.map((host) => [host.host, new DockerHost(host, source)]));
+}
+
+/** The first host other than `except` that answers a ping. */
+async function answeringHost(
+  daemons: Map<string, DockerHost>,
+  except: string,
+): Promise<DockerHost | undefined> {
+  for (const daemon of daemons.values())
+    if (daemon.name !== except && (await daemon.ping(PING_MS)) === undefined) return daemon;
+  return undefined;
+}
+
 /**
  * `swebench --eval`: grades each instance as soon as the batch finishes it, in a fresh container, while the
  * batch's workers go on (at most `workers` gradings at once); `finish` waits for the last one and writes
@@ -124,11 +156,28 @@ export function batchGrader(options: BatchGraderOptions) {
   /** Gradings begun when the agent submitted, before its environment was closed, by instance id. */
   const early = new Map<string, { submission: string; result: Promise<GradeResult | undefined> }>();
 
+  /** The host each instance runs (or ran) on, with a pool. */
+  const hostOf = new Map<string, DockerHostConfig>();
+  const daemons = hostDaemons(options.hosts ?? [], options.hostsSource ?? "--docker-host");
+  const daemonOf = (instanceId: string) => {
+    const host = hostOf.get(instanceId);
+    return host ? daemons.get(host.host) : undefined;
+  };
+  const clientOf = (instanceId: string): Docker => {
+    const docker = daemonOf(instanceId)?.client() ?? options.docker;
+    if (!docker) throw new Error(`no Docker host known for ${instanceId}`);
+    return docker;
+  };
+  const noteHost = (instanceId: string, host: DockerHostConfig | undefined) => {
+    if (host) hostOf.set(instanceId, host);
+  };
+
   const imageReady = async (instance: EvalInstance) => {
     const row = rows.get(instance.instance_id);
     if (row?.fixture && options.datasetDir) {
       const { ensureFixtureImage } = await import("../images/fixture-image.js");
-      await ensureFixtureImage(instance.image, row, options.datasetDir);
+      const endpoint: DockerEndpoint | undefined = daemonOf(instance.instance_id)?.endpoint;
+      await ensureFixtureImage(instance.image, row, options.datasetDir, endpoint);
     }
   };
 
@@ -145,32 +194,49 @@ export function batchGrader(options: BatchGraderOptions) {
 
   const grade = async (
     instanceId: string,
-    container: Promise<GradingContainer> | undefined,
+    startedContainer: Promise<GradingContainer> | undefined,
   ): Promise<GradeResult | undefined> => {
+    let container = startedContainer;
     const instance = specs.get(instanceId);
     const prediction = predictions.get(instanceId);
     if (!instance || !prediction) {
       await release(container);
       return undefined;
     }
-    try {
-      await imageReady(instance);
-    } catch (error) {
-      await release(container);
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await imageReady(instance);
+      } catch (error) {
+        await release(container);
+        throw error;
+      }
+      const daemon = daemonOf(instanceId);
+      const result = await gradeInstance({
+        docker: clientOf(instanceId),
+        instance,
+        prediction,
+        runId: options.runId,
+        containerRunId,
+        outputDir,
+        timeoutSeconds: options.timeoutSeconds,
+        signal: abort.signal,
+        ...(container ? { started: container } : {}),
+        ...(options.network ? { network: options.network } : {}),
+        ...(daemon ? { hostName: daemon.name } : {}),
+      });
+      if (result.status !== "error" || !daemon || abort.signal.aborted || attempt >= MAX_GRADING_ATTEMPTS)
+        return result;
+      // A grading that failed because its host went away is not a verdict: it is graded again elsewhere.
+      const down = await daemon.ping(PING_MS);
+      if (down === undefined) return result;
+      const other = await answeringHost(daemons, daemon.name);
+      if (!other) return result;
+      options.say(
+        `eval ${instanceId}: grading lost with Docker host ${daemon.name} (${down}); graded again on ${other.name}`,
+      );
+      hostOf.set(instanceId, other.config);
+      container = undefined;
     }
-    return gradeInstance({
-      docker: options.docker,
-      instance,
-      prediction,
-      runId: options.runId,
-      containerRunId,
-      outputDir,
-      timeoutSeconds: options.timeoutSeconds,
-      signal: abort.signal,
-      ...(container ? { started: container } : {}),
-      ...(options.network ? { network: options.network } : {}),
-    });
   };
 
   const prediction = (instanceId: string, submission: string) =>
@@ -205,7 +271,14 @@ export function batchGrader(options: BatchGraderOptions) {
     options.say(`eval ${verdictLine(result, done, done, resolved)}`);
     recordEvalInRunJson(runJson, {
       run_id: options.runId,
-      verdicts: { [result.instance_id]: verdictOf(result) },
+      verdicts: {
+        [result.instance_id]: {
+          ...verdictOf(result),
+          ...(specs.get(result.instance_id)
+            ? instanceFacts(specs.get(result.instance_id) as EvalInstance)
+            : {}),
+        },
+      },
     });
   };
   const failed = (instanceId: string, error: unknown): void =>
@@ -215,13 +288,14 @@ export function batchGrader(options: BatchGraderOptions) {
   const ended = new Set<string>();
   let finishing = false;
 
-  const prepare = (instanceId: string): void => {
+  const prepare = (instanceId: string, host?: DockerHostConfig): void => {
+    noteHost(instanceId, host);
     const instance = specs.get(instanceId);
     if (!instance || started.has(instanceId) || ended.has(instanceId)) return;
     if (finishing || abort.signal.aborted) return;
     const container = imageReady(instance).then(() =>
       startGradingContainer({
-        docker: options.docker,
+        docker: clientOf(instanceId),
         instance,
         runId: containerRunId,
         ...(options.network ? { network: options.network } : {}),
@@ -236,10 +310,11 @@ export function batchGrader(options: BatchGraderOptions) {
      * Starts the instance's grading container as its agent's environment starts, when the image is already
      * on the daemon (the two container starts overlap; an image still to pull or build waits for `prepare`).
      */
-    prepareEarly(instanceId: string): void {
+    prepareEarly(instanceId: string, host?: DockerHostConfig): void {
+      noteHost(instanceId, host);
       const instance = specs.get(instanceId);
       if (!instance || started.has(instanceId)) return;
-      options.docker
+      clientOf(instanceId)
         .getImage(instance.image)
         .inspect()
         .then(
@@ -251,7 +326,8 @@ export function batchGrader(options: BatchGraderOptions) {
      * Begins grading a submission as soon as the agent submits (the grading overlaps the removal of the
      * agent's container and the saving of its trajectory); its verdict is told and recorded by `submit`.
      */
-    submitted(instanceId: string, submission: string): void {
+    submitted(instanceId: string, submission: string, host?: DockerHostConfig): void {
+      noteHost(instanceId, host);
       ended.add(instanceId);
       if (!submission || early.has(instanceId) || abort.signal.aborted || !specs.has(instanceId)) return;
       prediction(instanceId, submission);
@@ -273,8 +349,17 @@ export function batchGrader(options: BatchGraderOptions) {
      * instance submits nothing or grading stops.
      */
     prepare,
+    /**
+     * An instance lost with its host goes back to the batch's queue: the grading container started for it
+     * there is dropped (a new one is started where it runs again).
+     */
+    lost(instanceId: string): void {
+      pending.push(discard(instanceId));
+      hostOf.delete(instanceId);
+    },
     /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
-    submit(instanceId: string, submission: string): void {
+    submit(instanceId: string, submission: string, host?: DockerHostConfig): void {
+      noteHost(instanceId, host);
       ended.add(instanceId);
       prediction(instanceId, submission);
       if (!submission) {
@@ -305,6 +390,10 @@ export function batchGrader(options: BatchGraderOptions) {
     stop(): void {
       abort.abort();
       for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
+    },
+    /** Closes the connections to the pool's hosts (after `finish`). */
+    close(): void {
+      for (const daemon of daemons.values()) daemon.close();
     },
     /** Waits for the queued gradings, then writes the run report over the batch's instances. */
     async finish(): Promise<{ report: RunReport; path: string }> {
@@ -339,7 +428,7 @@ export function batchGrader(options: BatchGraderOptions) {
         runId: options.runId,
         containerRunId,
         outputDir,
-        docker: options.docker,
+        ...(options.docker ? { docker: options.docker } : {}),
       });
       // run.json holds every verdict on disk, also those of gradings a kill cut off before recording them.
       recordEvalInRunJson(runJson, {

@@ -3,12 +3,18 @@ import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import type { GradingSpec } from "./grading.js";
 import type { EvalType } from "./harness-constants.js";
+import { type ImageAsset, parseImageAssets } from "./image-assets.js";
+import { instanceLanguage } from "./parser-language.js";
 
 /** What grading one instance needs from its dataset row (SWE-bench 5.x columns). */
 export interface EvalInstance extends GradingSpec {
   image: string;
   eval_script: string;
   log_parser: string;
+  /** The language of its code and tests (the row's `language`, else its parser's; see parser-language.ts). */
+  language?: string;
+  /** Binary patch assets restored before the tests (Multimodal rows' `image_assets`); usually none. */
+  image_assets?: ImageAsset[];
 }
 
 const REQUIRED = ["eval_script", "log_parser", "FAIL_TO_PASS", "PASS_TO_PASS"] as const;
@@ -49,6 +55,13 @@ export function evalInstances(
       throw new UserError(
         `${dataset}: ${row.instance_id}: eval_type must be pass_and_fail or fail_only, got ${String(evalType)}`,
       );
+    let assets: ImageAsset[];
+    try {
+      assets = parseImageAssets(row.image_assets);
+    } catch (error) {
+      throw new UserError(`${dataset}: ${row.instance_id}: ${(error as Error).message}`);
+    }
+    const language = instanceLanguage(row, String(row.log_parser));
     return {
       instance_id: row.instance_id,
       image: typeof row.image === "string" && row.image !== "" ? row.image : imageName(row, imageTemplate),
@@ -57,6 +70,8 @@ export function evalInstances(
       FAIL_TO_PASS: testList(row, "FAIL_TO_PASS", dataset),
       PASS_TO_PASS: testList(row, "PASS_TO_PASS", dataset),
       eval_type: evalType as EvalType,
+      ...(assets.length > 0 ? { image_assets: assets } : {}),
+      ...(language ? { language } : {}),
       ...(typeof row.version === "string" || typeof row.version === "number"
         ? { version: String(row.version) }
         : {}),

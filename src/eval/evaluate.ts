@@ -7,11 +7,13 @@ import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instanc
 import { LOG_FILES } from "./harness-constants.js";
 import { runPool } from "./pool.js";
 import type { EvalDisplay } from "./progress.js";
+import { regradeInstance } from "./regrade.js";
 import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./run-json.js";
 import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface EvaluationOptions {
-  docker: Docker;
+  /** The daemon the gradings run on; none when regrading (no container is started). */
+  docker?: Docker;
   /** The dataset's instances after --instance-ids / --filter (the run report's total). */
   instances: EvalInstance[];
   predictions: Map<string, Prediction>;
@@ -21,8 +23,12 @@ export interface EvaluationOptions {
   timeoutSeconds: number;
   /** Grade again instances that have a report.json. */
   redo: boolean;
+  /** Grade again from the logs alone: every instance with a test_output.txt, no container (`--regrade`). */
+  regrade?: boolean;
   keep?: boolean;
   network?: string;
+  /** A task repo folder holding binary patch assets (`tasks/<id>/test_assets/`). */
+  taskRepo?: string;
   display: EvalDisplay;
   /** A run folder's run.json, to record the verdicts in. */
   runJson?: string;
@@ -40,6 +46,14 @@ export interface EvaluationSummary {
   reportPath: string;
   lines: string[];
   skipped: number;
+}
+
+/** What run.json keeps about an instance besides its verdict: its log parser and language. */
+export function instanceFacts(instance: EvalInstance): { log_parser?: string; language?: string } {
+  return {
+    ...(instance.log_parser ? { log_parser: instance.log_parser } : {}),
+    ...(instance.language ? { language: instance.language } : {}),
+  };
 }
 
 /** The verdict of an instance graded in an earlier run (its report.json), for run.json. */
@@ -62,7 +76,13 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   for (const instance of options.instances) {
     const prediction = predictions.get(instance.instance_id);
     if (!prediction?.model_patch) continue;
-    const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    const logDir = instanceLogDir(outputDir, runId, prediction);
+    if (options.regrade) {
+      if (existsSync(join(logDir, LOG_FILES.testOutput))) toGrade.push({ instance, prediction });
+      else skipped += 1;
+      continue;
+    }
+    const reportPath = join(logDir, LOG_FILES.report);
     // With `redo` an earlier report.json stays until the new grading replaces it (or ends as the
     // harness's errors end, which removes it); a grading that could not be done keeps it.
     if (existsSync(reportPath) && !options.redo) {
@@ -85,20 +105,26 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
         display.begin(worker, instance.instance_id);
         let result: GradeResult;
         try {
-          await options.prepare?.(instance);
-          result = await gradeInstance({
-            docker: options.docker,
-            instance,
-            prediction,
-            runId,
-            outputDir,
-            timeoutSeconds: options.timeoutSeconds,
-            signal: options.signal,
-            onPhase: (phase) => display.phase(worker, phase),
-            onProgress: (line) => display.message(line),
-            ...(options.keep ? { keep: true } : {}),
-            ...(options.network ? { network: options.network } : {}),
-          });
+          if (options.regrade) {
+            result = regradeInstance(instance, prediction, outputDir, runId);
+          } else {
+            if (!options.docker) throw new Error("grading needs a Docker daemon");
+            await options.prepare?.(instance);
+            result = await gradeInstance({
+              docker: options.docker,
+              instance,
+              prediction,
+              runId,
+              outputDir,
+              timeoutSeconds: options.timeoutSeconds,
+              signal: options.signal,
+              onPhase: (phase) => display.phase(worker, phase),
+              onProgress: (line) => display.message(line),
+              ...(options.keep ? { keep: true } : {}),
+              ...(options.network ? { network: options.network } : {}),
+              ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
+            });
+          }
         } catch (error) {
           result = {
             instance_id: instance.instance_id,
@@ -112,7 +138,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           };
         }
         results.push(result);
-        record({ [result.instance_id]: verdictOf(result) });
+        record({ [result.instance_id]: { ...verdictOf(result), ...instanceFacts(instance) } });
         display.end(worker, result);
       },
       options.stopping,
@@ -125,7 +151,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
     dataset: options.instances,
     runId,
     outputDir,
-    docker: options.docker,
+    ...(options.docker ? { docker: options.docker } : {}),
   });
   const verdicts: Record<string, RunJsonVerdict> = {};
   for (const instance of options.instances) {

@@ -20,6 +20,7 @@ import {
   MARKERS,
   RUN_EVALUATION_DIR,
 } from "./harness-constants.js";
+import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
 import { classifyText } from "./infra-failure.js";
 import { InstanceLog } from "./instance-log.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
@@ -75,6 +76,10 @@ export interface GradeOptions {
    * starts it while the agent works); when missing or it failed, the grading starts its own.
    */
   started?: Promise<GradingContainer>;
+  /** The Docker host the grading runs on, named in run_instance.log (a batch on a pool of hosts). */
+  hostName?: string;
+  /** A task repo folder: binary patch assets are read from its `tasks/<id>/test_assets/` before their URL. */
+  taskRepo?: string;
   /** The step the grading is at (`pulling`, `starting`, `applying patch`, `running tests`, `grading`). */
   onPhase?: (phase: string) => void;
 }
@@ -159,6 +164,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     return result("error", { error });
   }
   const phase = options.onPhase ?? (() => {});
+  if (options.hostName) log.info(`Grading ${instance.instance_id} on Docker host ${options.hostName}`);
   let grading: GradingContainer | undefined;
   let testSeconds = 0;
   try {
@@ -192,7 +198,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
 
     const patch = prediction.model_patch;
-    const evalScript = makeEvalScript(instance.eval_script);
+    let evalScript = makeEvalScript(instance.eval_script);
     writeFileSync(join(logDir, LOG_FILES.patch), redact(patch));
     log.info(
       `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
@@ -236,6 +242,41 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
       throw new GradingError(`${MARKERS.applyFailed}:\n${last}`);
     }
     log.info(`Git diff before:\n${applied.diffBefore}`);
+    // Binary patch assets arrive after the patch, as the harness stages them: copied to /image_assets and
+    // put in place by lines the eval script runs just before its tests (with the script sent again).
+    const staged = await stageImageAssets({
+      instanceId: instance.instance_id,
+      assets: instance.image_assets ?? [],
+      logDir,
+      ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
+      warn: (message) => log.warning(message),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (staged.length > 0) {
+      evalScript = injectAssetRestore(
+        evalScript,
+        staged.map((asset) => restoreCommand(asset.path)),
+      );
+      await container.putArchive(
+        writeTar([
+          { type: "dir", path: "image_assets", mode: 0o755 },
+          ...staged.map((asset) => ({
+            type: "file" as const,
+            path: `image_assets/${asset.flat}`,
+            mode: 0o644,
+            content: asset.data,
+          })),
+          {
+            type: "file",
+            path: CONTAINER_EVAL_SCRIPT.slice(1),
+            mode: 0o644,
+            content: Buffer.from(evalScript),
+          },
+        ]),
+        { path: "/" },
+      );
+      log.info(stagedLine(staged));
+    }
     writeFileSync(join(logDir, LOG_FILES.evalScript), redact(evalScript));
     log.info(
       `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
@@ -258,6 +299,16 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     const outputPath = join(logDir, LOG_FILES.testOutput);
     const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
+    // Output that ends before the script did, with no timeout: a container that died (graded on what it
+    // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
+    if (diff === undefined && !run.timedOut) {
+      const answers = await container.inspect().then(
+        () => true,
+        () => false,
+      );
+      if (!answers)
+        throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
+    }
     let testOutput = decodeOutput(output);
     if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
     writeFileSync(outputPath, redact(testOutput));

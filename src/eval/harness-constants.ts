@@ -36,6 +36,10 @@ export const LOG_FILES = {
   testOutput: "test_output.txt",
   evalScript: "eval.sh",
   patch: "patch.diff",
+  /** The run's metadata, in `logs/run_evaluation/<run_id>/` (not an instance's folder). */
+  runMetadata: "run.json",
+  /** The folder of an instance's staged binary patch assets. */
+  imageAssets: "image_assets",
 } as const;
 
 /** `logs/run_evaluation/<run_id>/<model>/<instance_id>/`, relative to the folder the run writes to. */

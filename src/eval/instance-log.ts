@@ -20,6 +20,10 @@ export class InstanceLog {
     appendFileSync(this.path, `${asctime()} - INFO - ${redact(message)}\n`);
   }
 
+  warning(message: string): void {
+    appendFileSync(this.path, `${asctime()} - WARNING - ${redact(message)}\n`);
+  }
+
   error(message: string): void {
     appendFileSync(this.path, `${asctime()} - ERROR - ${redact(message)}\n`);
   }

@@ -12,6 +12,9 @@ export interface RunJsonVerdict {
   error?: string;
   /** The grading could not be done (GradeResult.infra_failure): not a verdict, graded again next time. */
   infra_failure?: string;
+  /** The row's log parser and the instance's language (for the view). */
+  log_parser?: string;
+  language?: string;
 }
 
 /** What run.json keeps of a grading's result. */
@@ -54,13 +57,22 @@ export function recordEvalInRunJson(
   if (!existsSync(path)) return;
   const record = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const previous = record.eval as RunJsonEval | undefined;
-  const earlier = previous?.run_id === update.run_id ? previous.instances : {};
-  const verdictsKept = Object.fromEntries(
-    Object.entries(update.verdicts).filter(
-      ([id, verdict]) => !(verdict.infra_failure && isFinalVerdict(earlier[id])),
-    ),
-  );
-  const instances = { ...earlier, ...verdictsKept };
+  const earlier: Record<string, RunJsonVerdict> =
+    previous?.run_id === update.run_id ? previous.instances : {};
+  const instances: Record<string, RunJsonVerdict> = { ...earlier };
+  const verdictsKept: Record<string, RunJsonVerdict> = {};
+  for (const [id, verdict] of Object.entries(update.verdicts)) {
+    const before = earlier[id];
+    // A grading that could not be done never replaces a verdict.
+    if (verdict.infra_failure && isFinalVerdict(before)) continue;
+    // What an update does not say (the parser, the language) is kept; the rest is the new grading's.
+    instances[id] = {
+      ...(before?.log_parser ? { log_parser: before.log_parser } : {}),
+      ...(before?.language ? { language: before.language } : {}),
+      ...verdict,
+    };
+    verdictsKept[id] = verdict;
+  }
   const verdicts = Object.values(instances);
   const evalRecord: RunJsonEval = {
     run_id: update.run_id,

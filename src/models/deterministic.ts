@@ -4,6 +4,7 @@ import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
 import { MODEL_TYPES } from "./index.js";
 import type { Model } from "./model.js";
+import { expandMessage } from "./multimodal.js";
 import { textObservations } from "./text-actions.js";
 
 /** Raised when a scripted model is asked for more messages than it holds. */
@@ -77,6 +78,10 @@ export class DeterministicModel implements Model {
     templateVars: Record<string, unknown>,
   ): Message[] {
     return textObservations(outputs, this.config.observation_template, templateVars);
+  }
+
+  formatMessage(message: Message): Message {
+    return expandMessage(message, this.config.multimodal_regex);
   }
 
   templateVars(): Record<string, unknown> {

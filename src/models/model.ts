@@ -21,6 +21,11 @@ export interface Model {
     outputs: ExecOutput[],
     templateVars: Record<string, unknown>,
   ): Message[];
+  /**
+   * The message as this model records and sends it (mini-swe-agent's `format_message`): the agent passes
+   * prompts, observations and error exits through it. Absent: the message as it is.
+   */
+  formatMessage?(message: Message): Message;
   /** Variables this model adds to every template (its config). */
   templateVars(): Record<string, unknown>;
   /** The `info.config.model` and `info.config.model_type` of a trajectory; never holds secrets. */

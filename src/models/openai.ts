@@ -11,6 +11,7 @@ import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js"
 import { globalModelStats } from "./global-stats.js";
 import { MODEL_TYPES } from "./index.js";
 import type { Model, QueryOptions } from "./model.js";
+import { expandMessage } from "./multimodal.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {
   classifyError,
@@ -291,6 +292,10 @@ export class OpenAIModel implements Model {
     return this.#textBased
       ? textObservations(outputs, this.config.observation_template, templateVars)
       : observationsFor(message, outputs, this.config.observation_template, templateVars);
+  }
+
+  formatMessage(message: Message): Message {
+    return expandMessage(message, this.config.multimodal_regex);
   }
 
   templateVars(): Record<string, unknown> {

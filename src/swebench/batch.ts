@@ -52,19 +52,24 @@ export interface BatchOptions {
    */
   removeContainers?: (runId: string, hosts?: DockerHostConfig[]) => Promise<string[]>;
   /** Called after each instance ends and its prediction is saved (e.g. `--eval` grades it); must not throw. */
-  onInstanceEnd?: (result: InstanceResult) => void;
+  onInstanceEnd?: (result: InstanceResult, host?: DockerHostConfig) => void;
   /**
    * Called when an instance's agent starts, its environment up (`--eval` starts the grading container
    * then if `onInstanceStart` did not, its image still to pull or build); must not throw.
    */
-  onInstanceRunning?: (instanceId: string) => void;
-  /** Called as an instance starts, before its environment (`--eval` may start its grading container then). */
-  onInstanceStart?: (instanceId: string) => void;
+  onInstanceRunning?: (instanceId: string, host?: DockerHostConfig) => void;
+  /**
+   * Called as an instance starts, before its environment (`--eval` may start its grading container then).
+   * With a pool of hosts, these callbacks are told the host the instance runs on.
+   */
+  onInstanceStart?: (instanceId: string, host?: DockerHostConfig) => void;
+  /** Called when an instance was lost with its host and goes back to the queue; must not throw. */
+  onInstanceLost?: (instanceId: string) => void;
   /**
    * Called when an instance's agent submits, before its environment is closed and its prediction saved
    * (`--eval` begins grading then; `onInstanceEnd` follows with the same submission); must not throw.
    */
-  onInstanceSubmitted?: (instanceId: string, submission: string) => void;
+  onInstanceSubmitted?: (instanceId: string, submission: string, host?: DockerHostConfig) => void;
   /** Event streams (`--events`), see batch-swarms.ts. */
   eventStreams?: SwarmStreams;
   /** Several Docker daemons (host-pool.ts); `workers` is then their sum. */
@@ -234,14 +239,15 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           : options.config;
       const started = Date.now();
       display.instanceStart(number, instance.instance_id, hostName);
-      options.onInstanceStart?.(instance.instance_id);
+      const hostConfig = job.host?.docker.config;
+      options.onInstanceStart?.(instance.instance_id, hostConfig);
       log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
       bus.subscribe((event) => display.event(number, event));
       bus.subscribe((event) => {
-        if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id);
+        if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id, hostConfig);
         if (event.type === "run_end" && event.submission && FINISHED_STATUSES.has(event.exit_status))
-          options.onInstanceSubmitted?.(instance.instance_id, event.submission);
+          options.onInstanceSubmitted?.(instance.instance_id, event.submission, hostConfig);
         if (event.type === "action_start") chaosPoint("action-start");
         if (event.type === "model_retry")
           log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
@@ -271,6 +277,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         );
         display.instanceLost?.(number, instance.instance_id);
         swarms.lost(swarm, result, hostName);
+        options.onInstanceLost?.(instance.instance_id);
         continue;
       }
       chaosPoint("trajectory-renamed");
@@ -291,7 +298,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
       );
       display.instanceEnd(number, result, wallTime);
-      options.onInstanceEnd?.(result);
+      options.onInstanceEnd?.(result, hostConfig);
     }
   };
   try {

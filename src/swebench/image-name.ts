@@ -23,13 +23,14 @@ export function checkImageTemplate(template: string): void {
 
 /**
  * The container image for an instance, as mini-swe-agent's `get_swebench_docker_image_name`: the record's
- * `image_name` or `docker_image` when set, else `template` filled in and lowercased.
+ * `image_name` or `docker_image` when set, then SWE-bench 5's `image` (the image its harness grades in, so
+ * the agent works where the instance is graded), else `template` filled in and lowercased.
  */
 export function imageName(
   instance: { instance_id: string; [key: string]: unknown },
   template = DEFAULT_IMAGE_TEMPLATE,
 ): string {
-  for (const key of ["image_name", "docker_image"]) {
+  for (const key of ["image_name", "docker_image", "image"]) {
     const value = instance[key];
     if (typeof value === "string" && value !== "") return value;
   }

@@ -79,6 +79,9 @@ export interface VerdictView {
   /** Lines of the test log that name failing tests or errors (at most a screenful). */
   log_lines: string[];
   log_path: string | null;
+  /** The instance's language and the log parser that read its tests (from run.json's `eval`), when known. */
+  language: string | null;
+  log_parser: string | null;
 }
 
 /** Everything shown when an instance is opened. */

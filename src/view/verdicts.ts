@@ -20,7 +20,28 @@ function relevantLines(log: string, failing: string[]): string[] {
   return chosen.slice(0, LOG_LINES).map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line));
 }
 
-function verdictOf({ dir, record }: EvalReport): VerdictView {
+/** The language and parser each graded instance of a run folder had, from its run.json's `eval.instances`. */
+function instanceFacts(runDir: string): Map<string, { language: string | null; log_parser: string | null }> {
+  const facts = new Map<string, { language: string | null; log_parser: string | null }>();
+  try {
+    const record: unknown = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8"));
+    const instances = isPlainObject(record) && isPlainObject(record.eval) ? record.eval.instances : undefined;
+    if (isPlainObject(instances))
+      for (const [id, entry] of Object.entries(instances)) {
+        if (!isPlainObject(entry)) continue;
+        const text = (value: unknown) => (typeof value === "string" ? value : null);
+        facts.set(id, { language: text(entry.language), log_parser: text(entry.log_parser) });
+      }
+  } catch {
+    // no run.json, or one being written: no language or parser shown
+  }
+  return facts;
+}
+
+function verdictOf(
+  { dir, record }: EvalReport,
+  facts: { language: string | null; log_parser: string | null } = { language: null, log_parser: null },
+): VerdictView {
   const status = isPlainObject(record.tests_status) ? record.tests_status : {};
   const tests: VerdictView["tests"] = {};
   for (const [kind, value] of Object.entries(status)) {
@@ -45,15 +66,19 @@ function verdictOf({ dir, record }: EvalReport): VerdictView {
     tests,
     log_lines: logLines,
     log_path: log,
+    language: facts.language,
+    log_parser: facts.log_parser,
   };
 }
 
 /**
  * Evaluation verdicts of a run folder with their evidence: the SWE-bench harness's reports under `eval/` (read
  * by `evalReports`: `{<id>: {resolved, tests_status: {FAIL_TO_PASS: {success, failure}, PASS_TO_PASS: ...}}}`)
- * and the relevant lines of the `test_output.txt` next to each. When several reports name one instance, the
+ * and the relevant lines of the `test_output.txt` next to each, with the language and log parser run.json
+ * recorded for the instance. When several reports name one instance, the
  * last in path order wins.
  */
 export function readVerdicts(runDir: string): Map<string, VerdictView> {
-  return new Map(evalReports(runDir).map((report) => [report.id, verdictOf(report)]));
+  const facts = instanceFacts(runDir);
+  return new Map(evalReports(runDir).map((report) => [report.id, verdictOf(report, facts.get(report.id))]));
 }

@@ -46,29 +46,6 @@ describe("swerun eval: bad input is one line and exit code 2, before any contain
   });
 });
 
-describe("swebench --eval: bad input", () => {
-  it("refuses a pool of Docker hosts in one line (exit 2), before any container or model call", async () => {
-    const dir = tempDir();
-    const result = await runCli([
-      "swebench",
-      "--subset",
-      "demo",
-      "-q",
-      "--eval",
-      "--environment-class",
-      "docker",
-      "--docker-host",
-      "ssh://a:2",
-      "-o",
-      join(dir, "out"),
-    ]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe(
-      "swerun: --eval: grading on a pool of Docker hosts (--docker-host) is not supported yet; grade the folder afterwards with swerun eval\n",
-    );
-  });
-});
-
 describe("run.json eval verdicts", () => {
   it("are merged per instance for the same eval run, replaced for another, and the rest of run.json kept", async () => {
     const path = join(tempDir(), "run.json");

@@ -1,13 +1,15 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, describe, expect, it } from "vitest";
 import { instancePreparer } from "../../src/commands/swebench.js";
 import type { DockerHostConfig } from "../../src/config/docker-hosts.js";
 import { loadConfig } from "../../src/config/load.js";
 import { resolveDockerEndpoint } from "../../src/environments/docker/client.js";
+import { batchGrader } from "../../src/eval/batch-grader.js";
+import { evalInstances } from "../../src/eval/eval-instance.js";
 import { ensureFixtureImage } from "../../src/images/fixture-image.js";
 import { runBatch } from "../../src/swebench/batch.js";
 import { type Instance, readDatasetFile } from "../../src/swebench/dataset.js";
@@ -191,6 +193,138 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     for (const docker of [main, b.docker(), c.docker()])
       expect(await swerunContainers(docker, run.run_id)).toEqual([]);
     expect(bridges()).toEqual(before);
+  });
+
+  it("--eval grades each instance on the host that ran it; nothing left on either host", async () => {
+    await bothUp();
+    const dir = tempDir();
+    const out = join(dir, `hosts-eval-${process.pid}`);
+    const result = await runCli([
+      "swebench",
+      "--subset",
+      "demo",
+      "--eval",
+      ...DOCKER,
+      "--docker-host",
+      mainHostFlag(1),
+      "--docker-host",
+      `${b.host}:1`,
+      "-o",
+      out,
+    ]);
+    expect(result.stderr.trim().split("\n")).toHaveLength(3);
+    expect(result.stderr).not.toContain("grading lost");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("resolved: 3/3");
+    const run = readJson(join(out, "run.json"));
+    expect(run.eval).toMatchObject({ resolved: 3, graded: 3 });
+    const cases = run.cases as Record<string, { host: string; resolved: boolean }>;
+    const logs = join(out, "eval", "logs", "run_evaluation", run.eval.run_id);
+    const model = readdirSync(logs).find((name) => name !== "run.json") ?? "";
+    for (const [id, entry] of Object.entries(cases)) {
+      expect(entry.resolved).toBe(true);
+      const log = readFileSync(join(logs, model, id, "run_instance.log"), "utf8");
+      expect(log).toContain(`Grading ${id} on Docker host ${entry.host}\n`);
+    }
+    expect(new Set(Object.values(cases).map((entry) => entry.host)).size).toBe(2);
+    for (const docker of [main, b.docker()])
+      expect(await swerunContainers(docker, run.eval.run_id)).toEqual([]);
+  });
+
+  it("--eval: a grading lost with its host is graded again on another host, and recorded once", async () => {
+    await bothUp();
+    const dir = tempDir();
+    // Tests that take 3 s: the host is killed while an instance's grading runs there.
+    const grading = {
+      eval_script:
+        "#!/bin/bash\nset -uxo pipefail\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\nsleep 3\nbash test.sh\n: '>>>>> End Test Output'\n",
+      log_parser: "parse_log_pytest",
+      FAIL_TO_PASS: '["test.sh::test_add"]',
+      PASS_TO_PASS: '["test.sh::test_add_zero"]',
+    };
+    const path = writeDataset(dir, 3, "true", grading);
+    const instances = (await readDatasetFile(path)) as Instance[];
+    await ensureFixtureImage(IMAGE, instances[0] as Instance, dir);
+    await loadImages(main, b.docker(), [IMAGE]);
+    const mainHost = resolveDockerEndpoint().host;
+    const hosts: DockerHostConfig[] = [mainHost, b.host].map((host) => ({ host, workers: 1 }));
+    const out = join(dir, `hosts-eval-lost-${process.pid}`);
+    const lines: string[] = [];
+    const grader = batchGrader({
+      hosts,
+      hostsSource: "--docker-host",
+      instances: evalInstances(instances, path),
+      rows: instances,
+      datasetDir: dir,
+      folder: out,
+      runId: basename(out),
+      modelName: "scripted",
+      workers: 2,
+      timeoutSeconds: 120,
+      say: (line) => lines.push(line),
+    });
+    let lost: string | undefined;
+    let killing: Promise<void> | undefined;
+    const summary = await runBatch({
+      instances,
+      config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+      outputDir: out,
+      workers: 2,
+      redoExisting: false,
+      runId: `hosts-eval-${process.pid}`,
+      subset: path,
+      split: "test",
+      display: {
+        start: () => {},
+        instanceStart: () => {},
+        event: () => {},
+        instanceEnd: () => {},
+        message: () => {},
+        stop: () => {},
+      },
+      prepare: instancePreparer({}, dir),
+      hosts,
+      hostsSource: "--docker-host",
+      hostProbeMs: 60_000,
+      imageOf: (instance) => String(instance.image_name),
+      onInstanceStart: (id, host) => grader.prepareEarly(id, host),
+      onInstanceRunning: (id, host) => grader.prepare(id, host),
+      onInstanceLost: (id) => grader.lost(id),
+      onInstanceSubmitted: (id, submission, host) => {
+        grader.submitted(id, submission, host);
+        // The first submission on b: b's dockerd is killed a second later, while that grading's tests sleep.
+        if (host?.host === b.host && !killing) {
+          lost = id;
+          killing = new Promise((resolve) => setTimeout(resolve, 1000)).then(() => b.kill());
+        }
+      },
+      onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
+    });
+    await killing;
+    const { report } = await grader.finish();
+    grader.close();
+    expect(lost).toBeDefined();
+    expect(summary.statuses.get("Submitted")?.length).toBe(3);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^eval ${lost}: grading lost with Docker host ${b.host} \\(.*\\); graded again on ${mainHost}$`,
+        ),
+      ),
+    );
+    // Each instance told and recorded once, the lost one with its second grading's verdict.
+    expect(lines.filter((line) => line.startsWith("eval ["))).toHaveLength(3);
+    expect(report.resolved_instances).toBe(3);
+    const run = readJson(join(out, "run.json"));
+    expect(run.eval).toMatchObject({ resolved: 3, graded: 3 });
+    expect(Object.keys(run.eval.instances)).toHaveLength(3);
+    const log = readFileSync(
+      join(out, "eval", "logs", "run_evaluation", basename(out), "scripted", lost ?? "", "run_instance.log"),
+      "utf8",
+    );
+    expect(log).toContain(`on Docker host ${mainHost}\n`);
+    expect(log).not.toContain(b.host);
+    expect(await swerunContainers(main, basename(out))).toEqual([]);
   });
 
   it("loses a host mid-batch: its instance runs again on another, once in preds.json, no container left", async () => {

@@ -138,9 +138,9 @@ describe("loadConfig", () => {
 
   it("refuses mini-swe-agent keys swerun does not support, saying what to do", () => {
     const dir = tempDir();
-    const v1 = file(dir, "v1.yaml", `${MINIMAL}\n  multimodal_regex: 'x'\n`);
+    const v1 = file(dir, "v1.yaml", `${MINIMAL}\n  litellm_model_name_override: 'x'\n`);
     expect(errorOf(() => loadConfig([v1]))).toBe(
-      `${v1}: model.multimodal_regex: is not supported yet: swerun sends text observations only (only "", off, is accepted)`,
+      `${v1}: model.litellm_model_name_override is not supported: set model_name to the name the endpoint expects`,
     );
     const old = file(dir, "old.yaml", "agent:\n  action_observation_template: x\n");
     expect(errorOf(() => loadConfig([old]))).toMatch(

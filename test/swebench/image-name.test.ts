@@ -11,7 +11,11 @@ describe("imageName", () => {
     );
   });
 
-  it("prefers the record's image_name, then docker_image, as stored", () => {
+  it("prefers the record's image_name, then docker_image, then SWE-bench 5's image, as stored", () => {
+    expect(imageName({ instance_id: "a__b-1", image: "swebench/sweb.eval.x86_64.a_1776_b-1:v5" })).toBe(
+      "swebench/sweb.eval.x86_64.a_1776_b-1:v5",
+    );
+    expect(imageName({ instance_id: "a__b-1", docker_image: "d", image: "i" })).toBe("d");
     expect(imageName({ instance_id: "a__b-1", image_name: "ghcr.io/X/y:1", docker_image: "z" })).toBe(
       "ghcr.io/X/y:1",
     );

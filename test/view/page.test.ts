@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { recordEvalInRunJson } from "../../src/eval/run-json.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { artifactsDir, describeBrowser, launchBrowser, openFile } from "./browser.js";
@@ -45,6 +46,18 @@ describeBrowser("swerun view pages in headless chromium", () => {
     ]);
     writeEvalReport(demo, "swerun-demo__calc-1", true);
     writeEvalReport(demo, "swerun-demo__greet-2", false);
+    // What --eval records beside the verdict: the instance's language and the parser of its tests.
+    recordEvalInRunJson(join(demo, "run.json"), {
+      run_id: "demo",
+      verdicts: {
+        "swerun-demo__calc-1": {
+          resolved: true,
+          status: "resolved",
+          language: "Go",
+          log_parser: "parse_log_gotest",
+        },
+      },
+    });
     writeEvalReport(demoB, "swerun-demo__calc-1", false);
     writeEvalReport(demoB, "swerun-demo__greet-2", true);
     // count-3's verdict as run.json records an empty patch's (the page names the reason).
@@ -88,6 +101,7 @@ describeBrowser("swerun view pages in headless chromium", () => {
     ]);
     expect(await page.textContent(".diff-name")).toBe("calc.sh");
     expect(await page.textContent(".verdict")).toContain("✓ resolved");
+    expect(await page.textContent(".verdict .lang")).toBe("Go · parse_log_gotest");
     expect(await page.textContent('.tests tr[data-kind="FAIL_TO_PASS"] .pass')).toContain("test.sh::add_2_3");
     await page.screenshot({ path: join(artifactsDir(), "view-instance.png"), fullPage: true });
 

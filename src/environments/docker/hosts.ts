@@ -28,6 +28,11 @@ export class DockerHost {
     return this.config.workers;
   }
 
+  /** A client of this daemon (kept open until `close`). */
+  client(): Docker {
+    return this.#client();
+  }
+
   #client(): Docker {
     this.#docker ??= createDockerClient(this.endpoint);
     return this.#docker;

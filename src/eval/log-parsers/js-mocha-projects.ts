@@ -11,6 +11,7 @@ import {
   DOT,
   findAll,
   indentOf,
+  isPySpace,
   LINE_START,
   pyFloat,
   pyRstrip,
@@ -126,12 +127,57 @@ export function parseMarked(log: string): StatusMap {
   return map;
 }
 
-const ESLINT_FAILURE = new RegExp(`(${S}{2}${D}+\\))([\\s\\S]*?)${S}+(?:(${DOT}*)Error)`, "gu");
+const ESLINT_HEAD = new RegExp(`${S}{2}${D}+\\)`, "gu");
 
-/** The harness's `eslint` parser: mocha's numbered failures, the text up to the next `...Error`, as one line. */
+/**
+ * The harness's `eslint` parser: mocha's numbered failures (`  1)`), each the text up to the first
+ * whitespace after which the line holds an `Error`, as one line. The harness's pattern
+ * `(\s{2}\d+\))([\s\S]*?)\s+(?:(.*)Error)` is read here without backtracking: the lazy text ends at the
+ * first whitespace run whose end starts a line part that contains `Error`; the match ends after that line's
+ * last `Error`, where the search for the next failure resumes.
+ */
 export function parseEslint(log: string): StatusMap {
   const map: StatusMap = new Map();
-  for (const match of log.matchAll(ESLINT_FAILURE)) map.set(squash(match[2] ?? ""), "FAILED");
+  let errorAt = -2; // the first "Error" at or after errorFrom (-1: none)
+  let errorFrom = -1;
+  const nextError = (from: number) => {
+    if (errorAt === -1 && from >= errorFrom) return -1;
+    if (from <= errorAt && from >= errorFrom) return errorAt;
+    errorFrom = from;
+    errorAt = log.indexOf("Error", from);
+    return errorAt;
+  };
+  ESLINT_HEAD.lastIndex = 0;
+  for (let head = ESLINT_HEAD.exec(log); head; head = ESLINT_HEAD.exec(log)) {
+    const start = head.index + head[0].length;
+    let end = -1;
+    let k = start;
+    while (k < log.length) {
+      if (!isPySpace(log.charCodeAt(k))) {
+        k++;
+        continue;
+      }
+      let runEnd = k;
+      while (runEnd < log.length && isPySpace(log.charCodeAt(runEnd))) runEnd++;
+      const error = nextError(runEnd);
+      if (error === -1) break;
+      const lineEnd = log.indexOf("\n", runEnd);
+      const limit = lineEnd === -1 ? log.length : lineEnd;
+      if (error + 5 <= limit) {
+        end = log.lastIndexOf("Error", limit - 5) + 5;
+        break;
+      }
+      k = runEnd;
+    }
+    if (end === -1) {
+      // No failure text after this head: the harness's search goes on from the next character.
+      ESLINT_HEAD.lastIndex = head.index + 1;
+      if (nextError(start) === -1) break;
+      continue;
+    }
+    map.set(squash(log.slice(start, k)), "FAILED");
+    ESLINT_HEAD.lastIndex = end;
+  }
   return map;
 }
 

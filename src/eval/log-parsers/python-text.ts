@@ -12,11 +12,18 @@ export const PY_DIGIT = "\\p{Nd}";
 /** `\w` of a Python str pattern (letters, numbers, underscore); use with the `u` flag. */
 export const PY_WORD = "[\\p{L}\\p{N}_]";
 
-const SPACES = new RegExp(`[${PY_SPACE}]+`);
-
 /** `s.split()`: the words between runs of whitespace, no empty strings. */
 export function pySplit(s: string): string[] {
-  return s.split(SPACES).filter((word) => word !== "");
+  const words: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    while (i < s.length && isPySpace(s.charCodeAt(i))) i++;
+    if (i >= s.length) break;
+    const start = i;
+    while (i < s.length && !isPySpace(s.charCodeAt(i))) i++;
+    words.push(s.slice(start, i));
+  }
+  return words;
 }
 
 /** Whether a UTF-16 code unit is whitespace to Python (`str.isspace()`); the fast path of the strips. */

@@ -424,6 +424,14 @@ function verdictView(verdict) {
       null,
       verdictBadge(verdict.resolved),
       " ",
+      verdict.language || verdict.log_parser
+        ? h(
+            "span",
+            { class: "lang", title: "The instance's language and the log parser that read its tests" },
+            [verdict.language, verdict.log_parser].filter(Boolean).join(" · "),
+          )
+        : null,
+      " ",
       h("span", { class: "hint" }, `from ${verdict.report_path}`),
     ),
     groups.length

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { parseEslint } from "../../src/eval/log-parsers/js-mocha-projects.js";
+import { PY_SPACE, squash } from "../../src/eval/log-parsers/python-text.js";
 import { withoutXmlBlocks } from "../../src/eval/log-parsers/xml-blocks.js";
 
 /** The harness's loop read literally: search from the start after every removal (quadratic, but plainly right). */
@@ -63,5 +65,42 @@ describe("p5.js's XML block removal in one pass", () => {
       "<a><a>x</a>y</a>",
     ])
       expect(withoutXmlBlocks(text), text).toBe(literally(text));
+  });
+});
+
+/** The harness's eslint pattern as a regex (backtracking; slow on long logs, plainly right). */
+function eslintByRegex(log: string): Array<[string, string]> {
+  const S = `[${PY_SPACE}]`;
+  const pattern = new RegExp(`(${S}{2}\\p{Nd}+\\))([\\s\\S]*?)${S}+(?:([^\\n]*)Error)`, "gu");
+  const map = new Map<string, string>();
+  for (const match of log.matchAll(pattern)) map.set(squash(match[2] ?? ""), "FAILED");
+  return [...map];
+}
+
+describe("eslint's failures read without backtracking", () => {
+  const ESLINT_PIECES = [
+    "  1)",
+    "  22)",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "Error",
+    "Err",
+    "or",
+    "x",
+    "1",
+    ")",
+    ":",
+    "é",
+  ];
+  it("finds what the harness's pattern finds, on 5000 random texts", () => {
+    const next = random(7);
+    for (let round = 0; round < 5000; round++) {
+      const length = Math.floor(next() * 24);
+      let text = "";
+      for (let i = 0; i < length; i++) text += ESLINT_PIECES[Math.floor(next() * ESLINT_PIECES.length)];
+      expect([...parseEslint(text)], JSON.stringify(text)).toEqual(eslintByRegex(text));
+    }
   });
 });
