@@ -89,7 +89,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
-  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: "swerun run" });
   stream?.start(task);
   let result: RunResult;
   try {

@@ -64,7 +64,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   }
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
-  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: id });
   const release = lockOutputDir(outputDir);
   stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
