@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import type { Message } from "./messages.js";
-import { writeFileAtomicAsync } from "./util/atomic-write.js";
+import { writeFileAtomic, writeFileAtomicAsync } from "./util/atomic-write.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
 
@@ -69,6 +70,18 @@ export function trajectoryInfo(
     submission: String(ended.submission ?? ""),
     ...extra,
   };
+}
+
+/**
+ * Adds keys to the `info` of a trajectory file already written (after its run ended: e.g. the batch's timing of
+ * the instance), atomically, in the writer's layout. Keys already there are replaced.
+ */
+export function addTrajectoryInfo(path: string, extra: Record<string, unknown>): void {
+  const trajectory = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  const info = trajectory.info;
+  if (typeof info !== "object" || info === null || Array.isArray(info)) return;
+  Object.assign(info, extra);
+  writeFileAtomic(path, [redact(`${JSON.stringify(trajectory, null, 2)}\n`)]);
 }
 
 const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);

@@ -2,15 +2,23 @@ import { basename } from "node:path";
 import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
+import { normalizeUsage } from "../models/cost.js";
 import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedStep, recordedObservation, recordedRun } from "../replay/recorded.js";
-import { commandProgram } from "./command-name.js";
+import { commandProgram, isReadOnlyCommand } from "./command-name.js";
 import {
+  addTokens,
+  NO_TOKENS,
+  NOT_EVALUATED,
   ORDINARY_EXIT_STATUSES,
   type RetryFacts,
   type RunFacts,
+  TIMING_INFO_KEY,
+  type TimingSource,
+  type TokenFacts,
   type ToolCallFacts,
   type TurnFacts,
+  type VerdictFacts,
 } from "./run-facts.js";
 
 /** swerun's and mini-swe-agent 2.x's default action regex (text-based models). */
@@ -79,6 +87,7 @@ function toolCalls(step: RecordedStep, submission: string | undefined): ToolCall
         timed_out: false,
         duration_s: null,
         started_at: null,
+        failed: false,
       });
       return;
     }
@@ -87,15 +96,19 @@ function toolCalls(step: RecordedStep, submission: string | undefined): ToolCall
     const extra = dict(message.extra);
     const duration = num(extra.duration_s);
     const ended = num(extra.timestamp);
+    const timedOut = isTimeout(extra, observation.returncode, observation.exception_info);
     calls.push({
       command: action.command,
       name: commandProgram(action.command),
       returncode: observation.returncode,
       output: observation.output,
       exception_info: observation.exception_info,
-      timed_out: isTimeout(extra, observation.returncode, observation.exception_info),
+      timed_out: timedOut,
       duration_s: duration,
       started_at: ended === null ? null : duration === null ? ended : ended - duration,
+      failed:
+        timedOut ||
+        (observation.returncode === null ? observation.exception_info !== "" : observation.returncode !== 0),
     });
   });
   return calls;
@@ -106,7 +119,21 @@ function retriesOf(extra: Dict): RetryFacts[] {
   return extra.retries.map((retry) => ({
     error: str(dict(retry).error) ?? "",
     duration_s: num(dict(retry).duration_s),
+    delay_s: num(dict(retry).delay_s),
   }));
+}
+
+/** A call's token counts from its recorded usage (`extra.usage`, else the raw response's). */
+function tokensOf(extra: Dict): TokenFacts | null {
+  const usage = normalizeUsage(extra.usage ?? dict(extra.response).usage);
+  if (!usage) return null;
+  return {
+    prompt: usage.prompt_tokens,
+    completion: usage.completion_tokens,
+    cache_read: usage.cache_read_tokens,
+    cache_write: usage.cache_write_tokens,
+    input: Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
+  };
 }
 
 function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
@@ -120,6 +147,9 @@ function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
   const usage = isPlainObject(extra.usage) ? extra.usage : dict(response.usage);
   const feedback =
     step.kind === "format_error" ? step.after.map((m) => textOf(m.content)).find(Boolean) : null;
+  const tokens = tokensOf(extra);
+  const timestamp = num(extra.timestamp);
+  const duration = num(extra.duration_s);
   return {
     turn: step.step,
     content: assistant
@@ -129,9 +159,12 @@ function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
       ? (str(assistant.reasoning_content) ?? str(assistant.reasoning) ?? null)
       : (str(reply.reasoning_content) ?? null),
     finish_reason: str(choice.finish_reason),
-    prompt_tokens: num(usage.prompt_tokens),
-    duration_s: num(extra.duration_s),
-    timestamp: num(extra.timestamp),
+    prompt_tokens: tokens ? tokens.prompt : num(usage.prompt_tokens),
+    tokens,
+    cost: num(extra.cost),
+    duration_s: duration,
+    timestamp,
+    started_at: timestamp === null ? null : timestamp - (duration ?? 0),
     retries: retriesOf(extra),
     format_error:
       step.kind === "format_error"
@@ -157,8 +190,22 @@ function timeBounds(messages: Message[]): { start: number | null; end: number | 
   return { start, end };
 }
 
+/** The instance's start, end and wall time as the batch recorded them (`info.swerun_timing`), if it did. */
+function recordedTiming(info: Dict): { start: number; end: number; wall: number } | undefined {
+  const timing = dict(info[TIMING_INFO_KEY]);
+  const start = num(timing.started_at);
+  const end = num(timing.ended_at);
+  const wall = num(timing.wall_time_s);
+  return start === null || end === null || wall === null ? undefined : { start, end, wall };
+}
+
+/** What the facts of a trajectory are read with: its verdict, when the caller knows it. */
+export interface FactsOptions {
+  verdict?: VerdictFacts;
+}
+
 /** The facts of an already loaded trajectory. */
-export function runFactsOf(trajectory: LoadedTrajectory): RunFacts {
+export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions = {}): RunFacts {
   const run = recordedRun(trajectory, DEFAULT_ACTION_REGEX);
   const info = trajectory.info;
   const config = dict(info.config);
@@ -169,7 +216,18 @@ export function runFactsOf(trajectory: LoadedTrajectory): RunFacts {
   const status = run.exitStatus;
   const failed = status !== "" && !ORDINARY_EXIT_STATUSES.has(status);
   const firstUser = [...run.prefix, ...trajectory.messages].find((m) => m.role === "user");
-  const { start, end } = timeBounds(trajectory.messages);
+  const bounds = timeBounds(trajectory.messages);
+  const batch = recordedTiming(info);
+  const timing: TimingSource | null = batch ? "batch" : bounds.start !== null ? "messages" : null;
+  const start = batch ? batch.start : bounds.start;
+  const end = batch ? batch.end : bounds.end;
+  const turns = run.steps.map((step, index) =>
+    turnOf(
+      step,
+      index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
+    ),
+  );
+  const calls = turns.flatMap((turn) => turn.tool_calls);
   return {
     id: idOf(trajectory.path, instanceId),
     path: trajectory.path,
@@ -188,16 +246,66 @@ export function runFactsOf(trajectory: LoadedTrajectory): RunFacts {
     api_calls: num(stats.api_calls),
     started_at: start,
     ended_at: end,
-    turns: run.steps.map((step, index) =>
-      turnOf(
-        step,
-        index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
-      ),
-    ),
+    wall_time_s: batch ? batch.wall : start !== null && end !== null ? end - start : null,
+    timing,
+    steps: turns.length,
+    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
+    tool_calls: calls.length,
+    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
+    failed_tool_calls: calls.filter((call) => call.failed).length,
+    format_errors: turns.filter((turn) => turn.format_error !== null).length,
+    timeouts: calls.filter((call) => call.timed_out).length,
+    retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
+    verdict: options.verdict ?? NOT_EVALUATED,
+    turns,
   };
 }
 
 /** Reads one trajectory file (any format `swerun replay` reads) into run facts; a bad file is a UserError. */
-export function readRunFacts(path: string): RunFacts {
-  return runFactsOf(loadTrajectory(path));
+export function readRunFacts(path: string, options: FactsOptions = {}): RunFacts {
+  return runFactsOf(loadTrajectory(path), options);
+}
+
+/** The facts of a run that left no trajectory (it failed before its agent started): its status and error alone. */
+export function factsWithoutTrajectory(
+  path: string,
+  known: {
+    id?: string;
+    task?: string | null;
+    model?: string | null;
+    exit_status: string;
+    error: string | null;
+  },
+): RunFacts {
+  return {
+    id: known.id ?? path,
+    path,
+    format: "none",
+    instance_id: known.id ?? null,
+    task: known.task ?? null,
+    prompt: null,
+    model: known.model ?? null,
+    model_class: null,
+    model_kwargs: null,
+    agent_config: null,
+    exit_status: known.exit_status,
+    submission: "",
+    error_message: known.error,
+    cost: null,
+    api_calls: null,
+    started_at: null,
+    ended_at: null,
+    wall_time_s: null,
+    timing: null,
+    steps: 0,
+    tokens: NO_TOKENS,
+    tool_calls: 0,
+    read_calls: 0,
+    failed_tool_calls: 0,
+    format_errors: 0,
+    timeouts: 0,
+    retries: 0,
+    verdict: NOT_EVALUATED,
+    turns: [],
+  };
 }

@@ -1,8 +1,46 @@
 /**
- * What reports and exports know about one run, whatever it was read from. Trajectories fill it today
- * (`readRunFacts`); the live event stream can fill the same shape step by step. `null` always means "the
- * source does not record this" (older formats, mini-swe-agent), never zero.
+ * The facts of a run: one set, computed once, that every output reads (run.json cases, `swerun runs`, the
+ * view, reports, exports, the console summary, the event stream's end totals). Nothing else recomputes
+ * them. `null` always means "the source does not record this" (older formats, mini-swe-agent), never zero.
+ *
+ * Facts of a step (`TurnFacts`, one per model call that returned a reply):
+ * - `turn`: its number (1-based); `timestamp` (when the reply arrived), `started_at` (when the call began),
+ *   `duration_s` (model time of the successful attempt; retried attempts are in `retries`);
+ * - `cost` (USD, of this call), `tokens` (prompt, completion, cache read/write, uncached input; see `TokenFacts`),
+ *   `prompt_tokens` (= `tokens.prompt`), `finish_reason`;
+ * - `retries`: each failed attempt before the reply, with its error, duration and the wait after it;
+ * - `format_error` / `format_feedback`: the reply could not be run, why, and what the model was told;
+ * - `tool_calls`: each command that ran, with its program name, duration, return code, output, exception and
+ *   whether it timed out (`ToolCallFacts`).
+ *
+ * Facts of an instance (`RunFacts`, one trajectory):
+ * - `started_at`, `ended_at`, `wall_time_s`: as the batch measured them (from before the instance's
+ *   environment started to after it was torn down, recorded in the trajectory's `info.swerun_timing`), else
+ *   from the first to the last time the trajectory records (`timing` says which);
+ * - `steps` (model calls that returned a reply), `api_calls` (as `info.model_stats` counts them), `cost`,
+ *   `tokens` (summed over the steps), `tool_calls`, `read_calls`, `failed_tool_calls`, `format_errors`,
+ *   `timeouts`, `retries`;
+ * - `exit_status`, `submission`, `error_message`;
+ * - `verdict`: resolved, unresolved, empty_patch, patch_failed, error or not_evaluated (`VerdictFacts`);
+ * - what it ran with: `model`, `model_class`, `model_kwargs`, `agent_config`, `task`, `prompt`.
+ *
+ * Facts of a run (`RunTotals`, over its instances): instances, submitted, exit statuses, verdict counts,
+ * steps, api calls, cost, tokens, tool calls, reads, failed tool calls, format errors, timeouts, retries and
+ * the sum of the instances' wall times; the run's config is its run.json's `config`.
  */
+
+/** Token counts of a model call, or summed over calls. */
+export interface TokenFacts {
+  /** Prompt tokens as the provider counts them (cache reads and writes included). */
+  prompt: number;
+  completion: number;
+  /** Prompt tokens read from the provider's cache. */
+  cache_read: number;
+  /** Prompt tokens written to the provider's cache. */
+  cache_write: number;
+  /** Prompt tokens neither read from nor written to the cache (Anthropic's `input_tokens`). */
+  input: number;
+}
 
 /** One command the agent ran. Times are Unix seconds. */
 export interface ToolCallFacts {
@@ -18,12 +56,16 @@ export interface ToolCallFacts {
   duration_s: number | null;
   /** When it started (its end minus its duration), else when its output was recorded. */
   started_at: number | null;
+  /** The command did not succeed: it timed out, exited non-zero, or could not be run. */
+  failed: boolean;
 }
 
 /** A model request attempt that failed and was retried. */
 export interface RetryFacts {
   error: string;
   duration_s: number | null;
+  /** The wait before the next attempt, when recorded. */
+  delay_s: number | null;
 }
 
 /** One model call that returned a reply (a turn), with what came of it. */
@@ -36,9 +78,15 @@ export interface TurnFacts {
   reasoning: string | null;
   finish_reason: string | null;
   prompt_tokens: number | null;
+  /** The call's token counts; null when the trajectory records no usage for it. */
+  tokens: TokenFacts | null;
+  /** The call's cost in USD (`extra.cost` of the reply, or of the feedback to a format error). */
+  cost: number | null;
   duration_s: number | null;
   /** When the reply arrived. */
   timestamp: number | null;
+  /** When the (successful) call began: the reply's time minus its duration. */
+  started_at: number | null;
   /** Failed attempts before this reply (swerun's `extra.retries`); empty when none or not recorded. */
   retries: RetryFacts[];
   /** The reply could not be run: the error (or the feedback, for formats that record only that). */
@@ -48,7 +96,38 @@ export interface TurnFacts {
   tool_calls: ToolCallFacts[];
 }
 
-/** A whole run. */
+/** Why an instance has the verdict it has. */
+export type VerdictReason =
+  | "resolved"
+  | "unresolved"
+  | "empty_patch"
+  | "patch_failed"
+  | "error"
+  | "not_evaluated";
+
+/** An instance's evaluation verdict. */
+export interface VerdictFacts {
+  /** true: resolved; false: graded and not resolved (unresolved, empty_patch, patch_failed); null: no verdict. */
+  resolved: boolean | null;
+  reason: VerdictReason;
+  /** What went wrong grading it (patch_failed, error), else null. */
+  error: string | null;
+  /** When the verdict was recorded (ISO 8601), null when unknown. */
+  graded_at: string | null;
+}
+
+/** An instance that was not (or not yet) graded. */
+export const NOT_EVALUATED: VerdictFacts = Object.freeze({
+  resolved: null,
+  reason: "not_evaluated",
+  error: null,
+  graded_at: null,
+}) as VerdictFacts;
+
+/** Where an instance's start, end and wall time come from. */
+export type TimingSource = "batch" | "messages";
+
+/** A whole run of one instance (one trajectory). */
 export interface RunFacts {
   /** The instance id, else the file name without `.traj.json`. */
   id: string;
@@ -71,9 +150,66 @@ export interface RunFacts {
   error_message: string | null;
   cost: number | null;
   api_calls: number | null;
+  /** Unix seconds; see `timing`. */
   started_at: number | null;
   ended_at: number | null;
+  /** `ended_at - started_at` as recorded (the batch's own measure when `timing` is "batch"). */
+  wall_time_s: number | null;
+  /** "batch": measured by the batch around the whole instance; "messages": the trajectory's first to last time. */
+  timing: TimingSource | null;
+  /** Model calls that returned a reply (= `turns.length`). */
+  steps: number;
+  /** Summed over the turns that record usage. */
+  tokens: TokenFacts;
+  /** Commands run (= the turns' `tool_calls`), those that only read (see `isReadOnlyCommand`), those that failed. */
+  tool_calls: number;
+  read_calls: number;
+  failed_tool_calls: number;
+  format_errors: number;
+  timeouts: number;
+  /** Failed model request attempts that were retried. */
+  retries: number;
+  verdict: VerdictFacts;
   turns: TurnFacts[];
+}
+
+/** An instance's facts (the same record as a run's of one instance). */
+export type InstanceFacts = RunFacts;
+
+/** The facts of a run of several instances, summed. */
+export interface RunTotals {
+  instances: number;
+  /** Instances that ended with a non-empty submission. */
+  submitted: number;
+  /** Instances per exit status. */
+  exit_statuses: Record<string, number>;
+  /** Instances per verdict reason (every reason present, 0 when none). */
+  verdicts: Record<VerdictReason, number>;
+  /** Instances with a verdict (resolved true or false). */
+  graded: number;
+  resolved: number;
+  steps: number;
+  api_calls: number;
+  cost: number;
+  tokens: TokenFacts;
+  tool_calls: number;
+  read_calls: number;
+  failed_tool_calls: number;
+  format_errors: number;
+  timeouts: number;
+  retries: number;
+  /** Sum of the instances' wall times (not the run's elapsed time: instances run in parallel). */
+  wall_time_s: number;
+}
+
+/** The trajectory `info` key a batch records an instance's timing under (mini-swe-agent does not use it). */
+export const TIMING_INFO_KEY = "swerun_timing";
+
+/** What a batch records in `info.swerun_timing`: Unix seconds and the wall time between them. */
+export interface RecordedTiming {
+  started_at: number;
+  ended_at: number;
+  wall_time_s: number;
 }
 
 /** Exit statuses that are ordinary ends of a run; any other non-empty status is an error's class name. */
@@ -90,4 +226,24 @@ export const ORDINARY_EXIT_STATUSES = new Set([
 export function repoOfInstance(id: string | null): string | null {
   const match = id ? /^(.+?)__(.+)-\d+$/.exec(id) : null;
   return match ? `${match[1]}/${match[2]}` : null;
+}
+
+export const NO_TOKENS: TokenFacts = Object.freeze({
+  prompt: 0,
+  completion: 0,
+  cache_read: 0,
+  cache_write: 0,
+  input: 0,
+}) as TokenFacts;
+
+/** The sum of token counts. */
+export function addTokens(a: TokenFacts, b: TokenFacts | null): TokenFacts {
+  if (!b) return a;
+  return {
+    prompt: a.prompt + b.prompt,
+    completion: a.completion + b.completion,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    input: a.input + b.input,
+  };
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
-import { readRunFacts } from "./read-run.js";
+import { factsWithoutTrajectory, readRunFacts } from "./read-run.js";
 import type { RunFacts } from "./run-facts.js";
 import { buildReport, reportText } from "./swival-report.js";
 
@@ -13,29 +13,14 @@ export interface RunReportContext {
   error?: unknown;
 }
 
-function factsWithoutTrajectory(path: string, context: RunReportContext): RunFacts {
+function noTrajectoryFacts(path: string, context: RunReportContext): RunFacts {
   const error = context.error;
-  return {
-    id: path,
-    path,
-    format: "none",
-    instance_id: null,
+  return factsWithoutTrajectory(path, {
     task: context.task,
-    prompt: null,
     model: context.model ?? null,
-    model_class: null,
-    model_kwargs: null,
-    agent_config: null,
     exit_status: error instanceof Error ? error.constructor.name : "Error",
-    submission: "",
-    error_message:
-      error instanceof Error ? error.message : String(error ?? "the run ended before it started"),
-    cost: null,
-    api_calls: null,
-    started_at: null,
-    ended_at: null,
-    turns: [],
-  };
+    error: error instanceof Error ? error.message : String(error ?? "the run ended before it started"),
+  });
 }
 
 /**
@@ -45,7 +30,7 @@ function factsWithoutTrajectory(path: string, context: RunReportContext): RunFac
 export function writeRunReport(reportPath: string, trajectoryPath: string, context: RunReportContext): void {
   const facts = existsSync(trajectoryPath)
     ? readRunFacts(trajectoryPath)
-    : factsWithoutTrajectory(trajectoryPath, context);
+    : noTrajectoryFacts(trajectoryPath, context);
   facts.task ??= context.task;
   const report = buildReport(facts, { endedAt: Date.now() / 1000 });
   writeFileAtomic(reportPath, [redact(reportText(report))]);

@@ -251,6 +251,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         outputDir,
         runId,
         bus,
+        startedAt: started,
         prepare: options.prepare,
         onAgent: (agent) => {
           if (agent) {
@@ -280,12 +281,12 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         ...caseOf(trajectoryPath(outputDir, result.instance_id), result.exit_status, result.cost),
         ...(hostName ? { host: hostName } : {}),
       };
-      swarms.ended(swarm, result, Date.now() - started);
+      swarms.ended(swarm, result, result.timing.wall_time_s * 1000);
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
       );
-      display.instanceEnd(number, result, (Date.now() - started) / 1000);
+      display.instanceEnd(number, result, result.timing.wall_time_s);
       options.onInstanceEnd?.(result);
     }
   };

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
+import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
 import { failedRun, type RunOptions, runTask } from "../run/run.js";
+import { addTrajectoryInfo } from "../trajectory.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -18,6 +20,11 @@ export interface InstanceResult {
   error?: unknown;
   /** The attempt was lost with its Docker host: no trajectory was kept, and the batch runs it again. */
   lost?: boolean;
+  /**
+   * When the instance started (before its environment) and ended (its environment torn down), Unix seconds,
+   * and the wall time between: recorded in its trajectory's `info.swerun_timing`, read by every output.
+   */
+  timing: RecordedTiming;
 }
 
 /** Exit statuses of runs that finished (a resumed batch skips them); anything else is run again. */
@@ -60,6 +67,8 @@ export interface InstanceContext {
   bus: EventBus;
   /** Sets the instance's image or local checkout; may return a checkout to remove afterwards. */
   prepare: (config: SwerunConfig, instance: Instance) => Promise<Checkout | undefined>;
+  /** When the batch started the instance (ms since the epoch); default: when `runInstance` is called. */
+  startedAt?: number;
   /** Lets the batch stop this instance's agent (second Ctrl-C, SIGTERM). */
   onAgent: (agent: Agent | undefined) => void;
   /**
@@ -75,6 +84,7 @@ export interface InstanceContext {
  * never loses a finished result to an interrupted rerun. Failures before the agent starts still get a trajectory.
  */
 export async function runInstance(instance: Instance, context: InstanceContext): Promise<InstanceResult> {
+  const startedAt = context.startedAt ?? Date.now();
   const id = instance.instance_id;
   const config = structuredClone(context.config);
   const finalPath = trajectoryPath(context.outputDir, id);
@@ -98,8 +108,8 @@ export async function runInstance(instance: Instance, context: InstanceContext):
   };
   let checkout: Checkout | undefined;
   let lost = false;
+  let result: Awaited<ReturnType<typeof runTask>> | undefined;
   try {
-    let result: Awaited<ReturnType<typeof runTask>>;
     try {
       checkout = await context.prepare(config, instance);
       result = await runTask(instance.problem_statement, options);
@@ -107,18 +117,34 @@ export async function runInstance(instance: Instance, context: InstanceContext):
       result = await failedRun(options, error);
     }
     lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
-    return {
-      instance_id: id,
-      exit_status: result.exit_status,
-      submission: result.submission,
-      cost: result.cost,
-      api_calls: result.api_calls,
-      ...(result.error === undefined ? {} : { error: result.error }),
-      ...(lost ? { lost } : {}),
-    };
   } finally {
     checkout?.remove();
     if (lost) rmSync(partial, { force: true });
-    else if (existsSync(partial)) renameSync(partial, finalPath);
+    // Something threw past the run (it records its own errors): keep what it wrote.
+    else if (result === undefined && existsSync(partial)) renameSync(partial, finalPath);
   }
+  const endedAt = Date.now();
+  const timing: RecordedTiming = {
+    started_at: startedAt / 1000,
+    ended_at: endedAt / 1000,
+    wall_time_s: (endedAt - startedAt) / 1000,
+  };
+  if (!lost && existsSync(partial)) {
+    try {
+      addTrajectoryInfo(partial, { [TIMING_INFO_KEY]: timing });
+    } catch {
+      // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
+    }
+    renameSync(partial, finalPath);
+  }
+  return {
+    instance_id: id,
+    exit_status: result.exit_status,
+    submission: result.submission,
+    cost: result.cost,
+    api_calls: result.api_calls,
+    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(lost ? { lost } : {}),
+    timing,
+  };
 }
