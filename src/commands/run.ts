@@ -114,7 +114,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (report) {
     const { writeRunReport } = await import("../report/write-report.js");
-    writeRunReport(report, result.trajectory ?? output, {
+    await writeRunReport(report, result.trajectory ?? output, {
       task,
       model: config.model.model_name,
       error: result.error,

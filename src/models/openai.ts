@@ -14,6 +14,7 @@ import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {
   classifyError,
   type ErrorContext,
+  ModelRetriesExhaustedError,
   type RetryPolicy,
   TransientModelError,
   withRetry,
@@ -202,6 +203,7 @@ export class OpenAIModel implements Model {
     };
     const { response, durationS } = await withRetry(attempt, policy, {
       signal: options.signal,
+      // The attempts of a call that never got a reply are recorded with the run's error (its exit message).
       endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
       onRetry: ({ attempt, maxRetries, error, errorClass, delayS }) => {
         retries.push({
@@ -222,6 +224,13 @@ export class OpenAIModel implements Model {
         });
       },
       onExhausted: ({ attempts, error, errorClass }) => {
+        retries.push({
+          attempt: attempts,
+          error,
+          error_class: errorClass,
+          duration_s: (performance.now() - attemptStarted) / 1000,
+          delay_s: 0,
+        });
         this.#emit?.({
           type: "model_retry_exhausted",
           attempts,
@@ -230,6 +239,9 @@ export class OpenAIModel implements Model {
           time: Date.now() / 1000,
         });
       },
+    }).catch((error: unknown) => {
+      if (error instanceof ModelRetriesExhaustedError) error.retries = retries;
+      throw error;
     });
     const { cost } = await responseCost(response, this.#pricing);
     stats.add(cost);

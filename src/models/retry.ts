@@ -43,6 +43,8 @@ export class ModelRetriesExhaustedError extends ModelRequestError {
   /** Attempts made, and the class of the last failure (see TransientModelError.errorClass). */
   readonly attempts: number;
   readonly errorClass: string;
+  /** Each failed attempt (error, duration, wait after it), as the model records retries; set by the model. */
+  retries: unknown[] = [];
   constructor(message: string, attempts = 0, errorClass = "TransientModelError") {
     super(message);
     this.attempts = attempts;

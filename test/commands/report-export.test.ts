@@ -118,11 +118,16 @@ describe("swerun run --report (a real run against the local OpenAI server)", () 
     expect(outputs["judge.full.jsonl"]).toContain("key=[REDACTED]");
   }, 60_000);
 
-  it("writes the report of a run stopped by SIGTERM: interrupted, exit code 130", async () => {
+  it("writes the report of a run stopped by SIGTERM: an error outcome, with the process's exit code", async () => {
     const run = await recordInterruptedScenario(tempDir());
     expect(run.code, run.stderr).toBe(0);
     const report = json(run.report);
-    expect(report.result).toEqual({ outcome: "interrupted", answer: "", exit_code: 130 });
+    expect(report.result).toEqual({
+      outcome: "error",
+      answer: null,
+      exit_code: run.code,
+      error_message: "UserInterruption: the run was stopped before the agent finished (Ctrl-C or SIGTERM)",
+    });
     expect(report.stats).toMatchObject({ turns: 1, tool_calls_total: 1, tool_calls_succeeded: 1 });
     const summary = JSON.parse((await runCli(["export", run.trajectory, "--format", "summary"])).stdout);
     expect(summary.status).toBe("failed");
