@@ -36,24 +36,25 @@ export async function runsCommand(
   const found = listRuns(runsDir(flags.dir));
   const runs = flags.mergeShards ? mergeShardRuns(found) : found;
   const json = (value: unknown) => print(JSON.stringify(value, null, 2));
+  const colors = colorsFor(Boolean(process.stdout.isTTY));
   switch (action ?? "list") {
     case "list":
     case "ls":
       need(args, 0, "list");
       if (flags.json) json(listJson(runs));
-      else print(listText(runs));
+      else print(listText(runs, colors));
       return 0;
     case "show": {
       const run = resolveRun(need(args, 1, "show")[0] as string, runs);
       if (flags.json) json(showJson(run));
-      else print(showText(run));
+      else print(showText(run, colors));
       return 0;
     }
     case "compare": {
       const [first, second] = need(args, 2, "compare") as [string, string];
       const comparison = compareRuns(resolveRun(first, runs), resolveRun(second, runs));
       if (flags.json) json(comparison);
-      else print(compareText(comparison, colorsFor(Boolean(process.stdout.isTTY))));
+      else print(compareText(comparison, colors));
       return 0;
     }
     case "label": {

@@ -205,6 +205,12 @@ export function batchGrader(options: BatchGraderOptions) {
             ),
           );
         pending.push(discard(instanceId));
+        // Recorded as `swerun eval` records it (the harness's empty_patch_ids), so both agree.
+        if (specs.has(instanceId))
+          recordEvalInRunJson(runJson, {
+            run_id: options.runId,
+            verdicts: { [instanceId]: { resolved: false, status: "empty_patch" } },
+          });
         return;
       }
       pending.push(

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
+import { verdictOfRecord } from "../report/verdict.js";
+import { CASE_VERDICT_KEYS, caseVerdict } from "../runs/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";
 import type { GradeStatus } from "./grade-instance.js";
@@ -54,8 +56,10 @@ export function recordEvalInRunJson(
     for (const [id, verdict] of Object.entries(update.verdicts)) {
       const entry = (cases as Record<string, unknown>)[id];
       if (typeof entry !== "object" || entry === null) continue;
-      if (verdict.status === "error") delete (entry as Record<string, unknown>).resolved;
-      else (entry as Record<string, unknown>).resolved = verdict.resolved;
+      // The case's verdict fields (sniffbench's grade, gradedAt, gradedBy), from the verdict's facts.
+      for (const key of CASE_VERDICT_KEYS) delete (entry as Record<string, unknown>)[key];
+      const facts = verdictOfRecord(verdict, evalRecord.updated_at);
+      if (facts) Object.assign(entry, caseVerdict(facts));
     }
   writeFileAtomic(path, [redactedJson(record)]);
 }

@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
-import { isPlainObject } from "../config/merge.js";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { UserError } from "../errors.js";
+import { folderVerdicts } from "./verdict.js";
 
 /** One trajectory to report on, with the evaluation verdict of its run folder when there is one. */
 export interface TrajectoryInput {
@@ -24,43 +24,17 @@ function trajectoriesUnder(dir: string): string[] {
   return files.sort();
 }
 
-/** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
-export interface EvalReport {
-  id: string;
-  dir: string;
-  /** The instance's record in the report (`{resolved, tests_status, ...}`). */
-  record: Record<string, unknown>;
-}
+export { type EvalReport, evalReports } from "./verdict.js";
 
 /**
- * The evaluation reports of a run folder: every `report.json` under its `eval/` folder whose parent folder is
- * named after the instance (the SWE-bench harness's `{<id>: {resolved: bool, ...}}`), in path order. A report
- * that cannot be read, or has no boolean `resolved`, is skipped.
+ * Evaluation verdicts of a run folder by instance id, resolved or not, as its facts have them (see
+ * `folderVerdicts`: run.json's `eval`, the harness's reports, the cases); instances without a verdict are absent.
  */
-export function evalReports(runDir: string): EvalReport[] {
-  const evalDir = join(runDir, "eval");
-  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return [];
-  const dirs = readdirSync(evalDir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name === "report.json")
-    .map((entry) => entry.parentPath)
-    .sort();
-  const reports: EvalReport[] = [];
-  for (const dir of dirs) {
-    const id = basename(dir);
-    try {
-      const data: unknown = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
-      const record = isPlainObject(data) ? data[id] : undefined;
-      if (isPlainObject(record) && typeof record.resolved === "boolean") reports.push({ id, dir, record });
-    } catch {
-      // a report being written or broken: no verdict
-    }
-  }
-  return reports;
-}
-
-/** Evaluation verdicts of a run folder by instance id (see `evalReports`; the last report of an id wins). */
 export function evalVerdicts(runDir: string): Map<string, boolean> {
-  return new Map(evalReports(runDir).map((report) => [report.id, report.record.resolved === true]));
+  const verdicts = new Map<string, boolean>();
+  for (const [id, verdict] of folderVerdicts(runDir).byId)
+    if (verdict.resolved !== null) verdicts.set(id, verdict.resolved);
+  return verdicts;
 }
 
 /**

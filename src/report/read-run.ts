@@ -136,7 +136,7 @@ function tokensOf(extra: Dict): TokenFacts | null {
   };
 }
 
-function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
+function turnOf(step: RecordedStep, submission: string | undefined, next?: RecordedStep): TurnFacts {
   const assistant: Message | undefined = step.assistant;
   // mini-swe-agent 2.x (and swerun) record a reply that could not be run only in its feedback's `extra`.
   const paid = assistant ?? (step.kind === "format_error" ? step.after[0] : undefined);
@@ -145,8 +145,16 @@ function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
   const choice = dict(Array.isArray(response.choices) ? response.choices[0] : undefined);
   const reply = dict(choice.message);
   const usage = isPlainObject(extra.usage) ? extra.usage : dict(response.usage);
-  const feedback =
-    step.kind === "format_error" ? step.after.map((m) => textOf(m.content)).find(Boolean) : null;
+  // Older formats (mini-swe-agent 1.x) keep a reply without a command as it is, then the feedback, unmarked.
+  const unmarked =
+    step.kind === "actions" &&
+    step.actions.length === 0 &&
+    next !== undefined &&
+    !step.after.some((m) => recordedObservation(m));
+  const formatError = step.kind === "format_error" || unmarked;
+  const feedback = formatError
+    ? [...step.after, ...(unmarked ? (next?.before ?? []) : [])].map((m) => textOf(m.content)).find(Boolean)
+    : null;
   const tokens = tokensOf(extra);
   const timestamp = num(extra.timestamp);
   const duration = num(extra.duration_s);
@@ -166,10 +174,7 @@ function turnOf(step: RecordedStep, submission: string | undefined): TurnFacts {
     timestamp,
     started_at: timestamp === null ? null : timestamp - (duration ?? 0),
     retries: retriesOf(extra),
-    format_error:
-      step.kind === "format_error"
-        ? (str(extra.format_error) ?? feedback ?? "the reply could not be run")
-        : null,
+    format_error: formatError ? (str(extra.format_error) ?? feedback ?? "the reply could not be run") : null,
     format_feedback: feedback ?? null,
     tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
     ...invalidToolCalls(step.kind === "format_error" ? reply.tool_calls : undefined),
@@ -242,6 +247,7 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
     turnOf(
       step,
       index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
+      run.steps[index + 1],
     ),
   );
   const calls = turns.flatMap((turn) => turn.tool_calls);

@@ -1,8 +1,41 @@
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
-import { evalReports } from "./inputs.js";
 import { NOT_EVALUATED, type VerdictFacts, type VerdictReason } from "./run-facts.js";
+
+/** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
+export interface EvalReport {
+  id: string;
+  dir: string;
+  /** The instance's record in the report (`{resolved, tests_status, ...}`). */
+  record: Record<string, unknown>;
+}
+
+/**
+ * The evaluation reports of a run folder: every `report.json` under its `eval/` folder whose parent folder is
+ * named after the instance (the SWE-bench harness's `{<id>: {resolved: bool, ...}}`), in path order. A report
+ * that cannot be read, or has no boolean `resolved`, is skipped.
+ */
+export function evalReports(runDir: string): EvalReport[] {
+  const evalDir = join(runDir, "eval");
+  if (!existsSync(evalDir) || !statSync(evalDir).isDirectory()) return [];
+  const dirs = readdirSync(evalDir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name === "report.json")
+    .map((entry) => entry.parentPath)
+    .sort();
+  const reports: EvalReport[] = [];
+  for (const dir of dirs) {
+    const id = basename(dir);
+    try {
+      const data: unknown = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
+      const record = isPlainObject(data) ? data[id] : undefined;
+      if (isPlainObject(record) && typeof record.resolved === "boolean") reports.push({ id, dir, record });
+    } catch {
+      // a report being written or broken: no verdict
+    }
+  }
+  return reports;
+}
 
 /** The SWE-bench harness's log line for a patch that did not apply (its run_instance.log, swerun's grading error). */
 const PATCH_FAILED = ">>>>> Patch Apply Failed";
@@ -69,7 +102,8 @@ export function folderVerdicts(runDir: string, record?: Dict): FolderVerdicts {
   const byId = new Map<string, VerdictFacts>();
   for (const [id, entry] of Object.entries(dict(run.cases))) {
     const resolved = dict(entry).resolved;
-    if (typeof resolved === "boolean") byId.set(id, verdictOfResolved(resolved, updatedAt));
+    const at = str(dict(entry).gradedAt) ?? updatedAt;
+    if (typeof resolved === "boolean") byId.set(id, verdictOfResolved(resolved, at));
   }
   const reports = evalReports(runDir);
   for (const report of reports) {
@@ -82,7 +116,7 @@ export function folderVerdicts(runDir: string, record?: Dict): FolderVerdicts {
     byId.set(report.id, verdictOfResolved(report.record.resolved === true, at));
   }
   for (const [id, entry] of Object.entries(dict(evalRecord.instances))) {
-    const verdict = verdictOfRecord(entry, updatedAt);
+    const verdict = verdictOfRecord(entry, str(dict(dict(run.cases)[id]).gradedAt) ?? updatedAt);
     if (verdict) byId.set(id, verdict);
   }
   return { byId, evaluated: Object.keys(evalRecord).length > 0 || reports.length > 0 };

@@ -1,6 +1,8 @@
+import { isCredentialName, REDACTED, redact } from "../util/secrets.js";
 import type { RunCase } from "./case.js";
 import type { StoredRun } from "./store.js";
 
+/** One config key that differs between two runs: its dotted path, and its value in each (null: not set). */
 export interface ConfigChange {
   field: string;
   old: unknown;
@@ -19,6 +21,8 @@ export interface CaseSide {
   exit_status: string;
   submitted: boolean;
   resolved: boolean | null;
+  /** sniffbench's grade (10 resolved, 0 not), null when not graded. */
+  grade: number | null;
   totalTokens: number;
   costUsd: number;
   steps: number;
@@ -38,13 +42,24 @@ export interface SideSummary {
   submitted: number;
   resolved: number | null;
   resolveRate: number | null;
+  /** Average grade over the cases graded in both runs (sniffbench's), null when none is. */
+  averageGrade: number | null;
   totalTokens: number;
   costUsd: number;
   steps: number;
 }
 
 export interface RunComparison {
-  runs: { id: string; label: string | null; created: string; model: string; state: string; cases: number }[];
+  runs: {
+    id: string;
+    label: string | null;
+    createdAt: string;
+    agent: string;
+    version: string | null;
+    model: string;
+    state: string;
+    cases: number;
+  }[];
   configChanges: ConfigChange[];
   flips: Flip[];
   cases: CaseComparison[];
@@ -53,20 +68,41 @@ export interface RunComparison {
   onlyInB: string[];
 }
 
-/** Nested objects as `a.b.c` keys. */
+/** Nested objects as `a.b.c` keys; a key that names a credential keeps its place with its value redacted. */
 function flatten(value: unknown, prefix: string, out: Record<string, unknown>): Record<string, unknown> {
   if (value && typeof value === "object" && !Array.isArray(value)) {
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>))
-      flatten(inner, prefix ? `${prefix}.${key}` : key, out);
-  } else out[prefix] = value;
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (isCredentialName(key) && inner !== null && typeof inner !== "object") out[path] = REDACTED;
+      else flatten(inner, path, out);
+    }
+  } else out[prefix] = typeof value === "string" ? redact(value) : value;
   return out;
 }
 
+/**
+ * What two runs are compared on, key by key: the resolved config run.json records (`model.model_kwargs.temperature`,
+ * `agent.step_limit`, ...), swerun's version and the instance selection (`dataset.*`). A run without a recorded
+ * config (imported, or older) is compared on its agent snapshot.
+ */
 function snapshotOf(run: StoredRun): Record<string, unknown> {
+  const config = run.record.config;
+  if (config && typeof config === "object" && !Array.isArray(config)) {
+    return flatten(
+      {
+        ...(config as Record<string, unknown>),
+        swerun_version: run.agent?.version ?? null,
+        dataset: run.dataset ?? {},
+      },
+      "",
+      {},
+    );
+  }
   const agent = run.agent ? { ...run.agent, version: run.agent.version } : { model: run.model };
   return flatten({ agent, dataset: run.dataset ?? {} }, "", {});
 }
 
+/** The config keys whose values differ between two runs, sorted by path. */
 export function configChanges(a: StoredRun, b: StoredRun): ConfigChange[] {
   const left = snapshotOf(a);
   const right = snapshotOf(b);
@@ -80,6 +116,7 @@ const side = (c: RunCase): CaseSide => ({
   exit_status: c.exit_status,
   submitted: c.submitted,
   resolved: typeof c.resolved === "boolean" ? c.resolved : null,
+  grade: typeof c.grade === "number" ? c.grade : null,
   totalTokens: c.behaviorMetrics.totalTokens,
   costUsd: c.behaviorMetrics.costUsd,
   steps: c.steps,
@@ -87,14 +124,16 @@ const side = (c: RunCase): CaseSide => ({
 
 const pct = (a: number, b: number) => (a === 0 ? null : Math.round(((b - a) / a) * 1000) / 10);
 
-function summarize(cases: CaseSide[]): SideSummary {
+function summarize(cases: CaseSide[], bothGraded: boolean[]): SideSummary {
   const graded = cases.filter((c) => c.resolved !== null);
   const resolved = graded.filter((c) => c.resolved).length;
+  const grades = cases.filter((_, index) => bothGraded[index]).map((c) => c.grade ?? 0);
   return {
     cases: cases.length,
     submitted: cases.filter((c) => c.submitted).length,
     resolved: graded.length > 0 ? resolved : null,
     resolveRate: graded.length > 0 ? Math.round((resolved / cases.length) * 1000) / 10 : null,
+    averageGrade: grades.length > 0 ? grades.reduce((sum, grade) => sum + grade, 0) / grades.length : null,
     totalTokens: cases.reduce((sum, c) => sum + c.totalTokens, 0),
     costUsd: Math.round(cases.reduce((sum, c) => sum + c.costUsd, 0) * 10000) / 10000,
     steps: cases.reduce((sum, c) => sum + c.steps, 0),
@@ -133,15 +172,19 @@ export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
       });
   }
   const flipped = new Set(flips.map((flip) => flip.instance_id));
+  const bothGradedById = new Map(cases.map((c) => [c.instance_id, c.a.grade !== null && c.b.grade !== null]));
   cases.sort((x, y) => Number(flipped.has(y.instance_id)) - Number(flipped.has(x.instance_id)));
   const info = (run: StoredRun) => ({
     id: run.id,
     label: run.label,
-    created: run.created,
+    createdAt: run.created,
+    agent: run.agent?.name ?? "swerun",
+    version: run.agent?.version ?? null,
     model: run.model,
     state: run.state,
     cases: Object.keys(run.cases).length,
   });
+  const bothGraded = cases.map((c) => bothGradedById.get(c.instance_id) === true);
   return {
     runs: [info(a), info(b)],
     configChanges: configChanges(a, b),
@@ -149,8 +192,14 @@ export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
     cases,
     summary: {
       casesCompared: ids.length,
-      a: summarize(cases.map((c) => c.a)),
-      b: summarize(cases.map((c) => c.b)),
+      a: summarize(
+        cases.map((c) => c.a),
+        bothGraded,
+      ),
+      b: summarize(
+        cases.map((c) => c.b),
+        bothGraded,
+      ),
     },
     onlyInA: Object.keys(a.cases)
       .filter((id) => !(id in b.cases))

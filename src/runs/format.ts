@@ -3,12 +3,14 @@ import pc from "picocolors";
 import type { RunComparison } from "./compare.js";
 import type { StoredRun } from "./store.js";
 
-type Colors = Pick<typeof pc, "green" | "red" | "bold" | "dim">;
-const plain: Colors = { green: String, red: String, bold: String, dim: String } as unknown as Colors;
+type Colors = Pick<typeof pc, "green" | "red" | "bold" | "dim" | "cyan">;
+const plain: Colors = { green: String, red: String, bold: String, dim: String, cyan: String } as Colors;
 export const colorsFor = (tty: boolean): Colors => (tty ? pc : plain);
 
+const visible = (cell: string) => stripVTControlCharacters(cell);
+
 /** Columns padded to their widest cell. */
-export function table(rows: string[][], visible = (cell: string) => stripVTControlCharacters(cell)): string {
+export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => {
@@ -26,29 +28,69 @@ export function table(rows: string[][], visible = (cell: string) => stripVTContr
     .join("\n");
 }
 
-const date = (iso: string) => (iso ? iso.slice(0, 16).replace("T", " ") : "-");
-const money = (value: number) => `$${value.toFixed(4)}`;
+/** sniffbench's box: a rounded frame, its title in the top edge, each line padded to the widest. */
+export function box(content: string, title: string, colors: Colors): string {
+  const lines = content.split("\n");
+  const widest = Math.max(...lines.map((line) => visible(line).length));
+  const width = Math.max(widest + 2, title.length + 4);
+  const top = `${colors.dim("╭─")}${colors.bold(` ${title} `)}${colors.dim(`${"─".repeat(width - title.length - 3)}╮`)}`;
+  const middle = lines.map(
+    (line) => `${colors.dim("│")} ${line}${" ".repeat(width - visible(line).length)} ${colors.dim("│")}`,
+  );
+  const bottom = colors.dim(`╰${"─".repeat(width + 2)}╯`);
+  return `\n${top}\n${middle.join("\n")}\n${bottom}\n`;
+}
 
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const two = (value: number) => String(value).padStart(2, "0");
+
+/** sniffbench's dates, in local time: `Dec 11, 2025`, with `time` `Dec 11, 2025, 07:34 PM`; "-" when unknown. */
+export function seedDate(iso: string, time = false): string {
+  if (!iso) return "-";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "Invalid date";
+  const day = `${MONTHS[date.getMonth()]} ${date.getDate()}, ${date.getFullYear()}`;
+  if (!time) return day;
+  const hours = date.getHours();
+  return `${day}, ${two(hours % 12 || 12)}:${two(date.getMinutes())} ${hours < 12 ? "AM" : "PM"}`;
+}
+
+const money = (value: number) => `$${value.toFixed(4)}`;
+/** 12345 → "12,345", as sniffbench's `toLocaleString()` in en-US (without loading ICU's data). */
+export const count = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+const seconds = (value: number) => `${value.toFixed(1)}s`;
+
+/** What a run's cases add up to: sniffbench's graded count and average grade, and swerun's counts. */
 function counts(run: StoredRun) {
   const cases = Object.values(run.cases);
-  const graded = cases.filter((c) => typeof c.resolved === "boolean");
+  const graded = cases.filter((c) => typeof c.grade === "number");
+  const withVerdict = cases.filter((c) => typeof c.resolved === "boolean");
   return {
-    finished: cases.length,
+    cases: cases.length,
+    graded: graded.length,
+    averageGrade:
+      graded.length > 0 ? graded.reduce((sum, c) => sum + (c.grade ?? 0), 0) / graded.length : null,
     submitted: cases.filter((c) => c.submitted).length,
-    resolved: graded.length > 0 ? graded.filter((c) => c.resolved).length : null,
+    resolved: withVerdict.length > 0 ? withVerdict.filter((c) => c.resolved).length : null,
   };
 }
 
-/** `swerun runs list`, as JSON. */
+const gradeText = (average: number | null) => (average === null ? "N/A" : `${average.toFixed(1)}/10`);
+
+/** `swerun runs list --json`: sniffbench's runs (`id`, `label`, `createdAt`, `agent`, `cases`) plus swerun's counts. */
 export function listJson(runs: StoredRun[]) {
   return runs.map((run) => {
     const n = counts(run);
     return {
       id: run.id,
       label: run.label,
-      created: run.created,
+      createdAt: run.created,
+      agent: run.agent ?? { name: "swerun", version: null, model: run.model },
+      cases: run.cases,
       model: run.model,
-      cases_finished: n.finished,
+      cases_graded: n.graded,
+      average_grade: n.averageGrade,
+      cases_finished: n.cases,
       cases_total: run.total,
       submitted: n.submitted,
       resolved: n.resolved,
@@ -60,71 +102,119 @@ export function listJson(runs: StoredRun[]) {
   });
 }
 
-export function listText(runs: StoredRun[]): string {
-  if (runs.length === 0) return "No runs found.";
-  const rows = [["ID", "Label", "Date", "Model", "Cases", "Submitted", "Resolved", "Cost", "State"]];
-  for (const run of listJson(runs)) {
+/**
+ * `swerun runs list`, laid out as `sniff runs list`: a box titled Runs, the run count, then ID, Label, Date,
+ * Agent, Cases (graded/finished) and Grade, followed by swerun's Model, Finished, Submitted, Resolved,
+ * Cost and State.
+ */
+export function listText(runs: StoredRun[], colors: Colors = plain): string {
+  if (runs.length === 0) return box(colors.dim("No runs found."), "Runs", colors);
+  const rows = [
+    [
+      "ID",
+      "Label",
+      "Date",
+      "Agent",
+      "Cases",
+      "Grade",
+      "Model",
+      "Finished",
+      "Submitted",
+      "Resolved",
+      "Cost",
+      "State",
+    ],
+  ];
+  for (const run of runs) {
+    const n = counts(run);
     rows.push([
       run.id,
       run.label ?? "(none)",
-      date(run.created),
+      seedDate(run.created),
+      (run.agent?.name ?? "swerun").slice(0, 10),
+      `${n.graded}/${n.cases}`,
+      gradeText(n.averageGrade),
       run.model || "-",
-      `${run.cases_finished}/${run.cases_total}`,
-      String(run.submitted),
-      run.resolved === null ? "-" : String(run.resolved),
-      money(run.cost),
+      `${n.cases}/${run.total}`,
+      String(n.submitted),
+      n.resolved === null ? "-" : String(n.resolved),
+      money(run.totals.costUsd),
       run.state + (run.imported ? " (imported)" : ""),
     ]);
   }
-  return `${runs.length} run${runs.length === 1 ? "" : "s"}\n\n${table(rows)}`;
+  const [header = "", ...body] = table(rows).split("\n");
+  const width = Math.max(...[header, ...body].map((line) => line.length));
+  return box(
+    [
+      colors.bold(`${runs.length} run${runs.length === 1 ? "" : "s"}`),
+      "",
+      colors.dim(header),
+      colors.dim("─".repeat(width)),
+      ...body,
+    ].join("\n"),
+    "Runs",
+    colors,
+  );
 }
 
-/** `swerun runs show`, as JSON. */
+/** `swerun runs show --json`: sniffbench's run (`id`, `label`, `createdAt`, `agent`, `cases`) plus swerun's. */
 export function showJson(run: StoredRun) {
   const n = counts(run);
   return {
     id: run.id,
     label: run.label,
+    createdAt: run.created,
+    agent: run.agent,
+    cases: run.cases,
     dir: run.dir,
-    created: run.created,
     ended: run.ended,
     state: run.state,
     imported: run.imported,
     model: run.model,
-    agent: run.agent,
     dataset: run.dataset,
     summary: {
-      cases_finished: n.finished,
+      cases_graded: n.graded,
+      average_grade: n.averageGrade,
+      cases_finished: n.cases,
       cases_total: run.total,
       submitted: n.submitted,
       resolved: n.resolved,
     },
     totals: run.totals,
-    cases: run.cases,
   };
 }
 
-export function showText(run: StoredRun): string {
+/**
+ * `swerun runs show`, laid out as `sniff runs show`: a box titled `Run: <id>` with the run's details, its
+ * agent configuration and summary, then the case results (Case ID, Grade, Graded By, Notes: the verdict)
+ * followed by swerun's columns.
+ */
+export function showText(run: StoredRun, colors: Colors = plain): string {
   const n = counts(run);
   const lines = [
-    `Run: ${run.id}${run.imported ? " (imported)" : ""}`,
-    `Label: ${run.label ?? "(none)"}`,
-    `Folder: ${run.dir}`,
-    `Created: ${date(run.created)}   State: ${run.state}`,
+    colors.bold("Run Details"),
     "",
-    "Agent Configuration:",
+    `ID: ${run.id}${run.imported ? " (imported)" : ""}`,
+    ...(run.label ? [`Label: ${colors.cyan(run.label)}`] : []),
+    `Created: ${seedDate(run.created, true)}`,
+    `Folder: ${run.dir}`,
+    `State: ${run.state}`,
+    "",
+    colors.bold("Agent Configuration:"),
   ];
   if (run.agent) {
     const a = run.agent;
     lines.push(
-      `  swerun: ${a.version}`,
-      `  Model: ${a.model} (${a.model_class})`,
-      ...Object.entries(a.template_sha256).map(([key, hash]) => `  ${key}: ${hash.slice(0, 12)}...`),
-      `  Config: ${a.config_sha256.slice(0, 12)}...`,
-      `  Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
-      `  Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
+      `Agent: ${a.name}`,
+      `Version: ${a.version}`,
+      `Model: ${a.model}`,
+      `Model class: ${a.model_class}`,
+      ...Object.entries(a.template_sha256).map(([key, hash]) => `${key}: ${hash.slice(0, 8)}...`),
+      `Config: ${a.config_sha256.slice(0, 8)}...`,
+      `Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
+      `Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
     );
-  } else lines.push(`  Model: ${run.model || "-"}`, "  (not recorded)");
+  } else lines.push(`Model: ${run.model || "-"}`, "(not recorded)");
   if (run.dataset) {
     const d = run.dataset;
     const parts = [`${d.subset}/${d.split}`];
@@ -132,130 +222,163 @@ export function showText(run: StoredRun): string {
     if (d.filter) parts.push(`filter ${d.filter}`);
     if (d.instance_ids) parts.push(`ids ${d.instance_ids}`);
     if (d.shard) parts.push(`shard ${d.shard}`);
-    lines.push(`  Dataset: ${parts.join(", ")}`);
+    lines.push(`Dataset: ${parts.join(", ")}`);
   }
   const t = run.totals;
   lines.push(
     "",
-    "Summary:",
-    `  Cases: ${n.finished}/${run.total} finished, ${n.submitted} submitted${n.resolved === null ? "" : `, ${n.resolved} resolved`}`,
-    `  Cost: ${money(t.costUsd)}   Tokens: ${t.totalTokens} (cache read ${t.cacheReadTokens})   Steps: ${t.steps}`,
-    `  Commands: ${t.toolCount} (reads ${t.readCount}, exploration ${t.explorationRatio})   Format errors: ${t.formatErrors}   Timeouts: ${t.timeouts}`,
-    "",
-    "Case Results:",
-    "",
+    colors.bold("Summary:"),
+    `Cases: ${n.graded}/${n.cases} graded`,
+    `Average Grade: ${gradeText(n.averageGrade)}`,
+    `Finished: ${n.cases}/${run.total}, ${n.submitted} submitted${n.resolved === null ? "" : `, ${n.resolved} resolved`}`,
+    `Cost: ${money(t.costUsd)}   Tokens: ${count(t.totalTokens)} (cache read ${count(t.cacheReadTokens)})   Steps: ${t.steps}`,
+    `Commands: ${t.toolCount} (reads ${t.readCount}, exploration ${t.explorationRatio}, avg ${t.avgToolDurationMs} ms)   Format errors: ${t.formatErrors}   Timeouts: ${t.timeouts}`,
+    `Wall time (sum): ${seconds(t.wallTimeSeconds)}`,
   );
-  const rows = [["Case ID", "Exit status", "Resolved", "Steps", "Tokens", "Cost", "Duration"]];
-  for (const [id, c] of Object.entries(run.cases).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    rows.push([
-      id,
-      c.exit_status,
-      c.resolved === undefined ? "-" : c.resolved ? "yes" : "no",
-      String(c.steps),
-      String(c.behaviorMetrics.totalTokens),
-      money(c.cost),
-      `${c.duration_s.toFixed(1)}s`,
-    ]);
+  const out = [box(lines.join("\n"), `Run: ${run.id.slice(0, 20)}`, colors)];
+  const cases = Object.entries(run.cases).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (cases.length > 0) {
+    const rows = [
+      ["Case ID", "Grade", "Graded By", "Notes", "Exit status", "Steps", "Tokens", "Cost", "Wall time"],
+    ];
+    for (const [id, c] of cases) {
+      rows.push([
+        id,
+        typeof c.grade === "number" ? `${c.grade}/10` : "N/A",
+        c.gradedBy ?? "-",
+        c.verdict ?? "-",
+        c.exit_status,
+        String(c.steps),
+        count(c.behaviorMetrics.totalTokens),
+        money(c.cost),
+        seconds(c.duration_s),
+      ]);
+    }
+    const [header = "", ...body] = table(rows).split("\n");
+    out.push(
+      colors.bold("  Case Results:"),
+      "",
+      colors.dim(`  ${header}`),
+      colors.dim(`  ${"─".repeat(Math.max(...[header, ...body].map((line) => line.length)))}`),
+      ...body.map((line) => `  ${line}`),
+      "",
+    );
   }
-  lines.push(table(rows).replace(/^/gm, "  "));
-  return lines.join("\n");
+  return out.join("\n");
 }
 
-function change(a: number, b: number, pct: number | null, colors: Colors): string {
-  if (a === b) return "→ 0%";
-  const arrow = b > a ? "↑" : "↓";
-  const text = `${arrow} ${pct === null ? "new" : `${pct > 0 ? "+" : ""}${pct}%`}`;
-  return b < a ? colors.green(text) : colors.red(text);
+/**
+ * sniffbench's delta: an arrow and the change in percent with one decimal; `0.0%` when both are 0, `N/A`
+ * when only the first is; green when better (lower, for tokens and cost), red when worse, dim when equal.
+ */
+export function metricDelta(
+  oldValue: number,
+  newValue: number,
+  lowerIsBetter: boolean,
+  colors: Colors,
+): string {
+  const delta = newValue - oldValue;
+  let pct: string;
+  if (oldValue === 0 && newValue === 0) pct = "0.0%";
+  else if (oldValue === 0) pct = "N/A";
+  else {
+    const change = (delta / oldValue) * 100;
+    pct = change >= 0 ? `+${change.toFixed(1)}%` : `${change.toFixed(1)}%`;
+  }
+  const color =
+    delta === 0
+      ? colors.dim
+      : (delta < 0 && lowerIsBetter) || (delta > 0 && !lowerIsBetter)
+        ? colors.green
+        : colors.red;
+  return color(`${delta > 0 ? "↑" : delta < 0 ? "↓" : "→"} ${pct}`);
 }
 
-const yesNo = (value: boolean | null) => (value === null ? "-" : value ? "yes" : "no");
-const label = (run: { id: string; label: string | null }) => run.label ?? run.id;
+const padEnd = (text: string, width: number) => text + " ".repeat(Math.max(0, width - visible(text).length));
+const padStart = (text: string, width: number) =>
+  " ".repeat(Math.max(0, width - visible(text).length)) + text;
 
-/** `swerun runs compare`, laid out as `sniff compare`, flips first. */
+/** A config value as `runs compare` shows it: strings as they are (long ones cut), the rest as JSON, none as `none`. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return "none";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const line = text.replaceAll("\n", "\\n");
+  return line.length > 80 ? `${line.slice(0, 77)}... (${text.length} chars)` : line;
+}
+
+/**
+ * `swerun runs compare`, laid out as `sniff compare`: the "Run Comparison" box, the two runs, the config
+ * changes key by key (dotted paths, old → new), the cases (grades, tokens and cost with their deltas), the
+ * aggregate summary; then swerun's flips (an instance resolved, or submitted, in one run only).
+ */
 export function compareText(cmp: RunComparison, colors: Colors): string {
   const [a, b] = cmp.runs as [RunComparison["runs"][0], RunComparison["runs"][0]];
+  const rule = colors.dim("  ─".repeat(40));
   const lines = [
-    colors.bold("Run Information"),
-    "",
-    table([
-      ["", "Run A", "Run B"],
-      ["ID", a.id, b.id],
-      ["Label", a.label ?? "(none)", b.label ?? "(none)"],
-      ["Date", date(a.created), date(b.created)],
-      ["Model", a.model, b.model],
-      ["Cases", String(a.cases), String(b.cases)],
-      ["State", a.state, b.state],
-    ]).replace(/^/gm, "  "),
-    "",
-    colors.bold("Configuration Changes"),
-    "",
+    box(
+      `${colors.bold("Run Comparison")}\n\n${colors.dim("Comparing two evaluation runs side-by-side.")}`,
+      "swerun runs compare",
+      colors,
+    ),
+    colors.bold("\n  Run Information:\n"),
+    rule,
   ];
-  if (cmp.configChanges.length === 0) lines.push("  No configuration changes detected.");
-  const shown = (value: unknown) =>
-    typeof value === "string" && /^[0-9a-f]{64}$/.test(value)
-      ? `${value.slice(0, 12)}...`
-      : JSON.stringify(value);
-  for (const c of cmp.configChanges) lines.push(`  ${c.field}: ${shown(c.old)} → ${shown(c.new)}`);
-  lines.push("", colors.bold("Flips"), "");
-  if (cmp.flips.length === 0) lines.push("  None: every common case has the same outcome.");
-  for (const f of cmp.flips) {
-    const text = `  ${f.instance_id}: ${f.direction === "gained" ? `${f.kind} only in ${label(b)}` : `${f.kind} only in ${label(a)}`}`;
-    lines.push(f.direction === "gained" ? colors.green(text) : colors.red(text));
+  const runLines = (name: string, run: typeof a) => [
+    `  ${colors.bold(`${name}:`)} ${run.id.slice(0, 20)} ${run.label ? colors.cyan(`[${run.label}]`) : ""}`.trimEnd(),
+    `         Created: ${seedDate(run.createdAt)}`,
+    `         Agent: ${run.agent} ${run.version ?? ""}`.trimEnd(),
+    `         Model: ${run.model}`,
+    `         Cases: ${run.cases}   State: ${run.state}`,
+  ];
+  lines.push(...runLines("Run 1", a), "", ...runLines("Run 2", b));
+  if (cmp.configChanges.length > 0) {
+    lines.push(colors.bold("\n  Configuration Changes:\n"), rule);
+    for (const c of cmp.configChanges)
+      lines.push(`  ${c.field}: ${colors.red(shown(c.old))} → ${colors.green(shown(c.new))}`);
+  } else lines.push(colors.dim("\n  No configuration changes detected.\n"));
+  lines.push(colors.bold("\n  Case Comparison:\n"), rule);
+  if (cmp.cases.length === 0) {
+    lines.push("  No common cases to compare.");
+    if (cmp.onlyInA.length > 0) lines.push(colors.dim(`  Cases only in run 1: ${cmp.onlyInA.join(", ")}`));
+    if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
+    return lines.join("\n");
   }
-  lines.push("", colors.bold(`Case Comparison (${cmp.summary.casesCompared} common cases)`), "");
-  const rows = [
-    [
-      "Case ID",
-      "Exit status A → B",
-      "Resolved",
-      "Tokens A",
-      "Tokens B",
-      "Δ tokens",
-      "Cost A",
-      "Cost B",
-      "Δ cost",
-    ],
-  ];
+  const idWidth = Math.max(22, ...cmp.cases.map((c) => c.instance_id.length));
+  const header = `${padEnd("Case ID", idWidth)} Grade 1   Grade 2   ${padEnd("Tokens", 29)} ${padEnd("Cost", 28)} Exit status`;
+  lines.push(colors.dim(`  ${header}`), colors.dim(`  ${"─".repeat(header.length)}`));
+  const grade = (value: number | null) => (value === null ? "N/A" : `${value}/10`);
   for (const c of cmp.cases) {
-    rows.push([
-      c.instance_id,
-      c.a.exit_status === c.b.exit_status ? c.a.exit_status : `${c.a.exit_status} → ${c.b.exit_status}`,
-      `${yesNo(c.a.resolved)} → ${yesNo(c.b.resolved)}`,
-      String(c.a.totalTokens),
-      String(c.b.totalTokens),
-      change(c.a.totalTokens, c.b.totalTokens, c.tokensChangePct, colors),
-      money(c.a.costUsd),
-      money(c.b.costUsd),
-      change(c.a.costUsd, c.b.costUsd, c.costChangePct, colors),
-    ]);
+    lines.push(
+      `  ${padEnd(c.instance_id, idWidth)} ${padEnd(grade(c.a.grade), 9)} ${padEnd(grade(c.b.grade), 9)} ` +
+        `${padStart(count(c.a.totalTokens), 6)} → ${padEnd(count(c.b.totalTokens), 6)} ${padEnd(metricDelta(c.a.totalTokens, c.b.totalTokens, true, colors), 12)} ` +
+        `${money(c.a.costUsd)} → ${money(c.b.costUsd)} ${padEnd(metricDelta(c.a.costUsd, c.b.costUsd, true, colors), 10)} ` +
+        (c.a.exit_status === c.b.exit_status ? c.a.exit_status : `${c.a.exit_status} → ${c.b.exit_status}`),
+    );
   }
-  lines.push(table(rows).replace(/^/gm, "  "));
   const sa = cmp.summary.a;
   const sb = cmp.summary.b;
-  const rate = (s: typeof sa) => (s.resolveRate === null ? "-" : `${s.resolveRate}%`);
+  lines.push(colors.dim(`\n  ${"─".repeat(header.length)}`), colors.bold("\n  Aggregate Summary:\n"));
+  lines.push(`  Cases compared: ${cmp.summary.casesCompared}`);
+  if (sa.averageGrade !== null && sb.averageGrade !== null)
+    lines.push(
+      `  Average grade: ${sa.averageGrade.toFixed(1)} → ${sb.averageGrade.toFixed(1)} ${metricDelta(sa.averageGrade, sb.averageGrade, false, colors)}`,
+    );
   lines.push(
-    "",
-    colors.bold("Aggregate Summary"),
-    "",
-    table([
-      ["", "Run A", "Run B"],
-      ["Cases compared", String(cmp.summary.casesCompared), String(cmp.summary.casesCompared)],
-      ["Submitted", String(sa.submitted), String(sb.submitted)],
-      [
-        "Resolved",
-        sa.resolved === null ? "-" : String(sa.resolved),
-        sb.resolved === null ? "-" : String(sb.resolved),
-      ],
-      ["Resolve rate", rate(sa), rate(sb)],
-      ["Total tokens", String(sa.totalTokens), String(sb.totalTokens)],
-      ["Total cost", money(sa.costUsd), money(sb.costUsd)],
-      ["Steps", String(sa.steps), String(sb.steps)],
-    ]).replace(/^/gm, "  "),
+    `  Total tokens: ${count(sa.totalTokens)} → ${count(sb.totalTokens)} ${metricDelta(sa.totalTokens, sb.totalTokens, true, colors)}`,
+    `  Total cost: ${money(sa.costUsd)} → ${money(sb.costUsd)} ${metricDelta(sa.costUsd, sb.costUsd, true, colors)}`,
+    `  Submitted: ${sa.submitted} → ${sb.submitted}`,
+    `  Resolved: ${sa.resolved ?? "-"} → ${sb.resolved ?? "-"}`,
+    `  Steps: ${sa.steps} → ${sb.steps}`,
   );
-  if (cmp.onlyInA.length > 0 || cmp.onlyInB.length > 0) {
-    lines.push("", colors.bold("Cases in one run only"), "");
-    if (cmp.onlyInA.length > 0) lines.push(`  only in A (${cmp.onlyInA.length}): ${cmp.onlyInA.join(", ")}`);
-    if (cmp.onlyInB.length > 0) lines.push(`  only in B (${cmp.onlyInB.length}): ${cmp.onlyInB.join(", ")}`);
+  if (cmp.onlyInA.length > 0) lines.push(colors.dim(`\n  Cases only in run 1: ${cmp.onlyInA.join(", ")}`));
+  if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
+  lines.push(colors.bold("\n  Flips:\n"));
+  if (cmp.flips.length === 0) lines.push("  None: every common case has the same outcome.");
+  const name = (run: typeof a) => run.label ?? run.id;
+  for (const f of cmp.flips) {
+    const text = `  ${f.instance_id}: ${f.kind} only in ${f.direction === "gained" ? name(b) : name(a)}`;
+    lines.push(f.direction === "gained" ? colors.green(text) : colors.red(text));
   }
+  lines.push("");
   return lines.join("\n");
 }

@@ -1,10 +1,12 @@
-import { normalizeUsage } from "../models/cost.js";
-import { isReadOnlyCommand } from "../report/command-name.js";
+import type { RunFacts } from "../report/run-facts.js";
 
 /**
- * sniffbench's behaviour metrics of one case (one trajectory), adapted to a bash agent, plus what matters for
- * SWE-bench. Tokens follow Anthropic's counting: `inputTokens` are prompt tokens that were neither read from
- * nor written to the cache, so `cacheHitRatio` = cache reads / (input + cache reads).
+ * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/report/run-facts.ts),
+ * plus what matters for SWE-bench. A tool call is a command the agent ran. Tokens follow Anthropic's
+ * counting, as sniffbench: `inputTokens` are prompt tokens neither read from nor written to the cache,
+ * `totalTokens` = input + output, `cacheHitRatio` = cache reads / (input + cache reads). Ratios and averages
+ * are computed as sniffbench's `computeBehaviorMetrics` does: over max(toolCount, 1), a command without a
+ * recorded duration counting 0 ms.
  */
 export interface BehaviorMetrics {
   totalTokens: number;
@@ -12,7 +14,7 @@ export interface BehaviorMetrics {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  /** Commands the model asked to run. */
+  /** Commands the agent ran. */
   toolCount: number;
   /** Of those, commands that only read (see `isReadOnlyCommand`). */
   readCount: number;
@@ -22,18 +24,17 @@ export interface BehaviorMetrics {
   avgToolDurationMs: number;
   tokensPerTool: number;
   tokensPerRead: number;
+  /** swerun's: the commands' durations summed (ms), so totals can average over every command. */
+  toolDurationMs: number;
   steps: number;
   formatErrors: number;
   timeouts: number;
+  /** The instance's wall time (see `RunFacts.wall_time_s`). */
   wallTimeSeconds: number;
   patchLines: number;
 }
 
-type Json = Record<string, unknown>;
-const obj = (value: unknown): Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : {};
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-const ratio = (a: number, b: number, digits: number) => (b > 0 ? round(a / b, digits) : 0);
 
 /** Lines a unified diff adds or removes (its `+`/`-` lines, headers excluded). */
 export function patchLines(patch: string): number {
@@ -48,147 +49,89 @@ export function patchLines(patch: string): number {
   return lines;
 }
 
-/** The commands of an assistant message: swerun's and mini-swe-agent's `extra.actions`. */
-function actionsOf(message: Json): string[] {
-  const actions = obj(message.extra).actions;
-  if (!Array.isArray(actions)) return [];
-  return actions.map((action) => String(obj(action).command ?? "")).filter((command) => command !== "");
+interface Counts {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  toolCount: number;
+  readCount: number;
+  cost: number;
+  toolDurationMs: number;
+  steps: number;
+  formatErrors: number;
+  timeouts: number;
+  wallTimeSeconds: number;
+  patchLines: number;
 }
 
-function isObservation(message: Json): boolean {
-  const extra = obj(message.extra);
-  return (message.role === "user" || message.role === "tool") && "returncode" in extra;
-}
-
-function isTimeout(extra: Json): boolean {
-  const type = String(extra.exception_type ?? "");
-  const info = String(extra.exception_info ?? "");
-  return /timeout/i.test(type) || (extra.returncode === -1 && /timed out/i.test(info));
-}
-
-/** Whether a message is the feedback to a reply that could not be run (swerun's and mini-swe-agent's shapes). */
-function isFormatError(message: Json, previous: Json | undefined): boolean {
-  const extra = obj(message.extra);
-  if (message.role !== "user" && message.role !== "tool") return false;
-  if ("model_response" in extra || extra.format_error === true || extra.interrupt_type === "FormatError")
-    return true;
-  return (
-    !isObservation(message) &&
-    previous?.role === "assistant" &&
-    actionsOf(previous).length === 0 &&
-    message.role === "user" &&
-    !("exit_status" in extra)
-  );
-}
-
-/** The metrics of one trajectory (any of the formats swerun reads; what a file does not record counts 0). */
-export function behaviorMetrics(trajectory: unknown): BehaviorMetrics {
-  const root = obj(trajectory);
-  const messages = (
-    Array.isArray(trajectory) ? trajectory : Array.isArray(root.messages) ? root.messages : []
-  )
-    .map(obj)
-    .filter((message) => typeof message.role === "string");
-  const info = obj(root.info);
-  let input = 0;
-  let output = 0;
-  let cacheRead = 0;
-  let cacheWrite = 0;
-  let toolCount = 0;
-  let readCount = 0;
-  let steps = 0;
-  let formatErrors = 0;
-  let timeouts = 0;
-  let toolMs = 0;
-  let timedTools = 0;
-  const stamps: number[] = [];
-  messages.forEach((message, index) => {
-    const extra = obj(message.extra);
-    if (typeof extra.timestamp === "number") stamps.push(extra.timestamp);
-    const addUsage = () => {
-      const usage = normalizeUsage(extra.usage ?? obj(extra.response).usage);
-      if (usage) {
-        cacheRead += usage.cache_read_tokens;
-        cacheWrite += usage.cache_write_tokens;
-        input += Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens);
-        output += usage.completion_tokens;
-      }
-    };
-    if (message.role === "assistant") {
-      steps += 1;
-      addUsage();
-      for (const command of actionsOf(message)) {
-        toolCount += 1;
-        if (isReadOnlyCommand(command)) readCount += 1;
-      }
-    } else if (isObservation(message)) {
-      if (typeof extra.duration_s === "number") {
-        toolMs += extra.duration_s * 1000;
-        timedTools += 1;
-      }
-      if (isTimeout(extra)) timeouts += 1;
-    } else if (isFormatError(message, messages[index - 1])) {
-      formatErrors += 1;
-      // mini-swe-agent 2.x (and swerun) keep a reply that could not be run only in its feedback's `extra`.
-      if ("response" in extra || "usage" in extra) {
-        steps += 1;
-        addUsage();
-      }
-    }
-  });
-  const stats = obj(info.model_stats);
-  const apiCalls = typeof stats.api_calls === "number" ? stats.api_calls : steps;
-  const submission = typeof info.submission === "string" ? info.submission : "";
-  const total = input + output;
+function fromCounts(counts: Counts): BehaviorMetrics {
+  const total = counts.inputTokens + counts.outputTokens;
+  const tools = Math.max(counts.toolCount, 1);
+  const input = counts.inputTokens + counts.cacheReadTokens;
   return {
     totalTokens: total,
-    inputTokens: input,
-    outputTokens: output,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
-    toolCount,
-    readCount,
-    costUsd: round(typeof stats.instance_cost === "number" ? stats.instance_cost : 0, 4),
-    explorationRatio: ratio(readCount, toolCount, 2),
-    cacheHitRatio: ratio(cacheRead, input + cacheRead, 2),
-    avgToolDurationMs: timedTools > 0 ? Math.round(toolMs / timedTools) : 0,
-    tokensPerTool: toolCount > 0 ? Math.round(total / toolCount) : 0,
-    tokensPerRead: readCount > 0 ? Math.round(total / readCount) : 0,
-    steps: apiCalls,
-    formatErrors,
-    timeouts,
-    wallTimeSeconds: stamps.length > 1 ? round(Math.max(...stamps) - Math.min(...stamps), 3) : 0,
-    patchLines: patchLines(submission),
+    inputTokens: counts.inputTokens,
+    outputTokens: counts.outputTokens,
+    cacheReadTokens: counts.cacheReadTokens,
+    cacheWriteTokens: counts.cacheWriteTokens,
+    toolCount: counts.toolCount,
+    readCount: counts.readCount,
+    costUsd: round(counts.cost, 4),
+    explorationRatio: round(counts.readCount / tools, 2),
+    cacheHitRatio: input > 0 ? round(counts.cacheReadTokens / input, 2) : 0,
+    avgToolDurationMs: Math.round(counts.toolDurationMs / tools),
+    tokensPerTool: Math.round(total / tools),
+    tokensPerRead: counts.readCount > 0 ? Math.round(total / counts.readCount) : 0,
+    toolDurationMs: Math.round(counts.toolDurationMs),
+    steps: counts.steps,
+    formatErrors: counts.formatErrors,
+    timeouts: counts.timeouts,
+    wallTimeSeconds: round(counts.wallTimeSeconds, 3),
+    patchLines: counts.patchLines,
   };
 }
 
-/** Totals over cases: sums of the counts, ratios recomputed from the sums. */
+/** The metrics of one instance, from its facts. */
+export function behaviorMetrics(facts: RunFacts): BehaviorMetrics {
+  const durations = facts.turns.flatMap((turn) => turn.tool_calls.map((call) => call.duration_s ?? 0));
+  return fromCounts({
+    inputTokens: facts.tokens.input,
+    outputTokens: facts.tokens.completion,
+    cacheReadTokens: facts.tokens.cache_read,
+    cacheWriteTokens: facts.tokens.cache_write,
+    toolCount: facts.tool_calls,
+    readCount: facts.read_calls,
+    cost: facts.cost ?? 0,
+    toolDurationMs: durations.reduce((sum, seconds) => sum + seconds * 1000, 0),
+    steps: facts.steps,
+    formatErrors: facts.format_errors,
+    timeouts: facts.timeouts,
+    wallTimeSeconds: facts.wall_time_s ?? 0,
+    patchLines: patchLines(facts.submission),
+  });
+}
+
+/** Totals over cases: sums of the counts, ratios and averages recomputed from the sums. */
 export function sumMetrics(all: BehaviorMetrics[]): BehaviorMetrics {
-  const sum = (key: keyof BehaviorMetrics) => all.reduce((total, metrics) => total + metrics[key], 0);
-  const total = sum("totalTokens");
-  const toolCount = sum("toolCount");
-  const readCount = sum("readCount");
-  const input = sum("inputTokens");
-  const cacheRead = sum("cacheReadTokens");
-  const timedMs = all.reduce((acc, metrics) => acc + metrics.avgToolDurationMs * metrics.toolCount, 0);
-  return {
-    totalTokens: total,
-    inputTokens: input,
+  const sum = (key: keyof BehaviorMetrics) => all.reduce((total, metrics) => total + (metrics[key] ?? 0), 0);
+  return fromCounts({
+    inputTokens: sum("inputTokens"),
     outputTokens: sum("outputTokens"),
-    cacheReadTokens: cacheRead,
+    cacheReadTokens: sum("cacheReadTokens"),
     cacheWriteTokens: sum("cacheWriteTokens"),
-    toolCount,
-    readCount,
-    costUsd: round(sum("costUsd"), 4),
-    explorationRatio: ratio(readCount, toolCount, 2),
-    cacheHitRatio: ratio(cacheRead, input + cacheRead, 2),
-    avgToolDurationMs: toolCount > 0 ? Math.round(timedMs / toolCount) : 0,
-    tokensPerTool: toolCount > 0 ? Math.round(total / toolCount) : 0,
-    tokensPerRead: readCount > 0 ? Math.round(total / readCount) : 0,
+    toolCount: sum("toolCount"),
+    readCount: sum("readCount"),
+    cost: sum("costUsd"),
+    // Cases recorded before `toolDurationMs` existed: their average times their count.
+    toolDurationMs: all.reduce(
+      (total, metrics) => total + (metrics.toolDurationMs ?? metrics.avgToolDurationMs * metrics.toolCount),
+      0,
+    ),
     steps: sum("steps"),
     formatErrors: sum("formatErrors"),
     timeouts: sum("timeouts"),
-    wallTimeSeconds: round(sum("wallTimeSeconds"), 3),
+    wallTimeSeconds: sum("wallTimeSeconds"),
     patchLines: sum("patchLines"),
-  };
+  });
 }

@@ -1,9 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { readInstanceFacts } from "../report/folder-facts.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../report/verdict.js";
 import { folderTrajectories } from "../run-folder.js";
 import { processAlive } from "../util/process-alive.js";
-import { caseFromTrajectory, type RunCase } from "./case.js";
+import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
 import { type BehaviorMetrics, sumMetrics } from "./metrics.js";
 import type { AgentSnapshot, DatasetSelection } from "./snapshot.js";
 
@@ -51,16 +53,35 @@ export function runsDir(dir?: string): string {
 /** Trajectories of a run folder (finished ones), as every reader of run folders finds them. */
 const trajectoryFiles = (dir: string) => folderTrajectories(dir).map((found) => found.path);
 
-/** Cases read from the trajectories themselves (imported folders, and runs recorded before `cases` existed). */
-function casesFromTrajectories(dir: string): Record<string, RunCase> {
+/** Cases read from the trajectories' facts (imported folders, and runs recorded before `cases` existed). */
+function casesFromTrajectories(dir: string, verdicts: FolderVerdicts): Record<string, RunCase> {
   const cases: Record<string, RunCase> = {};
   for (const file of trajectoryFiles(dir)) {
-    const trajectory = readJson(file);
-    if (trajectory === undefined) continue;
-    cases[String(obj(trajectory).instance_id ?? basename(file, ".traj.json"))] =
-      caseFromTrajectory(trajectory);
+    try {
+      const facts = readInstanceFacts(file, verdicts);
+      cases[facts.id] = caseFromFacts(facts);
+    } catch {
+      // an unreadable trajectory is no case
+    }
   }
   return cases;
+}
+
+/**
+ * Recorded cases with the verdicts their folder records (run.json's `eval`, the harness's reports), so a
+ * case reads the same verdict however it was graded (`swebench --eval`, `swerun eval`, the harness itself).
+ */
+function withVerdicts(cases: Record<string, RunCase>, verdicts: FolderVerdicts): Record<string, RunCase> {
+  const out: Record<string, RunCase> = {};
+  for (const [id, recorded] of Object.entries(cases)) {
+    const runCase = { ...recorded };
+    const submission =
+      typeof runCase.answer === "string" ? runCase.answer : runCase.submitted ? "(patch)" : "";
+    const verdict = instanceVerdict(verdicts, id, { exit_status: runCase.exit_status ?? "", submission });
+    for (const key of CASE_VERDICT_KEYS) delete runCase[key];
+    out[id] = { ...runCase, ...caseVerdict(verdict) };
+  }
+  return out;
 }
 
 /** Whether the folder's `.swerun.lock` is held by a live process on this host. */
@@ -73,18 +94,19 @@ export function lockHeld(dir: string): boolean {
 
 function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
   const recorded = obj(record.cases);
+  const verdicts = folderVerdicts(dir, record);
   const cases =
     Object.keys(recorded).length > 0 || record.cases !== undefined
-      ? (recorded as Record<string, RunCase>)
-      : casesFromTrajectories(dir);
+      ? withVerdicts(recorded as Record<string, RunCase>, verdicts)
+      : casesFromTrajectories(dir, verdicts);
   const status = String(record.status ?? "");
   const state: RunState = lockHeld(dir) ? "running" : status === "finished" ? "complete" : "partial";
   const agent = record.agent ? (obj(record.agent) as unknown as AgentSnapshot) : null;
   return {
-    id: String(record.run_id ?? basename(dir)),
+    id: String(record.id ?? record.run_id ?? basename(dir)),
     label: typeof record.label === "string" ? record.label : null,
     dir,
-    created: String(record.started_at ?? ""),
+    created: String(record.createdAt ?? record.started_at ?? ""),
     ended: typeof record.ended_at === "string" ? record.ended_at : null,
     model: String(record.model ?? agent?.model ?? ""),
     state,
@@ -100,7 +122,7 @@ function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
 
 /** A folder mini-swe-agent wrote (preds.json and trajectories, no run.json). */
 function imported(dir: string): StoredRun {
-  const cases = casesFromTrajectories(dir);
+  const cases = casesFromTrajectories(dir, folderVerdicts(dir, {}));
   const preds = obj(readJson(join(dir, "preds.json")));
   const first = obj(Object.values(preds)[0]);
   let model = typeof first.model_name_or_path === "string" ? first.model_name_or_path : "";

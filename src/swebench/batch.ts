@@ -281,12 +281,13 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         ...caseOf(trajectoryPath(outputDir, result.instance_id), result.exit_status, result.cost),
         ...(hostName ? { host: hostName } : {}),
       };
-      swarms.ended(swarm, result, result.timing.wall_time_s * 1000);
+      const wallTime = result.timing?.wall_time_s ?? (Date.now() - started) / 1000;
+      swarms.ended(swarm, result, wallTime * 1000);
       saveRecord();
       log(
         `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
       );
-      display.instanceEnd(number, result, result.timing.wall_time_s);
+      display.instanceEnd(number, result, wallTime);
       options.onInstanceEnd?.(result);
     }
   };

@@ -24,7 +24,7 @@ export interface InstanceResult {
    * When the instance started (before its environment) and ended (its environment torn down), Unix seconds,
    * and the wall time between: recorded in its trajectory's `info.swerun_timing`, read by every output.
    */
-  timing: RecordedTiming;
+  timing?: RecordedTiming;
 }
 
 /** Exit statuses of runs that finished (a resumed batch skips them); anything else is run again. */

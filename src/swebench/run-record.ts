@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { SwerunConfig } from "../config/schema.js";
-import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { factsWithoutTrajectory, readRunFacts } from "../report/read-run.js";
+import type { RunFacts } from "../report/run-facts.js";
+import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../runs/case.js";
 import { type BehaviorMetrics, sumMetrics } from "../runs/metrics.js";
 import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -9,10 +11,17 @@ import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import { redactedJson } from "../util/secrets.js";
 
-/** run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times). */
+/**
+ * run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times): a
+ * sniffbench run (`id`, `label`, `createdAt`, `agent`, `cases`) plus swerun's keys.
+ */
 export interface RunRecord {
+  /** sniffbench's run id (= `run_id`). */
+  id: string;
   run_id: string;
   label: string | null;
+  /** sniffbench's creation time (= `started_at`). */
+  createdAt: string;
   status: "running" | "finished" | "interrupted";
   started_at: string;
   ended_at: string | null;
@@ -52,11 +61,15 @@ export interface RecordStart {
 /** A new record (status running), or the continuation of the folder's earlier one. */
 export function newRunRecord(start: RecordStart): RunRecord {
   const { previous, config } = start;
+  const runId = previous?.run_id ?? start.runId;
+  const startedAt = previous?.started_at ?? new Date().toISOString();
   return {
-    run_id: previous?.run_id ?? start.runId,
+    id: runId,
+    run_id: runId,
     label: start.label ?? previous?.label ?? null,
+    createdAt: startedAt,
     status: "running",
-    started_at: previous?.started_at ?? new Date().toISOString(),
+    started_at: startedAt,
     ended_at: null,
     swerun_version: swerunVersion(),
     model: start.modelName,
@@ -95,22 +108,26 @@ export function readRunRecord(path: string): Partial<RunRecord> | undefined {
   }
 }
 
-/** An instance's case, read from its trajectory once it has ended (the status alone when there is none). */
+/** An instance's case, read from its facts once it has ended (the status alone when it left no trajectory). */
 export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
-  let trajectory: unknown = {};
+  let facts: RunFacts;
   try {
-    trajectory = JSON.parse(readFileSync(trajectoryFile, "utf8"));
+    facts = readRunFacts(trajectoryFile);
   } catch {
     // no trajectory (an instance that failed before it wrote one): the case records the status alone
+    facts = factsWithoutTrajectory(trajectoryFile, { exit_status: status, error: null });
   }
-  const result = caseFromTrajectory(trajectory);
+  const result = caseFromFacts(facts);
   result.exit_status = status;
-  if (cost !== undefined && result.cost === 0) result.cost = Math.round(cost * 10000) / 10000;
+  if (cost !== undefined && result.cost === 0) result.cost = cost;
   return result;
 }
 
 /** A case as JSON keeps it, without its verdict. */
-const withoutVerdict = (c: RunCase): unknown => JSON.parse(JSON.stringify({ ...c, resolved: undefined }));
+const withoutVerdict = (c: RunCase): unknown =>
+  JSON.parse(
+    JSON.stringify({ ...c, ...Object.fromEntries(CASE_VERDICT_KEYS.map((key) => [key, undefined])) }),
+  );
 
 /**
  * Writes run.json atomically, secrets redacted (the config has its credential keys removed already). What
@@ -126,9 +143,11 @@ export function writeRunRecord(path: string, record: RunRecord): void {
   }
   for (const [id, current] of Object.entries(record.cases)) {
     const graded = onDisk.cases?.[id];
-    if (current.resolved !== undefined || typeof graded?.resolved !== "boolean") continue;
+    if (current.resolved !== undefined || current.verdict !== undefined || !graded) continue;
+    if (typeof graded.resolved !== "boolean" && graded.verdict === undefined) continue;
     if (isDeepStrictEqual(withoutVerdict(graded), withoutVerdict(current)))
-      current.resolved = graded.resolved;
+      for (const key of CASE_VERDICT_KEYS)
+        if (graded[key] !== undefined) Object.assign(current, { [key]: graded[key] });
   }
   writeFileAtomic(path, [
     redactedJson(onDisk.eval === undefined ? record : { ...record, eval: onDisk.eval }),

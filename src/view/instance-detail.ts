@@ -1,4 +1,3 @@
-import { isPlainObject } from "../config/merge.js";
 import type { LoadedTrajectory } from "../replay/load.js";
 import { runFactsOf } from "../report/read-run.js";
 import type { RunFacts, ToolCallFacts } from "../report/run-facts.js";
@@ -30,34 +29,20 @@ function callView(call: ToolCallFacts): CallView {
   };
 }
 
-/** The cost each assistant message records (`extra.cost`), in order. */
-function assistantCosts(trajectory: LoadedTrajectory): Array<number | null> {
-  return trajectory.messages
-    .filter((message) => message.role === "assistant")
-    .map((message) => {
-      const cost = isPlainObject(message.extra) ? message.extra.cost : undefined;
-      return typeof cost === "number" && Number.isFinite(cost) ? cost : null;
-    });
-}
-
 /** The detail record of an instance, from its loaded trajectory and its facts. */
 export function instanceDetail(
   trajectory: LoadedTrajectory,
   verdict: VerdictView | null,
   facts: RunFacts = runFactsOf(trajectory),
 ): InstanceDetail {
-  const costs = assistantCosts(trajectory);
-  let assistantIndex = 0;
   const steps: StepView[] = facts.turns.map((turn) => {
-    // Turns without an assistant message (mini-swe-agent 2.x format errors) record no cost.
-    const cost = turn.content === null ? null : (costs[assistantIndex++] ?? null);
     return {
       n: turn.turn,
       text: turn.content,
       reasoning: turn.reasoning,
       finish_reason: turn.finish_reason,
       prompt_tokens: turn.prompt_tokens,
-      cost,
+      cost: turn.cost,
       duration_s: turn.duration_s,
       retries: turn.retries,
       format_error: turn.format_error,

@@ -9,8 +9,10 @@ export interface InstanceRow {
   id: string;
   /** The recorded exit status; "running" for a trajectory still being written, "" when unknown. */
   exit_status: string;
-  /** The evaluation verdict; null when not evaluated. */
+  /** The evaluation verdict; null when not evaluated (or grading failed). */
   resolved: boolean | null;
+  /** Why: resolved, unresolved, empty_patch, patch_failed, error, not_evaluated (see VerdictFacts). */
+  verdict: string;
   submitted: boolean;
   steps: number;
   cost: number;

@@ -3,8 +3,9 @@ import { basename, dirname } from "node:path";
 import { loadTrajectory } from "../replay/load.js";
 import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
 import { runFactsOf } from "../report/read-run.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../report/verdict.js";
 import { type FolderTrajectory, folderTrajectories } from "../run-folder.js";
-import { caseFromTrajectory, type RunCase } from "../runs/case.js";
+import { caseFromFacts, type RunCase } from "../runs/case.js";
 import { looseRun, readRun, type StoredRun } from "../runs/store.js";
 import { packDetail } from "./embed.js";
 import { instanceDetail } from "./instance-detail.js";
@@ -25,22 +26,26 @@ export type DetailCache = Map<string, { stamp: string; id: string; case: RunCase
 function readOne(
   path: string,
   verdictFor: (id: string) => VerdictView | undefined,
+  folder: FolderVerdicts,
   cache: DetailCache | undefined,
 ): { id: string; case: RunCase; packed: string; verdict: VerdictView | undefined } {
   const stat = statSync(path);
   const fileStamp = `${stat.mtimeMs}:${stat.size}`;
+  const stampOf = (id: string, verdict: VerdictView | undefined) =>
+    `${fileStamp}|${JSON.stringify([verdict ?? null, folder.byId.get(id) ?? null, folder.evaluated])}`;
   const cached = cache?.get(path);
   if (cached?.stamp.startsWith(`${fileStamp}|`)) {
     const verdict = verdictFor(cached.id);
-    if (cached.stamp === `${fileStamp}|${JSON.stringify(verdict ?? null)}`) return { ...cached, verdict };
+    if (cached.stamp === stampOf(cached.id, verdict)) return { ...cached, verdict };
   }
   const trajectory = loadTrajectory(path);
   const facts = runFactsOf(trajectory);
+  facts.verdict = instanceVerdict(folder, facts.id, facts);
   const verdict = verdictFor(facts.id);
   const entry = {
-    stamp: `${fileStamp}|${JSON.stringify(verdict ?? null)}`,
+    stamp: stampOf(facts.id, verdict),
     id: facts.id,
-    case: caseFromTrajectory({ info: trajectory.info, messages: trajectory.messages }),
+    case: caseFromFacts(facts),
     packed: packDetail(instanceDetail(trajectory, verdict ?? null, facts)),
   };
   cache?.set(path, entry);
@@ -115,11 +120,12 @@ function totalsOf(rows: InstanceRow[], expected: number | null): Array<[string, 
   return pairs;
 }
 
-function rowOf(id: string, runCase: RunCase, resolved: boolean | null, detail: number | null): InstanceRow {
+function rowOf(id: string, runCase: RunCase, detail: number | null): InstanceRow {
   return {
     id,
     exit_status: runCase.exit_status,
-    resolved,
+    resolved: typeof runCase.resolved === "boolean" ? runCase.resolved : null,
+    verdict: runCase.verdict ?? "not_evaluated",
     submitted: runCase.submitted,
     steps: runCase.steps,
     cost: runCase.cost,
@@ -138,8 +144,12 @@ interface Collected {
   cases: Record<string, RunCase>;
 }
 
+/**
+ * The rows of a run: each trajectory's facts (its case, with the verdict its folder records), else the case
+ * run.json recorded for an instance whose trajectory is gone.
+ */
 function collect(
-  files: Array<FolderTrajectory & { verdicts: Map<string, VerdictView> }>,
+  files: Array<FolderTrajectory & { verdicts: Map<string, VerdictView>; folder: FolderVerdicts }>,
   recorded: Record<string, RunCase>,
   cache: DetailCache | undefined,
 ): Collected {
@@ -147,21 +157,19 @@ function collect(
   const details: string[] = [];
   const cases: Record<string, RunCase> = {};
   for (const file of files) {
-    const read = readOne(file.path, (id) => file.verdicts.get(id), cache);
-    const runCase = file.running
-      ? { ...read.case, exit_status: "running" }
-      : (recorded[read.id] ?? read.case);
-    const resolved =
-      read.verdict?.resolved ?? (typeof runCase.resolved === "boolean" ? runCase.resolved : null);
+    const read = readOne(file.path, (id) => file.verdicts.get(id), file.folder, cache);
     if (read.id in cases) continue;
+    const host = recorded[read.id]?.host;
+    const runCase: RunCase = file.running
+      ? { ...read.case, exit_status: "running" }
+      : { ...read.case, ...(host ? { host } : {}) };
     details.push(read.packed);
-    rows.push(rowOf(read.id, runCase, resolved, details.length - 1));
-    cases[read.id] = resolved === null ? runCase : { ...runCase, resolved };
+    rows.push(rowOf(read.id, runCase, details.length - 1));
+    cases[read.id] = runCase;
   }
   for (const [id, runCase] of Object.entries(recorded)) {
     if (id in cases) continue;
-    const resolved = typeof runCase.resolved === "boolean" ? runCase.resolved : null;
-    rows.push(rowOf(id, runCase, resolved, null));
+    rows.push(rowOf(id, runCase, null));
     cases[id] = runCase;
   }
   return { rows, details, cases };
@@ -174,11 +182,13 @@ function collect(
 export function readRunFolder(dir: string, cache?: DetailCache): RunView {
   const verdicts = readVerdicts(dir);
   const stored = readRun(dir);
+  const folder = folderVerdicts(dir, stored?.record);
   if (!stored) {
     const files = [...trajectoryInputs([dir])].map((input) => ({
       path: input.path,
       running: false,
       verdicts,
+      folder,
     }));
     const { rows, details, cases } = collect(files, {}, cache);
     const run: ViewRun = {
@@ -196,6 +206,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
     ...found,
     running: found.running,
     verdicts,
+    folder,
   }));
   const { rows, details, cases } = collect(files, stored.imported ? {} : stored.cases, cache);
   const expected = stored.imported ? null : stored.total;
@@ -214,7 +225,13 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
 /** Trajectory files given one by one; evaluation verdicts come from their run folder when it has one. */
 export function readTrajectoryFiles(paths: string[], cache?: DetailCache): RunView {
   const files = paths.map((path) => {
-    return { path, running: path.endsWith(".partial"), verdicts: readVerdicts(evalRunDir(path)) };
+    const runDir = evalRunDir(path);
+    return {
+      path,
+      running: path.endsWith(".partial"),
+      verdicts: readVerdicts(runDir),
+      folder: folderVerdicts(runDir),
+    };
   });
   const { rows, details, cases } = collect(files, {}, cache);
   const name = paths.length === 1 ? basename(paths[0] ?? "") : `${paths.length} trajectories`;

@@ -34,7 +34,14 @@ describe("swerun runs", () => {
     const root = tempDir();
     const [a, b] = await Promise.all([
       demoBatch(root, "a", ["--label", "baseline", "-c", "agent.step_limit=20"]),
-      demoBatch(root, "b", ["--label", "tight", "-c", "agent.step_limit=3"]),
+      demoBatch(root, "b", [
+        "--label",
+        "tight",
+        "-c",
+        "agent.step_limit=3",
+        "-c",
+        "model.model_kwargs.temperature=0.5",
+      ]),
     ]);
     const record = readJson(join(a, "run.json"));
     expect(Object.keys(record.cases).sort()).toEqual([
@@ -56,12 +63,16 @@ describe("swerun runs", () => {
 
     const list = await runs(root, "list");
     expect(list.code).toBe(0);
+    // sniffbench's layout: a box titled Runs, its columns first (Agent, Cases graded, Grade), its date style.
+    expect(list.stdout).toMatch(/^╭─ Runs ─+╮$/m);
+    expect(list.stdout).toMatch(/^│ 2 runs +│$/m);
     expect(list.stdout).toMatch(
-      /^2 runs\n\nID +Label +Date +Model +Cases +Submitted +Resolved +Cost +State$/m,
+      /^│ ID +Label +Date +Agent +Cases +Grade +Model +Finished +Submitted +Resolved +Cost +State +│$/m,
     );
     expect(list.stdout).toMatch(
-      / baseline +\d{4}-\d\d-\d\d \d\d:\d\d +deterministic\/demo +3\/3 +3 +- +\$0\.0000 +complete$/m,
+      /^│ \S+ +baseline +[A-Z][a-z]{2} \d{1,2}, \d{4} +swerun +0\/3 +N\/A +deterministic\/demo +3\/3 +3 +- +\$0\.0000 +complete +│$/m,
     );
+    expect(list.stdout).toMatch(/^╰─+╯$/m);
     const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
     expect(listed.map((run: { label: string }) => run.label).sort()).toEqual(["baseline", "tight"]);
     expect(listed.find((run: { label: string }) => run.label === "baseline")).toMatchObject({
@@ -73,18 +84,29 @@ describe("swerun runs", () => {
 
     const show = await runs(root, "show", "tight");
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain("Label: tight");
+    expect(show.stdout).toMatch(/^╭─ Run: \S+ ─+╮$/m);
+    expect(show.stdout).toMatch(/^│ Label: tight +│$/m);
+    expect(show.stdout).toMatch(/^│ Created: [A-Z][a-z]{2} \d{1,2}, \d{4}, \d\d:\d\d [AP]M +│$/m);
+    expect(show.stdout).toMatch(/^│ Cases: 0\/3 graded +│$/m);
+    expect(show.stdout).toMatch(/^│ Average Grade: N\/A +│$/m);
     expect(show.stdout).toMatch(/Limits: 3 steps, no cost limit, no time limit/);
-    expect(show.stdout).toMatch(/^ {2}swerun-demo__calc-1 +LimitsExceeded +- +3 +0 +\$0\.0000 +\d+\.\ds$/m);
+    expect(show.stdout).toMatch(
+      /^ {2}swerun-demo__calc-1 +N\/A +- +- +LimitsExceeded +3 +0 +\$0\.0000 +\d+\.\ds$/m,
+    );
     const shown = JSON.parse((await runs(root, "show", "tight", "--json")).stdout);
     expect(shown.cases["swerun-demo__calc-1"].exit_status).toBe("LimitsExceeded");
 
     const compare = await runs(root, "compare", "baseline", "tight");
     expect(compare.code).toBe(0);
+    expect(compare.stdout).toMatch(/^╭─ swerun runs compare ─+╮\n│ Run Comparison +│$/m);
     expect(compare.stdout).toContain("agent.step_limit: 20 → 3");
+    expect(compare.stdout).toContain("model.model_kwargs.temperature: none → 0.5");
+    expect(compare.stdout).not.toContain("sha256");
     expect(compare.stdout).toMatch(/swerun-demo__calc-1: submitted only in baseline/);
-    expect(compare.stdout).toMatch(/swerun-demo__calc-1 +Submitted → LimitsExceeded/);
-    expect(compare.stdout).toMatch(/Cases compared +3 +3/);
+    expect(compare.stdout).toMatch(
+      /^ {2}swerun-demo__calc-1 +N\/A +N\/A +0 → 0 +→ 0\.0% +\$0\.0000 → \$0\.0000 → 0\.0% +Submitted → LimitsExceeded$/m,
+    );
+    expect(compare.stdout).toContain("  Cases compared: 3\n");
     const compared = JSON.parse((await runs(root, "compare", "baseline", "tight", "--json")).stdout);
     expect(compared.flips).toHaveLength(3);
     expect(compared.flips[0]).toEqual({
@@ -106,9 +128,9 @@ describe("swerun runs", () => {
     const root = tempDir();
     const dir = await demoBatch(root, "one", ["--label", "l1"]);
     const id = readJson(join(dir, "run.json")).run_id as string;
-    expect((await runs(root, "show", id)).stdout).toContain(`Run: ${id}`);
-    expect((await runs(root, "show", id.slice(0, 12))).stdout).toContain(`Run: ${id}`);
-    expect((await runs(root, "show", dir)).stdout).toContain(`Run: ${id}`);
+    expect((await runs(root, "show", id)).stdout).toContain(`ID: ${id}`);
+    expect((await runs(root, "show", id.slice(0, 12))).stdout).toContain(`ID: ${id}`);
+    expect((await runs(root, "show", dir)).stdout).toContain(`ID: ${id}`);
     const unknown = await runs(root, "show", "nope");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(`swerun: no run "nope"; known runs: ${id} (l1)\n`);
@@ -135,7 +157,7 @@ describe("swerun runs", () => {
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: "run1", imported: true, model: "gpt-x", cases_finished: 1 });
     const show = await runs(root, "show", "run1");
-    expect(show.stdout).toContain("Run: run1 (imported)");
+    expect(show.stdout).toContain("ID: run1 (imported)");
     expect(show.stdout).toContain("(not recorded)");
   });
 

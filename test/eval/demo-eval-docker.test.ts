@@ -71,5 +71,18 @@ await describeDocker("swebench --subset demo --eval", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("resolved: 0/3 (0 graded, 3 empty, 0 errors)");
     expect(await swerunContainers(docker, "limited")).toEqual([]);
+    // An empty patch gets the verdict swerun eval gives it (resolved false, empty_patch), so runs agrees.
+    const verdicts = () => {
+      const run = JSON.parse(readFileSync(join(out, "run.json"), "utf8"));
+      return IDS.map((id) => [run.eval.instances[id], run.cases[id].resolved, run.cases[id].verdict]);
+    };
+    const expected = IDS.map(() => [{ resolved: false, status: "empty_patch" }, false, "empty_patch"]);
+    expect(verdicts()).toEqual(expected);
+    const listed = async () =>
+      JSON.parse((await runCli(["runs", "list", "--dir", join(out, ".."), "--json"])).stdout)[0];
+    expect(await listed()).toMatchObject({ resolved: 0 });
+    expect((await runCli(["eval", out])).code).toBe(0);
+    expect(verdicts()).toEqual(expected);
+    expect(await listed()).toMatchObject({ resolved: 0 });
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { judgeMarkdown, judgeRecord } from "../../src/report/judge.js";
 import { readRunFacts } from "../../src/report/read-run.js";
-import type { RunFacts } from "../../src/report/run-facts.js";
+import { NO_TOKENS, NOT_EVALUATED, type RunFacts } from "../../src/report/run-facts.js";
 import { buildReport, isoTimestamp } from "../../src/report/swival-report.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -88,6 +88,17 @@ describe("the judge markdown", () => {
     api_calls: null,
     started_at: 100,
     ended_at: 101.5,
+    wall_time_s: 1.5,
+    timing: "messages",
+    steps: 0,
+    tokens: NO_TOKENS,
+    tool_calls: 0,
+    read_calls: 0,
+    failed_tool_calls: 0,
+    format_errors: 0,
+    timeouts: 0,
+    retries: 0,
+    verdict: NOT_EVALUATED,
     turns: [],
   };
 
@@ -102,8 +113,11 @@ describe("the judge markdown", () => {
           reasoning: "short thought",
           finish_reason: "tool_calls",
           prompt_tokens: 10,
+          tokens: null,
+          cost: null,
           duration_s: 0.5,
           timestamp: 100.5,
+          started_at: 100,
           retries: [],
           format_error: null,
           format_feedback: null,
@@ -117,6 +131,7 @@ describe("the judge markdown", () => {
               timed_out: false,
               duration_s: 0.25,
               started_at: 100.75,
+              failed: true,
             },
           ],
         },

@@ -1,6 +1,23 @@
 import { describe, expect, it } from "vitest";
+import type { Message } from "../../src/messages.js";
+import type { LoadedTrajectory } from "../../src/replay/load.js";
 import { isReadOnlyCommand } from "../../src/report/command-name.js";
-import { behaviorMetrics, patchLines, sumMetrics } from "../../src/runs/metrics.js";
+import { runFactsOf } from "../../src/report/read-run.js";
+import { behaviorMetrics as metricsOfFacts, patchLines, sumMetrics } from "../../src/runs/metrics.js";
+
+/** The metrics of a trajectory as every reader gets them: from its facts. */
+function behaviorMetrics(trajectory: { info?: Record<string, unknown>; messages: unknown[] } | unknown[]) {
+  const loaded: LoadedTrajectory = Array.isArray(trajectory)
+    ? { path: "t.traj.json", kind: "message-list", info: {}, messages: trajectory as Message[], extras: {} }
+    : {
+        path: "t.traj.json",
+        kind: "mini-swe-agent-1.1",
+        info: trajectory.info ?? {},
+        messages: trajectory.messages as Message[],
+        extras: {},
+      };
+  return metricsOfFacts(runFactsOf(loaded));
+}
 
 const usage = (prompt: number, completion: number, cached: number) => ({
   prompt_tokens: prompt,
@@ -58,7 +75,8 @@ describe("behaviour metrics", () => {
   it("matches the values computed by hand", () => {
     // uncached input: 1000 + 500 + 500 + 100 = 2100; output 50 + 100 + 10 + 40 = 200; cache reads 4500
     // commands: grep|head (read), sed -i (write), python (write), git diff (read) = 4, reads 2
-    // tool durations: 200, 400, 3000 ms → 1200 average
+    // tool durations: 200, 400, 3000 ms and none for the submitting git diff → 900 average (sniffbench
+    // divides by every tool call, a call without a duration counting 0)
     expect(behaviorMetrics(trajectory)).toEqual({
       totalTokens: 2300,
       inputTokens: 2100,
@@ -70,9 +88,10 @@ describe("behaviour metrics", () => {
       costUsd: 0.1235,
       explorationRatio: 0.5,
       cacheHitRatio: 0.68,
-      avgToolDurationMs: 1200,
+      avgToolDurationMs: 900,
       tokensPerTool: 575,
       tokensPerRead: 1150,
+      toolDurationMs: 3600,
       steps: 4,
       formatErrors: 1,
       timeouts: 1,
@@ -90,7 +109,7 @@ describe("behaviour metrics", () => {
     expect(total.toolCount).toBe(8);
     expect(total.explorationRatio).toBe(0.5);
     expect(total.costUsd).toBe(0.247);
-    expect(total.avgToolDurationMs).toBe(1200);
+    expect(total.avgToolDurationMs).toBe(900);
   });
 
   it("counts diff lines without headers", () => {
