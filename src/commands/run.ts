@@ -6,9 +6,11 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
+import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
+import { addTrajectoryInfo } from "../trajectory.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
@@ -70,6 +72,24 @@ export function runError(error: unknown): unknown {
   return error instanceof TemplateError ? new UserError(error.message) : error;
 }
 
+/**
+ * Records when the run started and ended in its trajectory (`info.swerun_timing`, as a batch records an
+ * instance's), so every output reads one start, end and wall time, also for a run that ended with an error.
+ */
+function recordTiming(trajectory: string, startedAt: number): void {
+  const endedAt = Date.now();
+  const timing: RecordedTiming = {
+    started_at: startedAt / 1000,
+    ended_at: endedAt / 1000,
+    wall_time_s: (endedAt - startedAt) / 1000,
+  };
+  try {
+    if (existsSync(trajectory)) addTrajectoryInfo(trajectory, { [TIMING_INFO_KEY]: timing });
+  } catch {
+    // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
+  }
+}
+
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -91,6 +111,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: "swerun run" });
   stream?.start(task);
+  const startedAt = Date.now();
   let result: RunResult;
   try {
     result = await runTask(task, {
@@ -105,6 +126,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       ],
       onProgress: (line) => process.stderr.write(`${line}\n`),
     });
+    recordTiming(result.trajectory ?? output, startedAt);
     stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends

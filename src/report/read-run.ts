@@ -178,7 +178,13 @@ function turnOf(step: RecordedStep, submission: string | undefined, next?: Recor
     format_feedback: feedback ?? null,
     tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
     ...invalidToolCalls(step.kind === "format_error" ? reply.tool_calls : undefined),
+    ...requestedToolCalls(assistant?.tool_calls ?? reply.tool_calls),
   };
+}
+
+/** `{requested_tool_calls}` when the reply carried tool calls, else nothing. */
+function requestedToolCalls(calls: unknown): Pick<TurnFacts, "requested_tool_calls"> {
+  return Array.isArray(calls) && calls.length > 0 ? { requested_tool_calls: calls.length } : {};
 }
 
 /** The tool calls of a reply whose arguments do not parse as JSON (`{invalid_tool_calls}`, or nothing). */

@@ -96,6 +96,8 @@ export interface TurnFacts {
   tool_calls: ToolCallFacts[];
   /** Tool calls the reply asked for whose arguments were not valid JSON (the format error's cause); absent when none. */
   invalid_tool_calls?: Array<{ id: string | null; name: string; arguments: string }>;
+  /** How many tool calls the reply carried (its `tool_calls`); absent for a reply without (text-based models). */
+  requested_tool_calls?: number;
 }
 
 /** Why an instance has the verdict it has. */

@@ -97,13 +97,11 @@ function exitCodeOfFacts(facts: RunFacts): number {
 
 /**
  * The finish reason of a reply: as the provider gave it, else (scripted models record none) what the reply
- * was: `tool_calls` when a tool-calling model's reply asked for commands, else `stop`.
+ * was: `tool_calls` when the reply carried tool calls, else `stop`.
  */
-function finishReasonOf(facts: RunFacts, turn: TurnFacts): string {
+function finishReasonOf(turn: TurnFacts): string {
   if (turn.finish_reason !== null) return turn.finish_reason;
-  const toolCalling = !/text/.test(facts.model_class ?? "") && facts.format !== "mini-swe-agent-textbased";
-  const asked = turn.tool_calls.length > 0 || (turn.invalid_tool_calls?.length ?? 0) > 0;
-  return toolCalling && asked ? "tool_calls" : "stop";
+  return (turn.requested_tool_calls ?? 0) > 0 ? "tool_calls" : "stop";
 }
 
 /** Counts of one tool name. */
@@ -150,7 +148,7 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunRe
     failedAttempts(turn.turn, turn.retries, turn.prompt_tokens);
     llmCalls += 1;
     llmTime = addTime(llmTime, turn.duration_s);
-    const finishReason = finishReasonOf(facts, turn);
+    const finishReason = finishReasonOf(turn);
     timeline.push({
       turn: turn.turn,
       type: "llm_call",

@@ -1,7 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, startCli, waitFor } from "./cli.js";
-import { completion, OpenAIServer, type ScriptedResponse, TEST_KEY, TEST_PRICES, toolCall } from "./openai-server.js";
+import {
+  completion,
+  OpenAIServer,
+  type ScriptedResponse,
+  TEST_KEY,
+  TEST_PRICES,
+  toolCall,
+} from "./openai-server.js";
 
 /** The context window the conformance runs' price registry gives `openai/test-model`. */
 export const CONTEXT_WINDOW = 4000;
@@ -47,7 +54,9 @@ function prepare(dir: string) {
   const registry = join(settings, "prices.json");
   writeFileSync(
     registry,
-    JSON.stringify({ "openai/test-model": { ...TEST_PRICES["openai/test-model"], max_input_tokens: CONTEXT_WINDOW } }),
+    JSON.stringify({
+      "openai/test-model": { ...TEST_PRICES["openai/test-model"], max_input_tokens: CONTEXT_WINDOW },
+    }),
   );
   return { work, registry, env: { OPENAI_API_KEY: TEST_KEY, SWERUN_GLOBAL_CONFIG_DIR: settings } };
 }
@@ -76,7 +85,7 @@ function runArgs(dir: string, server: OpenAIServer, registry: string, work: stri
     "-c",
     `environment.cwd=${work}`,
     "-c",
-    "environment.timeout=1",
+    "environment.timeout=4",
     ...extra,
     "-o",
     join(dir, "run.traj.json"),
@@ -141,7 +150,11 @@ const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat greeting.txt";
  */
 export async function recordSeedRuns(root: string): Promise<Record<string, SeedRun>> {
   const full = serverRun("full", join(root, "full"), [
-    { status: 503, headers: { "retry-after": "0" }, body: { error: { message: "the server is overloaded" } } },
+    {
+      status: 503,
+      headers: { "retry-after": "0" },
+      body: { error: { message: "the server is overloaded" } },
+    },
     {
       body: completion({
         content: "Let me read the file.",
@@ -152,7 +165,7 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     },
     { body: completion({ toolCalls: [toolCall("call_2", '{"command": "ls')], usage: usage(2500) }) },
     { body: completion({ content: "I will explain at length", finishReason: "length", usage: usage(2600) }) },
-    { body: completion({ toolCalls: [toolCall("call_4", { command: "sleep 5" })], usage: usage(3300) }) },
+    { body: completion({ toolCalls: [toolCall("call_4", { command: "sleep 9" })], usage: usage(3300) }) },
     {
       body: completion({
         content: "Fixing it.",
@@ -165,11 +178,17 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     },
     { body: completion({ toolCalls: [toolCall("call_7", { command: SUBMIT })], usage: usage(3700, 30) }) },
   ]);
-  const overloaded = { status: 503, headers: { "retry-after": "0" }, body: { error: { message: "overloaded" } } };
-  const exhausted = serverRun("exhausted", join(root, "exhausted"), [overloaded, overloaded], [
-    "-c",
-    "model.retry_attempts=2",
-  ]);
+  const overloaded = {
+    status: 503,
+    headers: { "retry-after": "0" },
+    body: { error: { message: "overloaded" } },
+  };
+  const exhausted = serverRun(
+    "exhausted",
+    join(root, "exhausted"),
+    [overloaded, overloaded],
+    ["-c", "model.retry_attempts=2"],
+  );
   const limit = serverRun(
     "limit",
     join(root, "limit"),
@@ -212,7 +231,20 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     const out = join(dir, "out");
     const events = join(dir, "events.jsonl");
     const result = await runCli(
-      ["swebench", "--subset", "demo", "--environment-class", "local", "-w", "2", "-o", out, "-q", "--events", events],
+      [
+        "swebench",
+        "--subset",
+        "demo",
+        "--environment-class",
+        "local",
+        "-w",
+        "2",
+        "-o",
+        out,
+        "-q",
+        "--events",
+        events,
+      ],
       { cwd: dir },
     );
     return {
