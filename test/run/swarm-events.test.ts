@@ -94,7 +94,7 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
       "llm_api_response",
     ]);
     expect(api[0]).toMatchObject({ provider: "openai", body: { model: "test-model" } });
-    expect((api[0]?.body as { messages: unknown[] }).messages).toHaveLength(2);
+    expect((api[0]?.body as { messages?: unknown[] } | undefined)?.messages).toHaveLength(2);
     expect(api[1]).toMatchObject({
       provider: "openai",
       model: "test-model",
