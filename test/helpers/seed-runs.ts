@@ -65,7 +65,7 @@ function runArgs(dir: string, server: OpenAIServer, registry: string, work: stri
   return [
     "run",
     "-m",
-    "openai/test-model",
+    extra.includes("--unknown-model") ? "openai/unknown-model" : "openai/test-model",
     "-t",
     "greeting.txt should say hello, world",
     "--yolo",
@@ -85,8 +85,8 @@ function runArgs(dir: string, server: OpenAIServer, registry: string, work: stri
     "-c",
     `environment.cwd=${work}`,
     "-c",
-    "environment.timeout=4",
-    ...extra,
+    "environment.timeout=8",
+    ...extra.filter((arg) => arg !== "--unknown-model"),
     "-o",
     join(dir, "run.traj.json"),
     "--report",
@@ -141,7 +141,9 @@ const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat greeting.txt";
  * - `full`: a retried request (HTTP 503), a command, a tool call whose arguments are not valid JSON, a reply cut
  *   at the token limit (both format errors), a command that times out, a failing command, and a submission;
  *   prompts grow past 60, 80, 90 and 95% of the context window;
- * - `exhausted`: every attempt fails (HTTP 503, 2 attempts): ModelRetriesExhaustedError, exit code 2;
+ * - `exhausted`: every attempt fails (HTTP 503, 2 attempts): ModelRetriesExhaustedError, exit code 2; its
+ *   model is one no price data knows (a model_lookup_warning);
+ * - `timelimit`: the run's time limit (1 s) runs out during a command: TimeExceeded;
  * - `limit`: the step limit (1) ends the run: LimitsExceeded, exit code 0;
  * - `error`: the environment's startup command fails before the agent starts: exit code 1;
  * - `interrupted`: SIGTERM while the model is thinking: UserInterruption, exit code 0;
@@ -165,13 +167,16 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     },
     { body: completion({ toolCalls: [toolCall("call_2", '{"command": "ls')], usage: usage(2500) }) },
     { body: completion({ content: "I will explain at length", finishReason: "length", usage: usage(2600) }) },
-    { body: completion({ toolCalls: [toolCall("call_4", { command: "sleep 9" })], usage: usage(3300) }) },
+    { body: completion({ toolCalls: [toolCall("call_4", { command: "sleep 30" })], usage: usage(3300) }) },
     {
       body: completion({
         content: "Fixing it.",
         toolCalls: [
           toolCall("call_5", { command: "printf 'hello, world\\n' > greeting.txt" }),
-          toolCall("call_6", { command: "grep -q missing greeting.txt" }),
+          // 14 lines (a long code preview), exits 1 (a failed command)
+          toolCall("call_6", {
+            command: `grep -q missing greeting.txt\n${"# checked\n".repeat(12)}test -z done`,
+          }),
         ],
         usage: usage(3500),
       }),
@@ -187,7 +192,13 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     "exhausted",
     join(root, "exhausted"),
     [overloaded, overloaded],
-    ["-c", "model.retry_attempts=2"],
+    ["-c", "model.retry_attempts=2", "--unknown-model"],
+  );
+  const timeLimit = serverRun(
+    "timelimit",
+    join(root, "timelimit"),
+    [{ body: completion({ toolCalls: [toolCall("call_1", { command: "sleep 2" })], usage: usage(500) }) }],
+    ["-c", "agent.wall_time_limit_seconds=1"],
   );
   const limit = serverRun(
     "limit",
@@ -257,6 +268,6 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
       requests: 0,
     };
   })();
-  const runs = await Promise.all([full, exhausted, limit, error, interrupted, scripted, batch]);
+  const runs = await Promise.all([full, exhausted, timeLimit, limit, error, interrupted, scripted, batch]);
   return Object.fromEntries(runs.map((run) => [run.name, run]));
 }
