@@ -191,8 +191,8 @@ export const EXPORT_TABLE: Array<Row<SeedOutputs>> = [
     meaning: "`<id>-step-<n>`, n counting the steps from 1",
     check: (o) => {
       for (const { record } of records(o))
-        record.trajectory.forEach((step: Json, index: number) =>
-          expect(step.stepId).toBe(`${record.id}-step-${index + 1}`),
+        expect(record.trajectory.map((step: Json) => step.stepId)).toEqual(
+          record.trajectory.map((_: Json, index: number) => `${record.id}-step-${index + 1}`),
         );
     },
   },
