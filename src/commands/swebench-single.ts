@@ -8,6 +8,7 @@ import { failedRun, type RunResult, runTask } from "../run/run.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { endTiming } from "../swebench/instance.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
@@ -86,6 +87,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
     let result: RunResult;
+    const startedAt = Date.now();
     try {
       checkout = await instancePreparer(flags, datasetDirOf(subset))(config, instance);
       result = await runTask(instance.problem_statement, options);
@@ -93,6 +95,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       if (error instanceof UserError) throw error;
       result = await failedRun(options, error);
     }
+    endTiming(startedAt, result.trajectory);
     stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({

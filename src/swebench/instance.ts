@@ -79,6 +79,27 @@ export interface InstanceContext {
 }
 
 /**
+ * An instance's timing, from `startedAt` (ms since the epoch) to now, recorded in its trajectory's
+ * `info.swerun_timing` when `trajectory` is given and exists (every output reads it from there).
+ */
+export function endTiming(startedAt: number, trajectory: string | undefined): RecordedTiming {
+  const endedAt = Date.now();
+  const timing: RecordedTiming = {
+    started_at: startedAt / 1000,
+    ended_at: endedAt / 1000,
+    wall_time_s: (endedAt - startedAt) / 1000,
+  };
+  if (trajectory !== undefined && existsSync(trajectory)) {
+    try {
+      addTrajectoryInfo(trajectory, { [TIMING_INFO_KEY]: timing });
+    } catch {
+      // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
+    }
+  }
+  return timing;
+}
+
+/**
  * Runs one instance through the run pipeline, in its own environment with its own model. The trajectory
  * is written to a `.partial` file and renamed over the old one only when the run ends, so a resumed batch
  * never loses a finished result to an interrupted rerun. Failures before the agent starts still get a trajectory.
@@ -123,20 +144,8 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     // Something threw past the run (it records its own errors): keep what it wrote.
     else if (result === undefined && existsSync(partial)) renameSync(partial, finalPath);
   }
-  const endedAt = Date.now();
-  const timing: RecordedTiming = {
-    started_at: startedAt / 1000,
-    ended_at: endedAt / 1000,
-    wall_time_s: (endedAt - startedAt) / 1000,
-  };
-  if (!lost && existsSync(partial)) {
-    try {
-      addTrajectoryInfo(partial, { [TIMING_INFO_KEY]: timing });
-    } catch {
-      // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
-    }
-    renameSync(partial, finalPath);
-  }
+  const timing = endTiming(startedAt, lost ? undefined : partial);
+  if (!lost && existsSync(partial)) renameSync(partial, finalPath);
   return {
     instance_id: id,
     exit_status: result.exit_status,

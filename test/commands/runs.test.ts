@@ -242,6 +242,9 @@ describe("swerun runs", () => {
     expect(record.dataset.instance_ids).toBe("swerun-demo__calc-1");
     expect(record.cases["swerun-demo__calc-1"]).toMatchObject({ exit_status: "Submitted", submitted: true });
     expect(record.cases["swerun-demo__calc-1"].behaviorMetrics.toolCount).toBeGreaterThan(0);
+    // Its wall time is the instance's, recorded in its trajectory (as a batch records it).
+    const timing = readJson(join(root, "one", "swerun-demo__calc-1.traj.json")).info.swerun_timing;
+    expect(record.cases["swerun-demo__calc-1"].duration_s).toBe(Math.round(timing.wall_time_s * 1000) / 1000);
     const listed = JSON.parse((await runs(root, "list", "--json")).stdout);
     expect(listed.map((run: { label: string }) => run.label)).toEqual(["solo"]);
 
