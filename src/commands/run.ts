@@ -127,7 +127,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       onProgress: (line) => process.stderr.write(`${line}\n`),
     });
     recordTiming(result.trajectory ?? output, startedAt);
-    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
+    // The run's cost as its trajectory records it (the facts' cost), not a second sum.
+    stream?.stop({
+      success: result.exit_status === "Submitted",
+      totalCost: result.cost,
+      error: result.error,
+    });
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
