@@ -1,5 +1,5 @@
 import { folderTrajectories } from "../run-folder.js";
-import { type FactsOptions, readRunFacts } from "./read-run.js";
+import { readRunFacts } from "./read-run.js";
 import type { RunFacts, RunTotals } from "./run-facts.js";
 import { runTotals } from "./run-totals.js";
 import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "./verdict.js";
@@ -32,5 +32,3 @@ export function folderFacts(
   }
   return { instances, totals: runTotals(instances), verdicts };
 }
-
-export type { FactsOptions };

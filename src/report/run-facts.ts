@@ -10,8 +10,8 @@
  *   `prompt_tokens` (= `tokens.prompt`), `finish_reason`;
  * - `retries`: each failed attempt before the reply, with its error, duration and the wait after it;
  * - `format_error` / `format_feedback`: the reply could not be run, why, and what the model was told;
- * - `tool_calls`: each command that ran, with its program name, duration, return code, output, exception and
- *   whether it timed out (`ToolCallFacts`).
+ * - `tool_calls`: each command that ran, with its program name, start, duration, return code, output,
+ *   exception, whether it timed out and whether it failed (`ToolCallFacts`).
  *
  * Facts of an instance (`RunFacts`, one trajectory):
  * - `started_at`, `ended_at`, `wall_time_s`: as the batch measured them (from before the instance's
@@ -27,6 +27,10 @@
  * Facts of a run (`RunTotals`, over its instances): instances, submitted, exit statuses, verdict counts,
  * steps, api calls, cost, tokens, tool calls, reads, failed tool calls, format errors, timeouts, retries and
  * the sum of the instances' wall times; the run's config is its run.json's `config`.
+ *
+ * Where they are computed: `read-run.ts` (a trajectory's step and instance facts), `verdict.ts` (verdicts from
+ * a run folder's records), `folder-facts.ts` (an instance with its verdict; a folder's instances and totals),
+ * `run-totals.ts` (a run's totals). The batch records an instance's timing (src/swebench/instance.ts).
  */
 
 /** Token counts of a model call, or summed over calls. */

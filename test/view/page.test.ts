@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -47,6 +47,14 @@ describeBrowser("swerun view pages in headless chromium", () => {
     writeEvalReport(demo, "swerun-demo__greet-2", false);
     writeEvalReport(demoB, "swerun-demo__calc-1", false);
     writeEvalReport(demoB, "swerun-demo__greet-2", true);
+    // count-3's verdict as run.json records an empty patch's (the page names the reason).
+    const runJson = join(demo, "run.json");
+    const record = JSON.parse(readFileSync(runJson, "utf8"));
+    record.eval = {
+      run_id: "r",
+      instances: { "swerun-demo__count-3": { resolved: false, status: "empty_patch" } },
+    };
+    writeFileSync(runJson, JSON.stringify(record));
     mini = plantedMiniTrajectory(root, SECRET);
     await view([demo]);
     await view([scripted]);
@@ -66,7 +74,9 @@ describeBrowser("swerun view pages in headless chromium", () => {
     expect(await page.textContent(".run-info")).toContain("deterministic/demo");
     expect(await page.textContent('.chip[data-status="Submitted"] .count')).toBe("3");
     expect(await page.textContent("#shown-count")).toBe("Showing all 3 instances");
-    expect(await page.textContent(".run-info")).toContain("1 of 2 evaluated");
+    expect(await page.textContent(".run-info")).toContain("1 of 3 evaluated");
+    expect(await page.textContent('tr[data-id="swerun-demo__count-3"] .verdict-no')).toBe("✗ empty patch");
+    expect(await page.textContent('tr[data-id="swerun-demo__greet-2"] .verdict-no')).toBe("✗ unresolved");
     await page.screenshot({ path: join(artifactsDir(), "view-overview.png") });
 
     await page.click('a[href="#swerun-demo__calc-1"]');

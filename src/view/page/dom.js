@@ -78,15 +78,29 @@ function statusBadge(status) {
   return h("span", { class: `badge status-${statusKind(label)}`, title: statusHelp(label) }, label);
 }
 
-function verdictBadge(resolved) {
+/** The verdict's badge; `reason` (the row's `verdict`) names an empty patch, a patch that did not apply, a grading error. */
+function verdictBadge(resolved, reason) {
   if (resolved === true)
     return h("span", { class: "badge verdict-yes", title: "The evaluation's tests pass" }, "✓ resolved");
+  if (resolved === false && reason === "empty_patch")
+    return h(
+      "span",
+      {
+        class: "badge verdict-no",
+        title: "The submission was empty: graded unresolved without running the tests",
+      },
+      "✗ empty patch",
+    );
+  if (resolved === false && reason === "patch_failed")
+    return h("span", { class: "badge verdict-no", title: "The patch did not apply" }, "✗ patch failed");
   if (resolved === false)
     return h(
       "span",
       { class: "badge verdict-no", title: "The evaluation's tests do not all pass" },
       "✗ unresolved",
     );
+  if (reason === "error")
+    return h("span", { class: "badge verdict-none", title: "Grading failed: no verdict" }, "grading error");
   return h(
     "span",
     { class: "badge verdict-none", title: "No evaluation report for this instance" },

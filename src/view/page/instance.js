@@ -59,7 +59,7 @@ function instanceColumn({ run, runIndex, row, detail }) {
       { class: "facts" },
       statusBadge(row.exit_status),
       " ",
-      verdictBadge(row.resolved),
+      verdictBadge(row.resolved, row.verdict),
       " ",
       h(
         "span",

@@ -375,7 +375,7 @@ function instanceRow(row, index) {
     { "data-id": row.id, "data-index": index, onclick: (event) => openFromRow(event, row.id) },
     openCell(row.id),
     h("td", null, statusBadge(row.exit_status)),
-    h("td", null, verdictBadge(row.resolved)),
+    h("td", null, verdictBadge(row.resolved, row.verdict)),
     h("td", { class: "num" }, fmtCount(row.steps)),
     h("td", { class: "num" }, fmtMoney(row.cost)),
     h("td", { class: "num" }, fmtCount(row.tokens)),
@@ -413,7 +413,7 @@ function compareRow(row, index) {
     value
       ? [
           h("td", null, statusBadge(value.exit_status)),
-          h("td", null, verdictBadge(value.resolved)),
+          h("td", null, verdictBadge(value.resolved, value.verdict)),
           h("td", { class: "num" }, fmtCount(value.steps)),
           h("td", { class: "num" }, fmtMoney(value.cost)),
         ]
