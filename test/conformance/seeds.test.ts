@@ -19,9 +19,17 @@ beforeAll(async () => {
   outputs = await seedOutputs(tempDir());
 }, 180_000);
 
-function conformance(name: string, documented: () => Set<string>, table: Array<Row<SeedOutputs>>) {
+function conformance(
+  name: string,
+  documented: () => Set<string>,
+  table: Array<Row<SeedOutputs>>,
+  atLeast: number,
+) {
   describe(name, () => {
     it("has a row for every item the seed documents, and none twice", () => {
+      // The extraction finds what the seed documents today (57, 55 and 141 items): a parser that finds
+      // nothing would make this test pass for nothing.
+      expect(documented().size).toBeGreaterThanOrEqual(atLeast);
       const rows = table.map((row) => row.item);
       expect([...documented()].filter((item) => !rows.includes(item))).toEqual([]);
       expect(rows.filter((item, index) => rows.indexOf(item) !== index)).toEqual([]);
@@ -33,6 +41,6 @@ function conformance(name: string, documented: () => Set<string>, table: Array<R
   });
 }
 
-conformance("seed 000: swival's report (--report, swerun report)", swivalItems, REPORT_TABLE);
-conformance("seed 001: the ACP harness's exports (summary, judge)", harnessItems, EXPORT_TABLE);
-conformance("seed 002: SwarmSDK's events (--events)", swarmItems, EVENTS_TABLE);
+conformance("seed 000: swival's report (--report, swerun report)", swivalItems, REPORT_TABLE, 57);
+conformance("seed 001: the ACP harness's exports (summary, judge)", harnessItems, EXPORT_TABLE, 55);
+conformance("seed 002: SwarmSDK's events (--events)", swarmItems, EVENTS_TABLE, 141);
