@@ -47,6 +47,17 @@ export function exitMessage(
   return { role: "exit", content, extra: { exit_status: exitStatus, submission } };
 }
 
+/**
+ * The exit code of a command whose run ended with `error` (none: 0, whatever the exit status): 2 for bad
+ * input (a UserError, which includes refused and exhausted model requests, or a template error), 1 for
+ * anything else. The CLI exits with it; trajectories record it (`exit_code` of an error's exit message).
+ */
+export function exitCodeOf(error: unknown): number {
+  if (error === undefined) return 0;
+  const badInput = error instanceof UserError || (error instanceof Error && error.name === "TemplateError");
+  return badInput ? 2 : 1;
+}
+
 /** The exit message recording an uncaught error: its class name as exit status, its message and stack. */
 export function errorExitMessage(error: unknown): Message {
   const name = error instanceof Error ? error.constructor.name : "Error";
@@ -59,6 +70,11 @@ export function errorExitMessage(error: unknown): Message {
       submission: "",
       exception_str: text,
       traceback: error instanceof Error ? (error.stack ?? text) : text,
+      exit_code: exitCodeOf(error),
+      // Failed attempts of a model call that never got a reply (ModelRetriesExhaustedError carries them).
+      ...(Array.isArray((error as { retries?: unknown } | null)?.retries)
+        ? { retries: (error as { retries: unknown[] }).retries }
+        : {}),
     },
   };
 }

@@ -25,7 +25,32 @@ export type AgentEvent =
       usage?: Record<string, unknown>;
       time: number;
     }
-  | { type: "model_retry"; attempt: number; error: string; delay_s: number; time: number }
+  /**
+   * A model request failed and is tried again after `delay_s`: `attempt` is the attempt that failed (from
+   * 1), `max_retries` the attempts allowed in all, `error_class` the failure's class (e.g. `InternalServerError`).
+   */
+  | {
+      type: "model_retry";
+      attempt: number;
+      max_retries: number;
+      error_class: string;
+      error: string;
+      delay_s: number;
+      time: number;
+    }
+  /** Every attempt of a model request failed; the run ends with ModelRetriesExhaustedError. */
+  | { type: "model_retry_exhausted"; attempts: number; error_class: string; error: string; time: number }
+  /** An HTTP request to the model's API is about to be sent (models that speak HTTP only): its JSON body. */
+  | { type: "model_request"; attempt: number; provider: string; body: Record<string, unknown>; time: number }
+  /** The API answered a request with a parsed response body, after `duration_s` (request to response). */
+  | {
+      type: "model_response";
+      attempt: number;
+      provider: string;
+      body: Record<string, unknown>;
+      duration_s: number;
+      time: number;
+    }
   | { type: "action_start"; step: number; action: Action; time: number }
   | {
       type: "action_end";

@@ -1,9 +1,13 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { readInstanceFacts } from "../report/folder-facts.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
 import { readRunFacts } from "../report/read-run.js";
+import type { RunFacts } from "../report/run-facts.js";
 import { summaryResult } from "../report/summary.js";
+import { type FolderVerdicts, folderVerdicts } from "../report/verdict.js";
 import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
@@ -21,6 +25,35 @@ const FORMATS = ["summary", "judge"];
 export function judgePaths(output: string): { markdown: string; full: string } {
   const base = resolve(output).replace(/\.md$/, "");
   return { markdown: `${base}.md`, full: `${base}.full.jsonl` };
+}
+
+/**
+ * Reads an instance's facts with the verdict its run folder records (run.json's `eval`, the harness's
+ * reports): the folder above the trajectory's (a batch: `<run>/<id>/<id>.traj.json`) when it holds a run.json,
+ * else the trajectory's own folder when it holds a run.json or an eval/ folder, else a harness report named
+ * after the instance in the eval/ folder above. Each folder's verdicts are read once.
+ */
+function instanceFactsReader(): (path: string) => RunFacts {
+  const folders = new Map<string, FolderVerdicts>();
+  const verdictsOf = (dir: string) => {
+    let verdicts = folders.get(dir);
+    if (!verdicts) {
+      verdicts = folderVerdicts(dir);
+      folders.set(dir, verdicts);
+    }
+    return verdicts;
+  };
+  return (path) => {
+    const batch = dirname(dirname(path));
+    const own = dirname(path);
+    if (existsSync(join(batch, "run.json"))) return readInstanceFacts(path, verdictsOf(batch));
+    if (existsSync(join(own, "run.json")) || existsSync(join(own, "eval")))
+      return readInstanceFacts(path, verdictsOf(own));
+    // A folder above with harness reports but no run.json: only a report named after the instance counts.
+    const facts = readRunFacts(path);
+    const verdict = existsSync(join(batch, "eval")) ? verdictsOf(batch).byId.get(facts.id) : undefined;
+    return verdict ? { ...facts, verdict } : facts;
+  };
 }
 
 /**
@@ -45,6 +78,7 @@ export async function exportCommand(paths: string[], flags: ExportFlags): Promis
   }
   registerKnownKeys();
   const inputs = trajectoryInputs(paths);
+  const factsOf = instanceFactsReader();
   const streams: AtomicFileStream[] = [];
   try {
     let count = 0;
@@ -52,8 +86,8 @@ export async function exportCommand(paths: string[], flags: ExportFlags): Promis
       const out = output && output !== "-" ? new AtomicFileStream(output) : undefined;
       if (out) streams.push(out);
       for (const input of inputs) {
-        const facts = readRunFacts(input.path);
-        const line = `${redact(JSON.stringify(summaryResult(facts, input.verdicts.get(facts.id))))}\n`;
+        const facts = factsOf(input.path);
+        const line = `${redact(JSON.stringify(summaryResult(facts)))}\n`;
         if (out) out.write(line);
         else process.stdout.write(line);
         count += 1;
@@ -64,9 +98,9 @@ export async function exportCommand(paths: string[], flags: ExportFlags): Promis
       const full = new AtomicFileStream(paths.full);
       streams.push(markdown, full);
       for (const input of inputs) {
-        const facts = readRunFacts(input.path);
+        const facts = factsOf(input.path);
         // Redacted before the markdown truncates anything, so no secret survives cut in half.
-        const json = redact(JSON.stringify(judgeRecord(facts, input.verdicts.get(facts.id))));
+        const json = redact(JSON.stringify(judgeRecord(facts)));
         full.write(`${json}\n`);
         markdown.write(judgeMarkdown(JSON.parse(json) as JudgeRecord));
         count += 1;

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { contextLengthOf } from "../report/context-length.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { readRunFacts } from "../report/read-run.js";
 import { buildReport, reportText } from "../report/swival-report.js";
@@ -16,10 +17,14 @@ export interface ReportFlags {
   outDir?: string;
 }
 
+/** Context windows already looked up, by model (see `contextLengthOf`). */
+const contextLengths = new Map<string, Promise<number | null>>();
+
 /** The report of one trajectory file as written (JSON, secrets redacted), and the run's id. */
-export function reportOfFile(path: string): { id: string; text: string } {
+export async function reportOfFile(path: string): Promise<{ id: string; text: string }> {
   const facts = readRunFacts(path);
-  return { id: facts.id, text: redact(reportText(buildReport(facts))) };
+  const contextLength = await contextLengthOf(facts, contextLengths);
+  return { id: facts.id, text: redact(reportText(buildReport(facts, { contextLength }))) };
 }
 
 /**
@@ -40,13 +45,13 @@ export async function reportCommand(paths: string[], flags: ReportFlags): Promis
         `-o writes one report, but ${inputs.length} trajectories were given: use --out-dir`,
       );
     }
-    writeOutput(output, [reportOfFile(only.path).text]);
+    writeOutput(output, [(await reportOfFile(only.path)).text]);
     if (output !== "-") process.stderr.write(`wrote ${output}\n`);
     return 0;
   }
   let count = 0;
   for (const input of trajectoryInputs(paths)) {
-    const { id, text } = reportOfFile(input.path);
+    const { id, text } = await reportOfFile(input.path);
     if (flags.outDir) {
       writeFileAtomic(join(resolve(flags.outDir), `${id}.report.json`), [text]);
     } else {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
@@ -5,9 +6,11 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
+import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
 import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
+import { addTrajectoryInfo } from "../trajectory.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr, openEventLog } from "./event-log.js";
@@ -81,6 +84,24 @@ export function reportTarget(path: string, events: string | undefined): string {
   return target;
 }
 
+/**
+ * Records when the run started and ended in its trajectory (`info.swerun_timing`, as a batch records an
+ * instance's), so every output reads one start, end and wall time, also for a run that ended with an error.
+ */
+function recordTiming(trajectory: string, startedAt: number): void {
+  const endedAt = Date.now();
+  const timing: RecordedTiming = {
+    started_at: startedAt / 1000,
+    ended_at: endedAt / 1000,
+    wall_time_s: (endedAt - startedAt) / 1000,
+  };
+  try {
+    if (existsSync(trajectory)) addTrajectoryInfo(trajectory, { [TIMING_INFO_KEY]: timing });
+  } catch {
+    // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
+  }
+}
+
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -97,8 +118,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
-  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: "swerun run" });
   stream?.start(task);
+  const startedAt = Date.now();
   let result: RunResult;
   try {
     result = await runTask(task, {
@@ -113,7 +135,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       ],
       onProgress: (line) => process.stderr.write(`${line}\n`),
     });
-    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
+    recordTiming(result.trajectory ?? output, startedAt);
+    // The run's cost as its trajectory records it (the facts' cost), not a second sum.
+    stream?.stop({
+      success: result.exit_status === "Submitted",
+      totalCost: result.cost,
+      error: result.error,
+    });
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
@@ -122,7 +150,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (report) {
     const { writeRunReport } = await import("../report/write-report.js");
-    writeRunReport(report, result.trajectory ?? output, {
+    await writeRunReport(report, result.trajectory ?? output, {
       task,
       model: config.model.model_name,
       error: result.error,

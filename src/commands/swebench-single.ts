@@ -67,7 +67,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   }
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
-  const stream = events?.stream({ swarmId: "main", executionId: runId });
+  const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: id });
   const release = lockOutputDir(outputDir);
   stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
@@ -98,7 +98,12 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       result = await failedRun(options, error);
     }
     endTiming(startedAt, result.trajectory);
-    stream?.stop({ success: result.exit_status === "Submitted", error: result.error });
+    // The run's cost as its trajectory records it (the facts' cost), not a second sum.
+    stream?.stop({
+      success: result.exit_status === "Submitted",
+      totalCost: result.cost,
+      error: result.error,
+    });
     const preds = new PredictionsFile(join(outputDir, "preds.json"));
     preds.set({
       model_name_or_path: config.model.model_name || config.model.model_class,

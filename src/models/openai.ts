@@ -16,6 +16,7 @@ import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {
   classifyError,
   type ErrorContext,
+  ModelRetriesExhaustedError,
   type RetryPolicy,
   TransientModelError,
   withRetry,
@@ -190,24 +191,59 @@ export class OpenAIModel implements Model {
       maxWaitS: this.config.retry_max_wait,
     };
     // Failed attempts are recorded on the reply (`extra.retries`) for reports: error and duration each.
-    const retries: Array<{ attempt: number; error: string; duration_s: number; delay_s: number }> = [];
+    const retries: Array<{
+      attempt: number;
+      error: string;
+      error_class: string;
+      duration_s: number;
+      delay_s: number;
+    }> = [];
     let attemptStarted = 0;
-    const attempt = () => {
+    const attempt = (number: number) => {
       attemptStarted = performance.now();
-      return this.#request(outgoing, options.signal);
+      return this.#request(outgoing, options.signal, number);
     };
     const { response, durationS } = await withRetry(attempt, policy, {
       signal: options.signal,
+      // The attempts of a call that never got a reply are recorded with the run's error (its exit message).
       endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
-      onRetry: ({ attempt, error, delayS }) => {
+      onRetry: ({ attempt, maxRetries, error, errorClass, delayS }) => {
         retries.push({
           attempt,
           error,
+          error_class: errorClass,
           duration_s: (performance.now() - attemptStarted) / 1000,
           delay_s: delayS,
         });
-        this.#emit?.({ type: "model_retry", attempt, error, delay_s: delayS, time: Date.now() / 1000 });
+        this.#emit?.({
+          type: "model_retry",
+          attempt,
+          max_retries: maxRetries,
+          error_class: errorClass,
+          error,
+          delay_s: delayS,
+          time: Date.now() / 1000,
+        });
       },
+      onExhausted: ({ attempts, error, errorClass }) => {
+        retries.push({
+          attempt: attempts,
+          error,
+          error_class: errorClass,
+          duration_s: (performance.now() - attemptStarted) / 1000,
+          delay_s: 0,
+        });
+        this.#emit?.({
+          type: "model_retry_exhausted",
+          attempts,
+          error_class: errorClass,
+          error,
+          time: Date.now() / 1000,
+        });
+      },
+    }).catch((error: unknown) => {
+      if (error instanceof ModelRetriesExhaustedError) error.retries = retries;
+      throw error;
     });
     const { cost } = await responseCost(response, this.#pricing);
     stats.add(cost);
@@ -254,6 +290,7 @@ export class OpenAIModel implements Model {
   async #request(
     messages: Record<string, unknown>[],
     signal: AbortSignal | undefined,
+    attempt = 1,
   ): Promise<{ response: Record<string, unknown>; durationS: number }> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutS * 1000);
@@ -265,9 +302,25 @@ export class OpenAIModel implements Model {
         messages,
       } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
       const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+      const provider = this.endpoint.provider;
+      this.#emit?.({
+        type: "model_request",
+        attempt,
+        provider,
+        body: body as unknown as Record<string, unknown>,
+        time: Date.now() / 1000,
+      });
       const response = (await this.#client.chat.completions.create(body, {
         signal: combined,
       })) as unknown as Record<string, unknown>;
+      this.#emit?.({
+        type: "model_response",
+        attempt,
+        provider,
+        body: response,
+        duration_s: (performance.now() - started) / 1000,
+        time: Date.now() / 1000,
+      });
       if (!Array.isArray(response.choices) || response.choices.length === 0) {
         const detail = (response.error as { message?: unknown } | undefined)?.message;
         throw new TransientModelError(
@@ -277,7 +330,9 @@ export class OpenAIModel implements Model {
       return { response, durationS: (performance.now() - started) / 1000 };
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
-      if (timeout.signal.aborted) throw new TransientModelError(`no response within ${this.#timeoutS} s`);
+      if (timeout.signal.aborted) {
+        throw new TransientModelError(`no response within ${this.#timeoutS} s`, undefined, "TimeoutError");
+      }
       throw classifyError(error, this.#errors);
     } finally {
       clearTimeout(timer);

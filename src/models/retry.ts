@@ -14,10 +14,13 @@ export interface RetryPolicy {
 /** A request that failed and is worth another attempt; `retryAfterS` is the wait the server asked for. */
 export class TransientModelError extends Error {
   readonly retryAfterS: number | undefined;
-  constructor(message: string, retryAfterS?: number) {
+  /** The class of the failure behind it (`InternalServerError`, `APIConnectionError`, `TimeoutError`...). */
+  readonly errorClass: string;
+  constructor(message: string, retryAfterS?: number, errorClass = "TransientModelError") {
     super(message);
     this.name = "TransientModelError";
     this.retryAfterS = retryAfterS;
+    this.errorClass = errorClass;
   }
 }
 
@@ -36,7 +39,18 @@ export class ModelNotFoundError extends ModelRequestError {}
 export class ModelBadRequestError extends ModelRequestError {}
 export class ContextWindowExceededError extends ModelRequestError {}
 /** Every attempt failed with a transient error. */
-export class ModelRetriesExhaustedError extends ModelRequestError {}
+export class ModelRetriesExhaustedError extends ModelRequestError {
+  /** Attempts made, and the class of the last failure (see TransientModelError.errorClass). */
+  readonly attempts: number;
+  readonly errorClass: string;
+  /** Each failed attempt (error, duration, wait after it), as the model records retries; set by the model. */
+  retries: unknown[] = [];
+  constructor(message: string, attempts = 0, errorClass = "TransientModelError") {
+    super(message);
+    this.attempts = attempts;
+    this.errorClass = errorClass;
+  }
+}
 
 /** What the error messages of one endpoint may mention (never the key itself). */
 export interface ErrorContext {
@@ -105,7 +119,11 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof TransientModelError || error instanceof ModelRequestError) return error;
   // A body cut off on the way (a proxy, a dropped connection) is worth another attempt, like a 5xx.
   if (error instanceof SyntaxError) {
-    return new TransientModelError(`the response was not valid JSON (${oneLine(redact(error.message))})`);
+    return new TransientModelError(
+      `the response was not valid JSON (${oneLine(redact(error.message))})`,
+      undefined,
+      error.constructor.name,
+    );
   }
   // The connection dropped while the body was arriving (undici's "terminated", a reset socket).
   if (error instanceof TypeError && isCutConnection(error)) {
@@ -118,6 +136,8 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
     return new TransientModelError(
       `cannot reach ${context.baseURL}: ${oneLine(redact(error.message + cause))}`,
+      undefined,
+      error.constructor.name,
     );
   }
   if (!(error instanceof APIError) || error.status === undefined) return error;
@@ -128,7 +148,11 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
     return new ModelRequestError(`quota exhausted (HTTP 429) at ${where}: ${message}`, status);
   }
   if (status === 408 || status === 409 || status === 429 || status >= 500) {
-    return new TransientModelError(`HTTP ${status}: ${message}`, retryAfterSeconds(error.headers));
+    return new TransientModelError(
+      `HTTP ${status}: ${message}`,
+      retryAfterSeconds(error.headers),
+      error.constructor.name,
+    );
   }
   if (status === 401) {
     const source = context.keySource
@@ -183,7 +207,11 @@ export function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
 export interface RetryNotice {
   /** The attempt that failed, from 1. */
   attempt: number;
+  /** Attempts allowed in all (the policy's `attempts`). */
+  maxRetries: number;
   error: string;
+  /** See TransientModelError.errorClass. */
+  errorClass: string;
   delayS: number;
 }
 
@@ -197,6 +225,8 @@ export async function withRetry<T>(
   hooks: {
     signal?: AbortSignal;
     onRetry?: (notice: RetryNotice) => void;
+    /** Called once when the attempts run out, before ModelRetriesExhaustedError is thrown. */
+    onExhausted?: (notice: { attempts: number; error: string; errorClass: string }) => void;
     /** Named when the attempts run out, e.g. `http://host/v1 (model "x")`; never holds the key. */
     endpoint?: string;
   } = {},
@@ -207,15 +237,24 @@ export async function withRetry<T>(
     } catch (error) {
       if (!(error instanceof TransientModelError) || hooks.signal?.aborted) throw error;
       if (attempt >= policy.attempts) {
+        hooks.onExhausted?.({ attempts: attempt, error: error.message, errorClass: error.errorClass });
         throw new ModelRetriesExhaustedError(
           `the model request${hooks.endpoint ? ` to ${hooks.endpoint}` : ""} failed ${attempt} time${attempt === 1 ? "" : "s"}; last error: ${error.message}`,
+          attempt,
+          error.errorClass,
         );
       }
       const delayS =
         error.retryAfterS !== undefined
           ? Math.min(error.retryAfterS, MAX_RETRY_AFTER_S)
           : backoffSeconds(attempt, policy);
-      hooks.onRetry?.({ attempt, error: error.message, delayS });
+      hooks.onRetry?.({
+        attempt,
+        maxRetries: policy.attempts,
+        error: error.message,
+        errorClass: error.errorClass,
+        delayS,
+      });
       await sleep(delayS, hooks.signal);
     }
   }

@@ -1,5 +1,5 @@
 import { type RunFacts, repoOfInstance } from "./run-facts.js";
-import { type ExportStatus, exportStatus } from "./status.js";
+import { durationMs, type ExportStatus, exportStatus } from "./status.js";
 import { inputOf, outputOf } from "./summary.js";
 
 /** A step of the `judge` export (the harness's `TrajectoryStep`, plus swerun's `format_error`). */
@@ -11,7 +11,8 @@ type StepBody =
       type: "tool_call";
       name: string;
       status: "completed" | "failed";
-      input: { command: string };
+      /** The command; for a tool call whose arguments were not valid JSON, those arguments as sent. */
+      input: { command: string } | { arguments: string };
       output: string;
       duration: number | null;
       timestamp: number | null;
@@ -31,10 +32,16 @@ export interface JudgeRecord {
   errors?: string[];
 }
 
+/** What `metadata.agent` names (the harness names the ACP agent command it ran). */
+export const AGENT = "swerun";
+
 const ms = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 1000));
 
-/** The full judge record of one run: every step untruncated, with ids `<id>-step-<n>`. */
-export function judgeRecord(facts: RunFacts, resolved?: boolean): JudgeRecord {
+/**
+ * The full judge record of one run: every step untruncated, with ids `<id>-step-<n>`, timestamps in ms from
+ * the run's start. `timing` is the run's start and end in Unix ms, `end - start` its wall time (the facts').
+ */
+export function judgeRecord(facts: RunFacts): JudgeRecord {
   const start = facts.started_at;
   const relative = (time: number | null) => (time === null || start === null ? null : ms(time - start));
   const steps: JudgeStep[] = [];
@@ -44,15 +51,26 @@ export function judgeRecord(facts: RunFacts, resolved?: boolean): JudgeRecord {
     const at = relative(turn.timestamp);
     if (turn.reasoning) add({ type: "thought", content: turn.reasoning, timestamp: at });
     if (turn.content?.trim()) add({ type: "message", content: turn.content, timestamp: at });
+    for (const call of turn.invalid_tool_calls ?? []) {
+      add({
+        type: "tool_call",
+        name: call.name,
+        status: "failed",
+        input: { arguments: call.arguments },
+        output: turn.format_feedback ?? turn.format_error ?? "",
+        duration: null,
+        timestamp: at,
+        returncode: null,
+      });
+    }
     if (turn.format_error !== null) {
       add({ type: "format_error", content: turn.format_feedback ?? turn.format_error, timestamp: at });
     }
     for (const call of turn.tool_calls) {
-      const ok = !call.timed_out && (call.returncode === null ? !call.exception_info : call.returncode === 0);
       add({
         type: "tool_call",
         name: call.name,
-        status: ok ? "completed" : "failed",
+        status: call.failed ? "failed" : "completed",
         input: { command: call.command },
         output: call.exception_info
           ? `${call.output}${call.output ? "\n" : ""}${call.exception_info}`
@@ -63,8 +81,10 @@ export function judgeRecord(facts: RunFacts, resolved?: boolean): JudgeRecord {
       });
     }
   }
-  const first = relative(facts.turns[0]?.timestamp ?? null);
-  const status = exportStatus(facts, resolved);
+  const first = steps.find((step) => step.timestamp !== null)?.timestamp ?? null;
+  const startMs = ms(start);
+  const duration = durationMs(facts);
+  const verdict = facts.verdict;
   return {
     id: facts.id,
     input: inputOf(facts),
@@ -73,27 +93,28 @@ export function judgeRecord(facts: RunFacts, resolved?: boolean): JudgeRecord {
     metadata: {
       instance_id: facts.instance_id,
       repo: repoOfInstance(facts.instance_id),
+      agent: AGENT,
       model: facts.model,
       exit_status: facts.exit_status,
       cost: facts.cost === null ? null : Math.round(facts.cost * 1e10) / 1e10,
       api_calls: facts.api_calls,
-      steps: facts.turns.length,
-      ...(resolved === undefined ? {} : { resolved }),
+      steps: facts.steps,
+      resolved: verdict.resolved,
+      verdict: verdict.reason,
     },
     timing: {
-      start: ms(start),
-      end: ms(facts.ended_at),
+      start: startMs,
+      end: startMs === null || duration === null ? ms(facts.ended_at) : startMs + duration,
       ...(first === null ? {} : { firstResponse: first }),
     },
-    status,
+    status: exportStatus(facts),
     ...(facts.error_message ? { errors: [facts.error_message] } : {}),
   };
 }
 
-/** The first `limit` characters, `...` when cut; whitespace runs become one space so a list item stays one line. */
+/** The first `limit` characters, `...` when cut (as the harness previews thoughts, messages and the output). */
 function preview(text: string, limit: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
+  return text.length > limit ? `${text.slice(0, limit)}...` : text;
 }
 
 /** A fenced code preview: all of it up to 12 lines, else the first 8 and the last 4 lines. */
@@ -108,10 +129,13 @@ function codePreview(code: string, language: string, indent: string): string[] {
   return [`${fence}${language}`, ...shown, fence].map((line) => (line ? `${indent}${line}` : ""));
 }
 
+/** `key=value, ...` as the harness writes it (every entry; a value as text, an object as JSON). */
 function metadataLine(metadata: Record<string, unknown>): string {
   return Object.entries(metadata)
-    .filter(([, value]) => value !== null && value !== undefined && value !== "")
-    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .map(
+      ([key, value]) =>
+        `${key}=${value !== null && typeof value === "object" ? JSON.stringify(value) : String(value)}`,
+    )
     .join(", ");
 }
 
@@ -128,9 +152,13 @@ export function judgeMarkdown(record: JudgeRecord): string {
     const n = index + 1;
     const ref = `[->${step.stepId}]`;
     if (step.type === "tool_call") {
-      const duration = step.duration === null ? "" : ` (${step.duration}ms)`;
+      // As the harness: no duration when there is none (or it is 0 ms).
+      const duration = step.duration ? ` (${step.duration}ms)` : "";
       lines.push(`${n}. [TOOL:${step.name}] -> ${step.status}${duration} ${ref}`);
-      lines.push(...codePreview(step.input.command, "bash", " ".repeat(`${n}. `.length)));
+      const code = "command" in step.input ? step.input.command : step.input.arguments;
+      lines.push(
+        ...codePreview(code, "command" in step.input ? "bash" : "json", " ".repeat(`${n}. `.length)),
+      );
     } else {
       const label =
         step.type === "thought" ? "THOUGHT" : step.type === "message" ? "MESSAGE" : "FORMAT_ERROR";

@@ -177,7 +177,30 @@ function turnOf(step: RecordedStep, submission: string | undefined, next?: Recor
     format_error: formatError ? (str(extra.format_error) ?? feedback ?? "the reply could not be run") : null,
     format_feedback: feedback ?? null,
     tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
+    ...invalidToolCalls(step.kind === "format_error" ? reply.tool_calls : undefined),
+    ...requestedToolCalls(assistant?.tool_calls ?? reply.tool_calls),
   };
+}
+
+/** `{requested_tool_calls}` when the reply carried tool calls, else nothing. */
+function requestedToolCalls(calls: unknown): Pick<TurnFacts, "requested_tool_calls"> {
+  return Array.isArray(calls) && calls.length > 0 ? { requested_tool_calls: calls.length } : {};
+}
+
+/** The tool calls of a reply whose arguments do not parse as JSON (`{invalid_tool_calls}`, or nothing). */
+function invalidToolCalls(calls: unknown): Pick<TurnFacts, "invalid_tool_calls"> {
+  if (!Array.isArray(calls)) return {};
+  const invalid: NonNullable<TurnFacts["invalid_tool_calls"]> = [];
+  for (const call of calls) {
+    const fn = dict(dict(call).function);
+    const args = typeof fn.arguments === "string" ? fn.arguments : "";
+    try {
+      JSON.parse(args);
+    } catch {
+      invalid.push({ id: str(dict(call).id), name: str(fn.name) ?? "", arguments: args });
+    }
+  }
+  return invalid.length > 0 ? { invalid_tool_calls: invalid } : {};
 }
 
 /** Every recorded timestamp, and each model call's start (its reply's time minus its duration). */
@@ -264,6 +287,9 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
     retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
     verdict: options.verdict ?? NOT_EVALUATED,
     turns,
+    ...(typeof exitExtra.exit_code === "number" ? { exit_code: exitExtra.exit_code } : {}),
+    ...(Array.isArray(exitExtra.retries) ? { unanswered_attempts: retriesOf(exitExtra) } : {}),
+    ...(model ? { model_config: model } : {}),
   };
 }
 

@@ -98,6 +98,10 @@ export interface TurnFacts {
   /** The feedback the model got for the format error. */
   format_feedback: string | null;
   tool_calls: ToolCallFacts[];
+  /** Tool calls the reply asked for whose arguments were not valid JSON (the format error's cause); absent when none. */
+  invalid_tool_calls?: Array<{ id: string | null; name: string; arguments: string }>;
+  /** How many tool calls the reply carried (its `tool_calls`); absent for a reply without (text-based models). */
+  requested_tool_calls?: number;
 }
 
 /** Why an instance has the verdict it has. */
@@ -175,6 +179,12 @@ export interface RunFacts {
   retries: number;
   verdict: VerdictFacts;
   turns: TurnFacts[];
+  /** The exit code recorded with an error's exit message (see `exitCodeOf`); absent when none was recorded. */
+  exit_code?: number;
+  /** Failed attempts of the last model call, which never returned a reply (its retries ran out); absent when none. */
+  unanswered_attempts?: RetryFacts[];
+  /** The model config as recorded (`info.config.model`), for what only the model's description knows (its context window). */
+  model_config?: Record<string, unknown>;
 }
 
 /** An instance's facts (the same record as a run's of one instance). */

@@ -1,15 +1,18 @@
-import type { RunFacts } from "./run-facts.js";
-import { type ExportStatus, exportStatus } from "./status.js";
+import type { RunFacts, VerdictReason } from "./run-facts.js";
+import { durationMs, type ExportStatus, exportStatus } from "./status.js";
 
-/** One line of the `summary` export, with the harness's keys. */
+/** One line of the `summary` export: the harness's keys, then swerun's evaluation verdict. */
 export interface SummaryResult {
   id: string;
   input: string;
   output: string;
   toolCalls: string[];
   status: ExportStatus;
-  /** Milliseconds from the first to the last recorded time; null when the trajectory records no times. */
+  /** The instance's wall time in ms (see `durationMs`); null when the trajectory records no times. */
   duration: number | null;
+  /** swerun's addition: the evaluation verdict (null: not graded) and its reason. */
+  resolved: boolean | null;
+  verdict: VerdictReason;
 }
 
 /** The task (or, when the file does not record it, the task prompt). */
@@ -27,19 +30,24 @@ export function outputOf(facts: RunFacts): string {
   return "";
 }
 
-export function durationMs(facts: RunFacts): number | null {
-  if (facts.started_at === null || facts.ended_at === null) return null;
-  return Math.round((facts.ended_at - facts.started_at) * 1000);
+/** The names of the tool calls in order: each command's program, and each tool call that was not valid JSON. */
+export function toolCallNames(facts: RunFacts): string[] {
+  return facts.turns.flatMap((turn) => [
+    ...(turn.invalid_tool_calls ?? []).map((call) => call.name),
+    ...turn.tool_calls.map((call) => call.name),
+  ]);
 }
 
-/** The summary record of one run; `resolved` is its evaluation verdict, when there is one. */
-export function summaryResult(facts: RunFacts, resolved?: boolean): SummaryResult {
+/** The summary record of one run (its verdict is the facts'). */
+export function summaryResult(facts: RunFacts): SummaryResult {
   return {
     id: facts.id,
     input: inputOf(facts),
     output: outputOf(facts),
-    toolCalls: facts.turns.flatMap((turn) => turn.tool_calls.map((call) => call.name)),
-    status: exportStatus(facts, resolved),
+    toolCalls: toolCallNames(facts),
+    status: exportStatus(facts),
     duration: durationMs(facts),
+    resolved: facts.verdict.resolved,
+    verdict: facts.verdict.reason,
   };
 }

@@ -1,7 +1,7 @@
-import type { RunFacts } from "./run-facts.js";
+import type { RetryFacts, RunFacts, TurnFacts } from "./run-facts.js";
 
-/** swival's report outcomes, plus `interrupted` for runs the user stopped. */
-export type Outcome = "success" | "exhausted" | "interrupted" | "error";
+/** swival's report outcomes. */
+export type Outcome = "success" | "exhausted" | "error";
 
 /** A timeline entry (swival's `llm_call`, `tool_call`, `guardrail`, `truncated_response`). */
 export type TimelineEntry = { turn: number; type: string } & Record<string, unknown>;
@@ -19,6 +19,12 @@ export interface RunReport {
   timeline: TimelineEntry[];
 }
 
+/** What the report needs besides the run's facts. */
+export interface ReportOptions {
+  /** The model's context window (`settings.context_length`), from its description (see `contextLengthOf`). */
+  contextLength?: number | null;
+}
+
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 const roundOrNull = (seconds: number | null) => (seconds === null ? null : round3(seconds));
 
@@ -30,15 +36,15 @@ export function isoTimestamp(unixSeconds: number): string {
   return `${date.toISOString().slice(0, 19)}.${fraction}+00:00`;
 }
 
-/** The outcome of an exit status: Submitted → success, limits → exhausted, stops → interrupted, else error. */
+/**
+ * The outcome of an exit status: Submitted → success, step/cost/time limits → exhausted, anything else
+ * (an error, repeated format errors, an interruption, no recorded end) → error.
+ */
 export function outcomeOf(exitStatus: string): Outcome {
   if (exitStatus === "Submitted") return "success";
   if (exitStatus === "LimitsExceeded" || exitStatus === "TimeExceeded") return "exhausted";
-  if (exitStatus === "UserInterruption" || exitStatus === "Interrupted") return "interrupted";
   return "error";
 }
-
-const EXIT_CODES: Record<Outcome, number> = { success: 0, exhausted: 2, interrupted: 130, error: 1 };
 
 /** The provider of a model name: its `provider/` prefix (OpenRouter for the openrouter model classes). */
 export function providerOf(model: string | null, modelClass: string | null): string | null {
@@ -47,11 +53,11 @@ export function providerOf(model: string | null, modelClass: string | null): str
   return model.slice(0, model.indexOf("/"));
 }
 
-function settingsOf(facts: RunFacts): Record<string, unknown> {
+function settingsOf(facts: RunFacts, contextLength: number | null): Record<string, unknown> {
   const kwargs = facts.model_kwargs;
   const agent = facts.agent_config;
   const pick = (key: string) => (kwargs && kwargs[key] !== undefined ? kwargs[key] : null);
-  const whitelist = agent && Array.isArray(agent.whitelist_actions) ? agent.whitelist_actions : null;
+  const whitelist = agent && Array.isArray(agent.whitelist_actions) ? agent.whitelist_actions : [];
   const maxTokens = pick("max_tokens") ?? pick("max_completion_tokens");
   return {
     temperature: pick("temperature"),
@@ -59,9 +65,9 @@ function settingsOf(facts: RunFacts): Record<string, unknown> {
     seed: pick("seed"),
     max_turns: agent && typeof agent.step_limit === "number" ? agent.step_limit : null,
     max_output_tokens: maxTokens,
-    context_length: null,
+    context_length: contextLength,
     yolo: agent && typeof agent.mode === "string" ? agent.mode === "yolo" : null,
-    allowed_commands: whitelist ? whitelist.map(String).sort() : null,
+    allowed_commands: whitelist.map(String).sort(),
     skills_discovered: [],
     instructions_loaded: [],
   };
@@ -69,60 +75,105 @@ function settingsOf(facts: RunFacts): Record<string, unknown> {
 
 function errorMessageOf(facts: RunFacts): string {
   if (facts.error_message) return facts.error_message;
-  if (facts.exit_status === "RepeatedFormatError") {
+  const status = facts.exit_status;
+  if (status === "RepeatedFormatError") {
     return "RepeatedFormatError: the model's replies could not be run too many times in a row";
   }
-  if (facts.exit_status === "") return "the trajectory records no end: the run is still going or was killed";
-  return facts.exit_status;
+  if (status === "UserInterruption" || status === "Interrupted") {
+    return `${status}: the run was stopped before the agent finished (Ctrl-C or SIGTERM)`;
+  }
+  if (status === "") return "the trajectory records no end: the run is still going or was killed";
+  return status;
 }
 
 /**
- * The swival-shaped report of one run: outcome, settings, aggregate stats and the action-by-action
- * timeline. Pure: the same facts give the same report. `endedAt` (Unix seconds) overrides the end time.
+ * The exit code `swerun run` ended (or would end) with: the code recorded with an error, else 0 for any end
+ * that is not an error (swerun exits 0 when the agent stops, whatever its exit status), else 1.
  */
-export function buildReport(facts: RunFacts, options: { endedAt?: number } = {}): RunReport {
+function exitCodeOfFacts(facts: RunFacts): number {
+  if (facts.exit_code !== undefined) return facts.exit_code;
+  return facts.error_message === null && facts.exit_status !== "" ? 0 : 1;
+}
+
+/**
+ * The finish reason of a reply: as the provider gave it, else (scripted models record none) what the reply
+ * was: `tool_calls` when the reply carried tool calls, else `stop`.
+ */
+function finishReasonOf(turn: TurnFacts): string {
+  if (turn.finish_reason !== null) return turn.finish_reason;
+  return (turn.requested_tool_calls ?? 0) > 0 ? "tool_calls" : "stop";
+}
+
+/** Counts of one tool name. */
+type Counts = { succeeded: number; failed: number };
+
+/**
+ * The swival-shaped report of one run: outcome, settings, aggregate stats and the action-by-action
+ * timeline, read from the run's facts. Pure: the same facts give the same report. Every model request
+ * attempt is an `llm_call` (failed ones with `finish_reason: "error"`), every command a `tool_call` named
+ * after its program, every format error a `guardrail` (and a `tool_call` with `arguments: null` when the
+ * reply's tool call was not valid JSON), every reply cut at the token limit a `truncated_response`.
+ */
+export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunReport {
   const timeline: TimelineEntry[] = [];
-  const byName: Record<string, { succeeded: number; failed: number }> = {};
+  const byName: Record<string, Counts> = {};
   let llmCalls = 0;
   let llmTime: number | null = null;
   let toolTime: number | null = null;
-  let succeeded = 0;
-  let failed = 0;
   let guardrails = 0;
   let truncated = 0;
   const addTime = (total: number | null, seconds: number | null) =>
     seconds === null ? total : (total ?? 0) + seconds;
-  const lastTurn = facts.turns.at(-1)?.turn;
-  for (const turn of facts.turns) {
-    turn.retries.forEach((retry, index) => {
+  const count = (name: string, ok: boolean) => {
+    byName[name] ??= { succeeded: 0, failed: 0 };
+    (byName[name] as Counts)[ok ? "succeeded" : "failed"] += 1;
+  };
+  const failedAttempts = (turn: number, attempts: RetryFacts[], promptTokens: number | null) => {
+    attempts.forEach((attempt, index) => {
       llmCalls += 1;
-      llmTime = addTime(llmTime, retry.duration_s);
+      llmTime = addTime(llmTime, attempt.duration_s);
       timeline.push({
-        turn: turn.turn,
+        turn,
         type: "llm_call",
-        duration_s: roundOrNull(retry.duration_s),
-        prompt_tokens_est: null,
-        finish_reason: "error",
+        duration_s: roundOrNull(attempt.duration_s),
+        prompt_tokens_est: promptTokens,
+        finish_reason: /context window/i.test(attempt.error) ? "context_overflow" : "error",
         is_retry: index > 0,
-        ...(index > 0 ? { retry_reason: turn.retries[index - 1]?.error ?? "" } : {}),
-        error: retry.error,
+        error: attempt.error,
       });
     });
+  };
+  const lastTurn = facts.turns.at(-1)?.turn;
+  for (const turn of facts.turns) {
+    failedAttempts(turn.turn, turn.retries, turn.prompt_tokens);
     llmCalls += 1;
     llmTime = addTime(llmTime, turn.duration_s);
-    const retried = turn.retries.length > 0;
+    const finishReason = finishReasonOf(turn);
     timeline.push({
       turn: turn.turn,
       type: "llm_call",
       duration_s: roundOrNull(turn.duration_s),
       prompt_tokens_est: turn.prompt_tokens,
-      finish_reason: turn.finish_reason,
-      is_retry: retried,
-      ...(retried ? { retry_reason: turn.retries.at(-1)?.error ?? "" } : {}),
+      finish_reason: finishReason,
+      is_retry: turn.retries.length > 0,
     });
-    if (turn.finish_reason === "length") {
+    if (finishReason === "length") {
       truncated += 1;
       timeline.push({ turn: turn.turn, type: "truncated_response" });
+    }
+    for (const call of turn.invalid_tool_calls ?? []) {
+      count(call.name, false);
+      toolTime = addTime(toolTime, 0);
+      timeline.push({
+        turn: turn.turn,
+        type: "tool_call",
+        name: call.name,
+        arguments: null,
+        succeeded: false,
+        duration_s: 0,
+        result_length: (turn.format_feedback ?? "").length,
+        error: turn.format_error ?? "the arguments are not valid JSON",
+      });
     }
     if (turn.format_error !== null) {
       guardrails += 1;
@@ -130,18 +181,14 @@ export function buildReport(facts: RunFacts, options: { endedAt?: number } = {})
       timeline.push({
         turn: turn.turn,
         type: "guardrail",
+        tool: turn.invalid_tool_calls?.[0]?.name ?? "bash",
         level: stop ? "stop" : "nudge",
         error: turn.format_error,
       });
     }
     for (const call of turn.tool_calls) {
-      const ok = !call.timed_out && (call.returncode === null ? !call.exception_info : call.returncode === 0);
-      if (ok) succeeded += 1;
-      else failed += 1;
-      byName[call.name] ??= { succeeded: 0, failed: 0 };
-      const counts = byName[call.name] as { succeeded: number; failed: number };
-      if (ok) counts.succeeded += 1;
-      else counts.failed += 1;
+      const ok = !call.failed;
+      count(call.name, ok);
       toolTime = addTime(toolTime, call.duration_s);
       const error = call.exception_info || (call.returncode === null ? "" : `exit code ${call.returncode}`);
       timeline.push({
@@ -156,27 +203,35 @@ export function buildReport(facts: RunFacts, options: { endedAt?: number } = {})
       });
     }
   }
+  const unanswered = facts.unanswered_attempts ?? [];
+  failedAttempts(facts.turns.length + 1, unanswered, null);
+  // Calls the trajectory counts but records nothing of (a call cut short by an interruption).
+  const unrecorded = Math.max(
+    0,
+    (facts.api_calls ?? 0) - facts.turns.length - (unanswered.length > 0 ? 1 : 0),
+  );
   const outcome = outcomeOf(facts.exit_status);
-  const endedAt = options.endedAt ?? facts.ended_at;
   const result: RunReport["result"] = {
     outcome,
     answer: outcome === "error" ? null : facts.submission,
-    exit_code: EXIT_CODES[outcome],
+    exit_code: exitCodeOfFacts(facts),
     ...(outcome === "error" ? { error_message: errorMessageOf(facts) } : {}),
   };
+  const counts = Object.values(byName);
+  const noCalls = llmCalls === 0 && unrecorded === 0;
   return {
     version: 1,
-    timestamp: endedAt === null ? null : isoTimestamp(endedAt),
+    timestamp: facts.ended_at === null ? null : isoTimestamp(facts.ended_at),
     task: facts.task ?? facts.prompt,
     model: facts.model,
     provider: providerOf(facts.model, facts.model_class),
-    settings: settingsOf(facts),
+    settings: settingsOf(facts, options.contextLength ?? null),
     result,
     stats: {
-      turns: facts.turns.length,
-      tool_calls_total: succeeded + failed,
-      tool_calls_succeeded: succeeded,
-      tool_calls_failed: failed,
+      turns: facts.steps,
+      tool_calls_total: counts.reduce((sum, c) => sum + c.succeeded + c.failed, 0),
+      tool_calls_succeeded: counts.reduce((sum, c) => sum + c.succeeded, 0),
+      tool_calls_failed: counts.reduce((sum, c) => sum + c.failed, 0),
       tool_calls_by_name: Object.fromEntries(
         Object.entries(byName).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
       ),
@@ -184,10 +239,9 @@ export function buildReport(facts: RunFacts, options: { endedAt?: number } = {})
       turn_drops: 0,
       guardrail_interventions: guardrails,
       truncated_responses: truncated,
-      // A call that never answered (interrupted, or failed for good) is counted by api_calls only.
-      llm_calls: llmCalls + Math.max(0, (facts.api_calls ?? 0) - facts.turns.length),
-      total_llm_time_s: roundOrNull(llmTime),
-      total_tool_time_s: roundOrNull(toolTime),
+      llm_calls: llmCalls + unrecorded,
+      total_llm_time_s: noCalls ? 0 : roundOrNull(llmTime),
+      total_tool_time_s: counts.length === 0 ? 0 : roundOrNull(toolTime),
     },
     timeline,
   };

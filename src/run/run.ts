@@ -347,7 +347,8 @@ export async function runTask(task: string, options: RunOptions): Promise<RunRes
     session = await openRun(options);
   } catch (error) {
     if (error instanceof OutputPathError) throw error;
-    return failedRun(options, error);
+    // The raw task, as the agent records it (reports read it).
+    return failedRun({ ...options, info: { ...options.info, task } }, error);
   }
   try {
     const agent = session.createAgent();

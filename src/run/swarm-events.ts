@@ -2,6 +2,7 @@ import type { AgentEvent, AgentListener } from "../events.js";
 import type { Action, Message } from "../messages.js";
 import { normalizeUsage } from "../models/cost.js";
 import type { ModelFacts } from "../models/model-facts.js";
+import { ModelRequestError, ModelRetriesExhaustedError } from "../models/retry.js";
 import type { LineSink } from "../util/jsonl-sink.js";
 
 /** The name of swerun's one agent in the event stream (SwarmSDK events name the agent that emitted them). */
@@ -31,7 +32,7 @@ export interface SwarmStreamOptions extends SwarmIds {
   models?: ModelFacts[];
   /** Names of the agents in the order they start; the last repeats. Default: `["swerun"]`. */
   agents?: string[];
-  /** `swarm_name` of swarm_start and swarm_stop. */
+  /** `swarm_name` of swarm_start, agent_start and swarm_stop; default: the last part of the swarm id. */
   swarmName?: string;
 }
 
@@ -86,8 +87,15 @@ function finishReason(message: Message): string | undefined {
   return typeof reason === "string" ? reason : undefined;
 }
 
-function percent(part: number, whole: number): string {
-  return `${((part / whole) * 100).toFixed(2)}%`;
+/** A percentage as SwarmSDK writes it (a Ruby float rounded to 2 places): `6.23%`, `82.5%`, `60.0%`. */
+export function percent(part: number, whole: number): string {
+  const value = Math.round((part / whole) * 10000) / 100;
+  return `${Number.isInteger(value) ? value.toFixed(1) : String(value)}%`;
+}
+
+/** The class name of an error (`ModelRetriesExhaustedError`), else its type. */
+function errorClass(error: unknown): string {
+  return error instanceof Error ? error.constructor.name : typeof error;
 }
 
 /**
@@ -103,7 +111,7 @@ export class SwarmEventStream {
   readonly #sink: LineSink;
   readonly #models: Map<string, ModelFacts>;
   readonly #agentNames: string[];
-  readonly #swarmName: string | undefined;
+  readonly #swarmName: string;
   readonly #agentsStarted: string[] = [];
   #agent: string;
   #facts: ModelFacts = { name: "", provider: "" };
@@ -114,13 +122,16 @@ export class SwarmEventStream {
   #call: CallUsage | undefined;
   #lastPrompt = 0;
   #outputTokens = 0;
-  #totalTokens = 0;
   #totalCost = 0;
+  /** user_prompt was emitted for the current agent. */
+  #prompted = false;
+  /** The text of the last user message, the prompt of `user_prompt`. */
+  #userText = "";
+  #retriesExhausted = false;
   #warned = new Set<number>();
   #toolIds = new WeakMap<Action, string>();
   #nextTool = 0;
   #pendingReply: Message | undefined;
-  #lastReply: Message | undefined;
   #exit: Message | undefined;
   #stopContent: string | undefined;
 
@@ -134,13 +145,20 @@ export class SwarmEventStream {
     this.#models = new Map((options.models ?? []).map((facts) => [facts.name, facts]));
     this.#agentNames = options.agents?.length ? options.agents : [AGENT_NAME];
     this.#agent = this.#agentNames[0] ?? AGENT_NAME;
-    this.#swarmName = options.swarmName;
+    this.#swarmName = options.swarmName ?? options.swarmId.split("/").at(-1) ?? options.swarmId;
     this.listener = (event) => this.#on(event);
   }
 
-  /** Cost and tokens of every model call this stream saw. */
+  /**
+   * Cost of every model call this stream saw, and its tokens as SwarmSDK counts a conversation's: the last
+   * cumulative total (the last prompt plus every completion), as `cumulative_total_tokens` of the last usage.
+   */
   get totals(): { cost: number; tokens: number; agents: string[] } {
-    return { cost: this.#totalCost, tokens: this.#totalTokens, agents: [...new Set(this.#agentsStarted)] };
+    return {
+      cost: this.#totalCost,
+      tokens: this.#lastPrompt + this.#outputTokens,
+      agents: [...new Set(this.#agentsStarted)],
+    };
   }
 
   /** Writes one event of this swarm: the common fields first, then `fields` without null values. */
@@ -166,18 +184,16 @@ export class SwarmEventStream {
     this.emit("swarm_start", { swarm_name: this.#swarmName, lead_agent: this.#agent, prompt });
   }
 
-  /** `internal_error` when the swarm ended with one, then `swarm_stop`, once (later calls do nothing). */
+  /**
+   * The error that ended the swarm, if one did (`llm_request_failed` for a model request refused for good,
+   * `internal_error` for anything else; exhausted retries were already reported as `llm_retry_exhausted`),
+   * then `swarm_stop`, once (later calls do nothing).
+   */
   stop(stop: SwarmStop): void {
     if (this.#stopped) return;
     this.start();
     this.#stopped = true;
-    if (stop.error !== undefined) {
-      const error = stop.error;
-      this.emit("internal_error", {
-        error_class: error instanceof Error ? error.constructor.name : typeof error,
-        error_message: error instanceof Error ? error.message : String(error),
-      });
-    }
+    this.#error(stop.error);
     const totals = this.totals;
     this.emit("swarm_stop", {
       swarm_name: this.#swarmName,
@@ -190,6 +206,36 @@ export class SwarmEventStream {
       total_tokens: stop.totalTokens ?? totals.tokens,
       agents_involved: stop.agentsInvolved ?? totals.agents,
     });
+  }
+
+  #error(error: unknown): void {
+    if (error === undefined) return;
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof ModelRetriesExhaustedError) {
+      if (this.#retriesExhausted) return;
+      this.emit("llm_retry_exhausted", {
+        model: this.#facts.name || undefined,
+        attempts: error.attempts,
+        error_class: error.errorClass,
+        error_message: message,
+      });
+    } else if (error instanceof ModelRequestError) {
+      this.emit("llm_request_failed", {
+        model: this.#facts.name || undefined,
+        error_type: errorClass(error).replace(/^Model|Error$/g, ""),
+        error_class: errorClass(error),
+        error_message: message,
+        status_code: error.status,
+        retryable: false,
+      });
+    } else {
+      this.emit("internal_error", {
+        source: "swerun",
+        context: "run",
+        error_class: errorClass(error),
+        error_message: message,
+      });
+    }
   }
 
   #on(event: AgentEvent): void {
@@ -205,24 +251,35 @@ export class SwarmEventStream {
         break;
       case "model_call_start":
         this.#ensureAgent();
-        this.emit("user_prompt", {
-          model: this.#facts.name,
-          provider: this.#facts.provider,
-          message_count: this.#messageCount,
-          tools: TOOLS,
-          source: "user",
-        });
+        if (!this.#prompted) this.#userPrompt();
         break;
       case "model_call_end":
         this.#callEnd(event.usage, event.cost);
         break;
       case "model_retry":
-        this.emit("model_retry", {
+        this.emit("llm_retry_attempt", {
           model: this.#facts.name,
           attempt: event.attempt,
+          max_retries: event.max_retries,
+          error_class: event.error_class,
           error_message: event.error,
           retry_delay: event.delay_s,
         });
+        break;
+      case "model_retry_exhausted":
+        this.#retriesExhausted = true;
+        this.emit("llm_retry_exhausted", {
+          model: this.#facts.name,
+          attempts: event.attempts,
+          error_class: event.error_class,
+          error_message: event.error,
+        });
+        break;
+      case "model_request":
+        this.emit("llm_api_request", { provider: event.provider, body: event.body, attempt: event.attempt });
+        break;
+      case "model_response":
+        this.#apiResponse(event);
         break;
       case "action_start":
         this.emit("tool_call", {
@@ -270,8 +327,48 @@ export class SwarmEventStream {
     }
   }
 
+  /** `user_prompt`, once per agent, before its first model call: the user message it sends (the task). */
+  #userPrompt(): void {
+    this.#prompted = true;
+    const context = {
+      model: this.#facts.name,
+      provider: this.#facts.provider,
+      message_count: this.#messageCount,
+      tools: TOOLS,
+      delegates_to: [],
+      source: "user",
+    };
+    this.emit("user_prompt", {
+      ...context,
+      metadata: { prompt: this.#userText, ...context, timestamp: isoTimestamp().replace(/\.\d+Z$/, "Z") },
+    });
+  }
+
+  #apiResponse(event: Extract<AgentEvent, { type: "model_response" }>): void {
+    const body = event.body;
+    const usage = normalizeUsage(body.usage);
+    const choices = Array.isArray(body.choices) ? (body.choices as Array<{ finish_reason?: unknown }>) : [];
+    const reason = choices[0]?.finish_reason;
+    this.emit("llm_api_response", {
+      provider: event.provider,
+      body,
+      duration_seconds: Math.round(event.duration_s * 1000) / 1000,
+      usage: usage
+        ? {
+            input_tokens: usage.prompt_tokens,
+            output_tokens: usage.completion_tokens,
+            total_tokens: usage.prompt_tokens + usage.completion_tokens,
+          }
+        : undefined,
+      model: typeof body.model === "string" ? body.model : undefined,
+      finish_reason: typeof reason === "string" ? reason : undefined,
+      attempt: event.attempt,
+    });
+  }
+
   #agentStart(event: Extract<AgentEvent, { type: "agent_start" }>): void {
     this.start();
+    this.#prompted = false;
     this.#agent = this.#agentNames[Math.min(this.#agentsStarted.length, this.#agentNames.length - 1)] ?? "";
     this.#agentsStarted.push(this.#agent);
     this.#messageCount = event.messages;
@@ -306,6 +403,7 @@ export class SwarmEventStream {
 
   #message(message: Message): void {
     this.#messageCount += 1;
+    if (message.role === "user" && !this.#prompted) this.#userText = text(message.content);
     if (message.role === "exit") {
       this.#exit = message;
       return;
@@ -315,7 +413,6 @@ export class SwarmEventStream {
       if (reply) this.#pendingReply = reply;
       return;
     }
-    this.#lastReply = message;
     const actions = message.extra?.actions ?? [];
     if (actions.length === 0) {
       this.#pendingReply = message;
@@ -327,11 +424,14 @@ export class SwarmEventStream {
       name: "bash",
       arguments: { command: action.command },
     }));
+    const reason = finishReason(message);
     this.emit("agent_step", {
       model: this.#facts.name,
       content: text(message.content),
       tool_calls: toolCalls,
-      finish_reason: finishReason(message) ?? "tool_calls",
+      finish_reason: "tool_calls",
+      // swerun's addition: the provider's own finish reason when it is not "tool_calls" (e.g. "length").
+      response_finish_reason: reason === "tool_calls" ? undefined : reason,
       usage: this.#usage(),
       tool_executions: [],
       metadata: {},
@@ -346,7 +446,6 @@ export class SwarmEventStream {
     this.#call = { input, output, cost, raw };
     if (usage) this.#lastPrompt = input;
     this.#outputTokens += output;
-    this.#totalTokens += input + output;
     this.#totalCost += cost;
   }
 
@@ -370,17 +469,20 @@ export class SwarmEventStream {
         ? {
             context_limit: limit,
             tokens_used_percentage: percent(cumulative, limit),
-            tokens_remaining: Math.max(0, limit - cumulative),
+            tokens_remaining: limit - cumulative,
           }
         : {}),
     };
   }
 
-  /** `context_limit_warning` for each threshold the last prompt crossed (each once per swarm). */
+  /**
+   * `context_limit_warning` for each threshold the conversation crossed (each once per swarm), measured as
+   * the usage's `tokens_used_percentage`: the cumulative total (last prompt plus every completion).
+   */
   #contextWarnings(): void {
     const limit = this.#facts.contextWindow;
     if (!limit) return;
-    const used = this.#lastPrompt;
+    const used = this.#lastPrompt + this.#outputTokens;
     for (const threshold of THRESHOLDS) {
       if (used < (limit * threshold) / 100 || this.#warned.has(threshold)) continue;
       this.#warned.add(threshold);
@@ -389,9 +491,10 @@ export class SwarmEventStream {
         threshold: `${threshold}%`,
         current_usage: percent(used, limit),
         tokens_used: used,
-        tokens_remaining: Math.max(0, limit - used),
+        tokens_remaining: limit - used,
         context_limit: limit,
         metadata: {},
+        compression_triggered: false,
       });
     }
   }
@@ -402,11 +505,11 @@ export class SwarmEventStream {
     const content =
       event.exit_status === "Submitted" ? event.submission : exit ? text(exit.content) : event.submission;
     this.#stopContent = content;
-    const reply = this.#lastReply;
+    // A submission ends the agent and its swarm (SwarmSDK's FinishSwarm); any other end stops the agent.
     this.emit("agent_stop", {
       model: this.#facts.name,
       content,
-      finish_reason: reply ? finishReason(reply) : undefined,
+      finish_reason: event.exit_status === "Submitted" ? "finish_swarm" : "stop",
       exit_status: event.exit_status,
       usage: this.#usage(),
       metadata: { cost: event.cost, api_calls: event.api_calls },

@@ -18,7 +18,7 @@ export class BatchSwarms {
     this.#streams = streams;
     this.#runId = runId;
     this.#root = streams?.({ swarmId: runId, executionId: runId }, { swarmName: name });
-    this.#root?.start();
+    this.#root?.start(`swerun swebench ${name}: solve each instance (a child swarm)`);
   }
 
   /** An instance that finished in an earlier run and is not run again. */

@@ -136,7 +136,11 @@ export async function runInstance(instance: Instance, context: InstanceContext):
       checkout = await context.prepare(config, instance);
       result = await runTask(instance.problem_statement, options);
     } catch (error) {
-      result = await failedRun(options, error);
+      // The raw task, as the agent records it (reports and exports read it).
+      result = await failedRun(
+        { ...options, info: { ...options.info, task: instance.problem_statement } },
+        error,
+      );
     }
     lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
   } finally {

@@ -118,14 +118,19 @@ describe("swerun run --report (a real run against the local OpenAI server)", () 
     expect(outputs["judge.full.jsonl"]).toContain("key=[REDACTED]");
   }, 60_000);
 
-  it("writes the report of a run stopped by SIGTERM: interrupted, exit code 130", async () => {
+  it("writes the report of a run stopped by SIGTERM: an error outcome, with the process's exit code", async () => {
     const run = await recordInterruptedScenario(tempDir());
     expect(run.code, run.stderr).toBe(0);
     const report = json(run.report);
-    expect(report.result).toEqual({ outcome: "interrupted", answer: "", exit_code: 130 });
+    expect(report.result).toEqual({
+      outcome: "error",
+      answer: null,
+      exit_code: run.code,
+      error_message: "UserInterruption: the run was stopped before the agent finished (Ctrl-C or SIGTERM)",
+    });
     expect(report.stats).toMatchObject({ turns: 1, tool_calls_total: 1, tool_calls_succeeded: 1 });
     const summary = JSON.parse((await runCli(["export", run.trajectory, "--format", "summary"])).stdout);
-    expect(summary.status).toBe("failed");
+    expect(summary.status).toBe("error");
   }, 60_000);
 
   it("writes an error report when the run fails before the agent starts", async () => {
@@ -182,7 +187,7 @@ describe("run folders", () => {
     return dir;
   }
 
-  it("exports every instance, with the evaluation verdict as status when there is one", async () => {
+  it("exports every instance: status from tool errors (the seed's), the evaluation verdict beside it", async () => {
     const dir = runFolder();
     const result = await runCli(["export", dir, "--format", "summary"]);
     expect(result.code).toBe(0);
@@ -190,10 +195,11 @@ describe("run folders", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
-    expect(lines.map((line) => [line.id, line.status])).toEqual([
-      ["owner__repo-1", "passed"],
-      ["owner__repo-2", "failed"],
-      ["owner__repo-3", "failed"],
+    // Every instance ran the same steps, one of which (`sleep 5`) timed out: a failed tool call.
+    expect(lines.map((line) => [line.id, line.status, line.resolved, line.verdict])).toEqual([
+      ["owner__repo-1", "failed", true, "resolved"],
+      ["owner__repo-2", "failed", false, "unresolved"],
+      ["owner__repo-3", "failed", null, "not_evaluated"],
     ]);
     const judge = join(dir, "out", "judge.md");
     expect((await runCli(["export", dir, "--format", "judge", "-o", judge])).code).toBe(0);

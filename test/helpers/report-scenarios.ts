@@ -45,7 +45,7 @@ function runArgs(server: OpenAIServer, dir: string, registry: string, work: stri
     "-c",
     `environment.cwd=${work}`,
     "-c",
-    "environment.timeout=1",
+    "environment.timeout=2",
     "-o",
     join(dir, "run.traj.json"),
     "--report",

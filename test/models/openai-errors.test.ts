@@ -59,6 +59,8 @@ describe("retries", () => {
       {
         type: "model_retry",
         attempt: 1,
+        max_retries: 10,
+        error_class: "RateLimitError",
         error: "HTTP 429: Rate limit reached",
         delay_s: 1,
         time: expect.any(Number),

@@ -65,7 +65,7 @@ describe("readRunFacts", () => {
     expect(report.timestamp).toBeNull();
     expect(report.provider).toBe("anthropic");
     expect(report.stats).toMatchObject({ total_llm_time_s: null, tool_calls_failed: 1, llm_calls: 2 });
-    expect(report.settings).toMatchObject({ max_turns: 250, yolo: true, allowed_commands: null });
+    expect(report.settings).toMatchObject({ max_turns: 250, yolo: true, allowed_commands: [] });
   });
 });
 
@@ -106,6 +106,8 @@ describe("the judge markdown", () => {
     const command = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
     const facts: RunFacts = {
       ...base,
+      tool_calls: 1,
+      failed_tool_calls: 1,
       turns: [
         {
           turn: 1,
@@ -151,10 +153,11 @@ describe("the judge markdown", () => {
     expect(markdown).toContain("3. [TOOL:line] -> failed (250ms) [->t-step-3]\n   ```bash\n   line 1\n");
     expect(markdown).toContain("   line 8\n\n   // ... 8 lines omitted ...\n\n   line 17\n");
     expect(markdown).not.toContain("line 9\n");
-    expect(markdown).toContain(
-      `**Output:** ${"x".repeat(200)}...\n**Metadata:** exit_status=Submitted, steps=1\n`,
-    );
-    expect(markdown.endsWith("**Status:** passed\n**Duration:** 1500ms\n\n---\n\n")).toBe(true);
+    expect(markdown).toContain(`**Output:** ${"x".repeat(200)}...\n**Metadata:** instance_id=null, `);
+    expect(markdown).toContain(", agent=swerun, ");
+    expect(markdown).toContain(", exit_status=Submitted, ");
+    // The command exited with 2: a failed tool call, so the run "failed" (the seed: passed = no tool errors).
+    expect(markdown.endsWith("**Status:** failed\n**Duration:** 1500ms\n\n---\n\n")).toBe(true);
   });
 
   it("formats times as Python's isoformat in UTC", () => {

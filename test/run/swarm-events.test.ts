@@ -75,10 +75,35 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
         }),
       },
     );
-    const { result, records } = await scriptedRun(dir, {
+    const run = await scriptedRun(dir, {
       "openai/test-model": { ...TEST_PRICES["openai/test-model"], max_input_tokens: 1000 },
     });
+    const result = run.result;
+    let records = run.records;
     expect(result.exit_status).toBe("Submitted");
+    const api = records.filter((r) => String(r.type).startsWith("llm_api_"));
+    expect(api.map((r) => r.type)).toEqual([
+      "llm_api_request",
+      "llm_api_response",
+      "llm_api_request",
+      "llm_api_request",
+      "llm_api_response",
+      "llm_api_request",
+      "llm_api_response",
+      "llm_api_request",
+      "llm_api_response",
+    ]);
+    expect(api[0]).toMatchObject({ provider: "openai", body: { model: "test-model" } });
+    expect((api[0]?.body as { messages?: unknown[] } | undefined)?.messages).toHaveLength(2);
+    expect(api[1]).toMatchObject({
+      provider: "openai",
+      model: "test-model",
+      finish_reason: "tool_calls",
+      usage: { input_tokens: 500, output_tokens: 20, total_tokens: 520 },
+      body: { id: "chatcmpl-test", object: "chat.completion" },
+    });
+    expect(typeof api[1]?.duration_seconds).toBe("number");
+    records = records.filter((r) => !String(r.type).startsWith("llm_api_"));
     expect(records.map((r) => r.type)).toEqual([
       "swarm_start",
       "agent_start",
@@ -86,17 +111,15 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
       "agent_step",
       "tool_call",
       "tool_result",
-      "user_prompt",
-      "model_retry",
+      "llm_retry_attempt",
       "format_error",
       "context_limit_warning",
-      "user_prompt",
       "agent_step",
       "context_limit_warning",
       "tool_call",
       "tool_result",
-      "user_prompt",
       "agent_step",
+      "context_limit_warning",
       "context_limit_warning",
       "tool_call",
       "tool_result",
@@ -118,8 +141,23 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
     });
     expect(String(records[1]?.system_prompt)).toContain("bash");
     expect(records[2]).toEqual(
-      expect.objectContaining({ type: "user_prompt", message_count: 2, tools: ["bash"] }),
+      expect.objectContaining({
+        type: "user_prompt",
+        message_count: 2,
+        tools: ["bash"],
+        delegates_to: [],
+        source: "user",
+      }),
     );
+    expect(records[2]?.metadata).toMatchObject({
+      prompt: expect.stringContaining("fix the bug"),
+      message_count: 2,
+      model: "openai/test-model",
+      provider: "openai",
+      tools: ["bash"],
+      delegates_to: [],
+      source: "user",
+    });
     expect(records[3]).toMatchObject({
       type: "agent_step",
       content: "",
@@ -135,7 +173,7 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
         cumulative_output_tokens: 20,
         cumulative_total_tokens: 520,
         context_limit: 1000,
-        tokens_used_percentage: "52.00%",
+        tokens_used_percentage: "52.0%",
         tokens_remaining: 480,
       },
     });
@@ -153,49 +191,74 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
       result: "hi\n",
       metadata: { returncode: 0, exception_info: "" },
     });
-    expect(records[6]).toMatchObject({ type: "user_prompt", message_count: 4 });
-    expect(records[7]).toMatchObject({ type: "model_retry", attempt: 1 });
-    expect(String(records[7]?.error_message)).toContain("overloaded");
-    expect(records[8]).toMatchObject({
+    expect(records[6]).toMatchObject({
+      type: "llm_retry_attempt",
+      model: "openai/test-model",
+      attempt: 1,
+      max_retries: 10,
+      error_class: "InternalServerError",
+    });
+    expect(String(records[6]?.error_message)).toContain("overloaded");
+    expect(typeof records[6]?.retry_delay).toBe("number");
+    expect(records[7]).toMatchObject({
       type: "format_error",
       consecutive: 1,
       content: "I am done.",
       finish_reason: "stop",
-      usage: { input_tokens: 650, cumulative_output_tokens: 30, tokens_used_percentage: "68.00%" },
+      usage: { input_tokens: 650, cumulative_output_tokens: 30, tokens_used_percentage: "68.0%" },
     });
-    expect(records[9]).toMatchObject({
+    // The warning measures what the usage reports: the cumulative total (650 + 20 + 10).
+    expect(records[8]).toMatchObject({
       type: "context_limit_warning",
       threshold: "60%",
-      current_usage: "65.00%",
-      tokens_used: 650,
-      tokens_remaining: 350,
+      current_usage: "68.0%",
+      tokens_used: 680,
+      tokens_remaining: 320,
       context_limit: 1000,
     });
-    expect(records[12]).toMatchObject({ type: "context_limit_warning", threshold: "80%" });
-    expect(records[14]).toMatchObject({
+    expect(records[10]).toMatchObject({ type: "context_limit_warning", threshold: "80%" });
+    expect(records[12]).toMatchObject({
       type: "tool_result",
       tool_call_id: "call_b",
       metadata: { returncode: -1 },
     });
     expect(
-      String((records[14]?.metadata as { exception_info?: string } | undefined)?.exception_info),
+      String((records[12]?.metadata as { exception_info?: string } | undefined)?.exception_info),
     ).toContain("timed out");
-    expect(records[17]).toMatchObject({ type: "context_limit_warning", threshold: "90%" });
-    expect(records[20]).toMatchObject({
+    expect(records[14]).toMatchObject({
+      type: "context_limit_warning",
+      threshold: "90%",
+      current_usage: "96.5%",
+    });
+    expect(records[15]).toMatchObject({
+      type: "context_limit_warning",
+      threshold: "95%",
+      tokens_remaining: 35,
+    });
+    expect(records[18]).toMatchObject({
       type: "agent_stop",
       content: "the-patch\n",
-      finish_reason: "tool_calls",
+      finish_reason: "finish_swarm",
       exit_status: "Submitted",
-      usage: { input_tokens: 900, output_tokens: 30, cumulative_output_tokens: 65 },
+      usage: {
+        input_tokens: 900,
+        output_tokens: 30,
+        cumulative_output_tokens: 65,
+        cumulative_total_tokens: 965,
+        tokens_used_percentage: "96.5%",
+        tokens_remaining: 35,
+      },
     });
-    expect(records[21]).toMatchObject({
+    // As the seed's example: the last cumulative total, not a sum over calls.
+    expect(records[19]).toMatchObject({
       type: "swarm_stop",
+      swarm_name: "main",
       success: true,
       content: "the-patch\n",
-      total_tokens: 500 + 20 + 650 + 10 + 850 + 5 + 900 + 30,
+      total_tokens: 965,
       agents_involved: ["swerun"],
     });
-    expect(records[21]?.total_cost).toBeCloseTo(result.cost, 12);
+    expect(records[19]?.total_cost).toBeCloseTo(result.cost, 12);
   });
 
   it("warns when the model's price and context window are unknown, and leaves the context keys out", async () => {
@@ -232,7 +295,7 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
     ]);
   });
 
-  it("ends with internal_error and an unsuccessful swarm_stop when the run fails, and redacts secrets", async () => {
+  it("ends with llm_request_failed and an unsuccessful swarm_stop when the model refuses, and redacts secrets", async () => {
     const dir = tempDir();
     server.push({
       body: completion({
@@ -244,9 +307,13 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
     const { result, records } = await scriptedRun(dir);
     expect(result.error).toBeDefined();
     const types = records.map((r) => r.type);
-    expect(types.slice(-3)).toEqual(["agent_stop", "internal_error", "swarm_stop"]);
+    expect(types.slice(-3)).toEqual(["agent_stop", "llm_request_failed", "swarm_stop"]);
     expect(records.at(-1)).toMatchObject({ success: false });
-    expect(records.at(-2)).toMatchObject({ error_class: "ModelBadRequestError" });
+    expect(records.at(-2)).toMatchObject({
+      error_class: "ModelBadRequestError",
+      status_code: 400,
+      retryable: false,
+    });
     const text = JSON.stringify(records);
     expect(text).not.toContain(TEST_KEY);
     expect(byType(records, "tool_result")[0]?.result).toBe("key=[REDACTED] [REDACTED]\n");
