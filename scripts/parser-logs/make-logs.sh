@@ -2,8 +2,8 @@
 # Runs real test frameworks on the tiny projects next to this script and writes their output, as an eval
 # script would capture it (the command traced with `+ `, then stdout and stderr), to
 # test/fixtures/eval/parser-logs/. Then run gen-expected.py to get the harness's status maps of them.
-# Needs: golang-go, cargo, ruby + ruby-rspec, phpunit, libgtest-dev, doctest-dev, g++, jq, and an npm folder
-# with jest, vitest, mocha and tap installed (NPM_TOOLS, default /tmp/parser-logs-npm; see README.md here).
+# Needs: golang-go, cargo, ruby + ruby-rspec, phpunit, libgtest-dev, doctest-dev, g++, jq, chromium, and an npm folder
+# with jest, vitest, mocha, karma and its plugins installed (NPM_TOOLS, default /tmp/parser-logs-npm; see README.md).
 # Not run by the test suite.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"

@@ -60,7 +60,24 @@ export function parseHighlightjs(log: string): StatusMap {
 }
 
 const LIGHTHOUSE_RUN = new RegExp(`running${S}${D}+${S}test${S}files`, "u");
-const LIGHTHOUSE_PASSING = new RegExp(`${D}+${S}passing`, "u");
+const DIGIT = new RegExp(`^${D}$`, "u");
+
+const DIGIT_BEFORE = new RegExp(`${D}$`, "u");
+
+/** Where the first `\d+\spassing` starts (found by its word: a regex starting with `\d+` is slow), or -1. */
+function firstPassing(text: string): number {
+  for (let at = text.indexOf("passing"); at !== -1; at = text.indexOf("passing", at + 1)) {
+    if (at < 2 || !isPySpace(text.charCodeAt(at - 1))) continue;
+    let start = at - 1;
+    for (let digit = DIGIT_BEFORE.exec(text.slice(Math.max(0, start - 2), start)); digit; ) {
+      start -= digit[0].length;
+      digit = DIGIT_BEFORE.exec(text.slice(Math.max(0, start - 2), start));
+    }
+    if (start < at - 1) return start;
+  }
+  return -1;
+}
+
 const LIGHTHOUSE_TESTS: Array<[RegExp, string]> = [
   [new RegExp(`^✔${S}(${DOT}*)${S}\\(${D}+m+s\\)`, "u"), "PASSED"],
   [new RegExp(`^✔${S}(${DOT}*)`, "u"), "PASSED"],
@@ -72,12 +89,17 @@ const LIGHTHOUSE_TESTS: Array<[RegExp, string]> = [
 function parseLighthouseMocha(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const part of log.split(LIGHTHOUSE_RUN).slice(1)) {
-    const passing = LIGHTHOUSE_PASSING.exec(part);
-    const run = pyStrip(passing ? part.slice(0, passing.index) : part);
+    const passing = firstPassing(part);
+    const run = pyStrip(passing === -1 ? part : part.slice(0, passing));
     const suites = new IndentSuites();
     for (const line of run.split("\n")) {
       const stripped = pyStrip(line);
-      const found = LIGHTHOUSE_TESTS.find(([pattern]) => pattern.test(stripped));
+      // Every test pattern starts with ✔ or a digit.
+      const lead = stripped[0] ?? "";
+      const found =
+        lead === "✔" || DIGIT.test(lead)
+          ? LIGHTHOUSE_TESTS.find(([pattern]) => pattern.test(stripped))
+          : undefined;
       if (found) {
         const match = found[0].exec(stripped);
         map.set([...suites.names(), match?.[1] ?? ""].join(" - "), found[1]);

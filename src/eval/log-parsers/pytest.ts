@@ -7,7 +7,10 @@ import { PY_DIGIT, pySplit } from "./python-text.js";
  * `pytest`, `pytest_options`, `pytest_v2` and `matplotlib` parsers.
  */
 
-const startsWithStatus = (line: string) => TEST_STATUSES.some((status) => line.startsWith(status));
+/** The first letters of the statuses: a line starting with another cannot start with a status. */
+const STATUS_INITIALS = new Set(TEST_STATUSES.map((status) => status.charCodeAt(0)));
+const startsWithStatus = (line: string) =>
+  STATUS_INITIALS.has(line.charCodeAt(0)) && TEST_STATUSES.some((status) => line.startsWith(status));
 const endsWithStatus = (line: string) => TEST_STATUSES.some((status) => line.endsWith(status));
 
 /** `SKIPPED [3] tests/x.py:12: reason`: the `[3]` counts skips, it is not a test name. */
@@ -63,6 +66,8 @@ const COLOUR = new RegExp(`\\[${PY_DIGIT}+m`, "gu");
 /** The control characters 1-31 (tab and carriage return included), removed from every line. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the harness removes exactly these characters
 const CONTROL = /[\u0001-\u001f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the same characters, found without a replace
+const HAS_CONTROL = /[\u0001-\u001f]/;
 
 /**
  * The harness's `pytest_v2` parser (newer pytest, coloured output): colour codes and control characters
@@ -72,7 +77,8 @@ const CONTROL = /[\u0001-\u001f]/g;
 export function parsePytestV2(log: string): StatusMap {
   const map: StatusMap = new Map();
   for (const raw of log.split("\n")) {
-    let line = raw.replace(COLOUR, "").replace(CONTROL, "");
+    let line = raw.includes("[") ? raw.replace(COLOUR, "") : raw;
+    if (HAS_CONTROL.test(line)) line = line.replace(CONTROL, "");
     if (startsWithStatus(line)) {
       if (line.startsWith("FAILED")) line = line.split(" - ")[0] ?? "";
       const words = pySplit(line);

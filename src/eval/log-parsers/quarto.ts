@@ -3,7 +3,10 @@ import { before, pyStrip, W } from "./python-text.js";
 
 const TEST_LINE = /\[(smoke|unit)\]/;
 /** Temporary files and folders, numbered in the order first seen (their random names differ run to run). */
-const TEMP_PATHS = [new RegExp(`/tmp/(${W}+)\\.qmd`, "u"), new RegExp(`/tmp/(${W}+)/`, "u")];
+const TEMP_PATHS = [`/tmp/(${W}+)\\.qmd`, `/tmp/(${W}+)/`].map((source) => ({
+  first: new RegExp(source, "u"),
+  all: new RegExp(source, "gu"),
+}));
 const RESULTS: Array<[string, string]> = [
   ["32mok", "PASSED"],
   ["31mFAILED", "FAILED"],
@@ -21,11 +24,12 @@ export function parseQuartoCli(log: string): StatusMap {
     if (raw.includes("ERRORS") || raw.includes("failures:")) break;
     if (!TEST_LINE.test(raw)) continue;
     let line = raw;
-    for (const pattern of TEMP_PATHS) {
-      const match = pattern.exec(line);
+    for (const { first, all } of TEMP_PATHS) {
+      if (!line.includes("/tmp/")) break;
+      const match = first.exec(line);
       if (!match) continue;
       if (!temps.has(match[0])) temps.set(match[0], temps.size);
-      line = line.replace(new RegExp(pattern.source, "gu"), `/tmp/${temps.get(match[0])}`);
+      line = line.replace(all, `/tmp/${temps.get(match[0])}`);
     }
     const name = pyStrip(before(line, "..."));
     const rejected =

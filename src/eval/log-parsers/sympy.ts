@@ -10,8 +10,13 @@ const FAILURE_HEADER = /(_*) ([^\n]*)\.py:([^\n]*) (_*)/g;
  */
 export function parseSympy(log: string): StatusMap {
   const map: StatusMap = new Map();
-  for (const match of log.matchAll(FAILURE_HEADER)) map.set(`${match[2]}.py:${match[3]}`, "FAILED");
-  for (const raw of log.split("\n")) {
+  // A header never spans lines, so only lines with `.py:` are searched (the same matches, in order).
+  const lines = log.split("\n");
+  for (const line of lines) {
+    if (!line.includes(".py:")) continue;
+    for (const match of line.matchAll(FAILURE_HEADER)) map.set(`${match[2]}.py:${match[3]}`, "FAILED");
+  }
+  for (const raw of lines) {
     const line = pyStrip(raw);
     if (!line.startsWith("test_")) continue;
     const name = pySplit(line)[0] ?? "";

@@ -20,6 +20,7 @@ const fail = (what: string, at: number) => {
 
 /** Entity and character references replaced; an unknown entity or a stray `&` is malformed. */
 function decode(text: string, at: number): string {
+  if (!text.includes("&")) return text;
   const decoded = text.replace(REFERENCE, (_, ref: string) => {
     if (!ref.startsWith("#")) return ENTITIES[ref] ?? fail(`undefined entity &${ref};`, at);
     const code = ref.startsWith("#x") ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
