@@ -1,4 +1,4 @@
-// Bundles the CLI (after tsc): dist/src/cli.js becomes one small entry file plus shared chunks in
+// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli.js becomes one small entry file plus shared chunks in
 // dist/src/chunks/, so a command loads a few files instead of ~300 (zod, yaml, nunjucks and swerun's own
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
@@ -9,10 +9,29 @@ import { join } from "node:path";
 import { build } from "esbuild";
 
 const root = join(import.meta.dirname, "..");
+
+/**
+ * zod's namespace re-exports every locale (`z.locales`), which no bundler can drop once `z` is imported;
+ * swerun uses only the English messages zod sets itself, so the namespace holds just `en` here.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(args.importer, "..", "..", "locales", "en.js"), namespace: "zod-locales" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: root,
+    }));
+  },
+};
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
 await build({
-  entryPoints: { cli: join(out, "cli.js") },
+  entryPoints: { cli: join(root, "src", "cli.ts") },
   outdir: out,
   allowOverwrite: true,
   bundle: true,
@@ -26,6 +45,10 @@ await build({
   banner: {
     js: 'import { createRequire as __swerunCreateRequire } from "node:module"; const require = __swerunCreateRequire(import.meta.url);',
   },
+  // Whitespace and syntax only: names stay, so errors and stack traces read as in the sources.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [zodEnglishOnly],
   sourcemap: false,
   logLevel: "warning",
 });
