@@ -6,7 +6,8 @@
  * - memory: the peak, over a 250-step local run (each action prints 10 KB), of the sum over every process of
  *   the run's tree (swerun, its command runner, the commands) of PSS and of RSS, sampled every 20 ms.
  * With mini-swe-agent installed (`SWERUN_BENCH_MINI=<path of its mini>`, see /work/shared/reference/README.md)
- * the same runs of mini-swe-agent 2.4.6 are measured side by side, on its own text-based config.
+ * the same runs of mini-swe-agent 2.4.6 are measured side by side, on its own text-based config; with
+ * `SWERUN_BENCH_BASELINE=<another build's dist/src/cli.js>` (e.g. main's), that build too.
  */
 import { spawn } from "node:child_process";
 import {
@@ -122,6 +123,20 @@ function tools(dir: string): Tool[] {
       help: () => measure(CLI, ["--help"], env),
     },
   ];
+  const baseline = process.env.SWERUN_BENCH_BASELINE;
+  if (baseline) {
+    list.push({
+      name: "swerun (baseline build)",
+      run: (config, out, sample) =>
+        measure(
+          baseline,
+          ["run", "-c", "textbased", "-c", config, "-t", "x", "-y", "--exit-immediately", "-o", out],
+          env,
+          sample,
+        ),
+      help: () => measure(baseline, ["--help"], env),
+    });
+  }
   if (MINI) {
     const miniEnv = {
       ...env,
@@ -212,16 +227,26 @@ async function main(): Promise<void> {
     for (const [index, tool] of list.entries())
       peaks[index]?.push(await tool.run(long, out(tool.name), true));
   }
+  // The floor of the memory figures is mini-swe-agent's own, when it is there.
   const table = [
-    "| 250-step local run | wall (s) | peak PSS, whole tree (MiB) | peak RSS, whole tree (MiB) |",
-    "| :--- | ---: | ---: | ---: |",
+    "| 250-step local run | wall (s) | peak PSS, whole tree (MiB) | vs mini-swe-agent | peak RSS, whole tree (MiB) | vs mini-swe-agent |",
+    "| :--- | ---: | ---: | ---: | ---: | ---: |",
   ];
+  const floorRuns = peaks[list.length - 1] ?? [];
+  const floorPss = MINI ? median(floorRuns.map((run) => run.pss)) : Number.NaN;
+  const floorRss = MINI ? median(floorRuns.map((run) => run.rss)) : Number.NaN;
+  const versus = (value: number, floor: number) =>
+    Number.isNaN(floor) ? "–" : `${(value / floor).toFixed(2)}x`;
   for (const [index, tool] of list.entries()) {
     const runs = peaks[index] ?? [];
+    const pss = median(runs.map((run) => run.pss));
+    const rss = median(runs.map((run) => run.rss));
     const cells = [
       (median(runs.map((run) => run.ms)) / 1000).toFixed(2),
-      median(runs.map((run) => run.pss)).toFixed(1),
-      median(runs.map((run) => run.rss)).toFixed(1),
+      pss.toFixed(1),
+      versus(pss, floorPss),
+      rss.toFixed(1),
+      versus(rss, floorRss),
     ];
     table.push(`| ${tool.name} | ${cells.join(" | ")} |`);
   }
