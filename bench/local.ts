@@ -1,10 +1,13 @@
 /**
  * Local step overhead: a bare `bash -c` spawn per action (the floor) against swerun's full step path
  * (scripted model, local environment, observation template, trajectory saved after every step),
- * over 50- and 250-step runs whose actions each print 10 KB; medians of 5 alternating rounds.
+ * over 50-, 250- and 1000-step runs whose actions each print 10 KB; medians of alternating rounds (5, 5, 3).
+ * Also per run: the bytes the trajectory writer wrote against the final file's size (the writer's own count
+ * of what write(2) returned, and the process's `wchar` from /proc/self/io, which also counts the command
+ * requests sent to the helper), and the time per step against the 50-step run's.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
@@ -12,6 +15,7 @@ import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
 import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
+import { TrajectoryWriter } from "../src/trajectory.js";
 import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "yes abcdefghi | head -c 10240";
@@ -38,9 +42,17 @@ async function floor(steps: number): Promise<number> {
   return (performance.now() - start) / steps;
 }
 
-async function swerun(
-  steps: number,
-): Promise<{ perStep: number; actionPerStep: number; savePerStep: number; bytes: number }> {
+/** Bytes this process has passed to write(2) and its kin so far. */
+const wchar = () => Number(/^wchar: (\d+)/m.exec(readFileSync("/proc/self/io", "latin1"))?.[1]);
+
+async function swerun(steps: number): Promise<{
+  perStep: number;
+  actionPerStep: number;
+  savePerStep: number;
+  bytes: number;
+  written: number;
+  wchar: number;
+}> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-"));
   const outputs = scriptedOutputs(COMMAND, steps);
   const config = loadConfig(["demo", "agent.step_limit=0", `environment.cwd=${dir}`]);
@@ -52,6 +64,7 @@ async function swerun(
     env: new LocalEnvironment({ ...config.environment, environment_class: "local" }),
     config: config.agent,
     bus,
+    writer: new TrajectoryWriter(config.agent.output_path as string),
   });
   let actions = 0;
   bus.subscribe((event) => {
@@ -64,15 +77,25 @@ async function swerun(
     save();
     saving += performance.now() - t;
   };
+  const writtenBefore = wchar();
   const start = performance.now();
   const result = await agent.run("bench");
   const total = performance.now() - start;
+  const wrote = wchar() - writtenBefore;
   if (result.exit_status !== "Submitted")
     throw new Error(`bench run ended with ${String(result.exit_status)}`);
   const bytes = statSync(config.agent.output_path).size;
   rmSync(dir, { recursive: true, force: true });
   const n = steps + 1;
-  return { perStep: total / n, actionPerStep: actions / n, savePerStep: saving / n, bytes };
+  const written = agent.trajectoryWriter?.bytesWritten ?? Number.NaN;
+  return {
+    perStep: total / n,
+    actionPerStep: actions / n,
+    savePerStep: saving / n,
+    bytes,
+    written,
+    wchar: wrote,
+  };
 }
 
 async function main(): Promise<void> {
@@ -80,26 +103,36 @@ async function main(): Promise<void> {
   await swerun(10);
   const rows: string[] = [];
   rows.push(
-    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command runner | loop (model, templates, events) | saving | trajectory |",
+    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command runner | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
   );
-  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-  for (const steps of [50, 250]) {
-    // Floor and swerun alternate, ROUNDS times each, and each column is the median: the machine's noise
-    // (another process, a slow disk flush) lands on both.
+  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  let at50 = Number.NaN;
+  for (const [steps, rounds] of [
+    [50, ROUNDS],
+    [250, ROUNDS],
+    [1000, 3],
+  ] as const) {
+    // Floor and swerun alternate, and each column is the median: the machine's noise (another process,
+    // a slow disk flush) lands on both.
     const bares: number[] = [];
     const runs: Awaited<ReturnType<typeof swerun>>[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       bares.push(await floor(steps));
       runs.push(await swerun(steps));
     }
     const bare = median(bares);
     const perStep = median(runs.map((run) => run.perStep));
+    if (steps === 50) at50 = perStep;
     const action = median(runs.map((run) => run.actionPerStep));
     const saving = median(runs.map((run) => run.savePerStep));
     const cells = [bare, perStep, perStep - bare, action - bare, perStep - action - saving, saving].map(
       (ms) => ms.toFixed(2),
     );
-    rows.push(`| ${steps} | ${cells.join(" | ")} | ${((runs[0]?.bytes ?? 0) / 1e6).toFixed(1)} MB |`);
+    const bytes = median(runs.map((run) => run.bytes));
+    const ratio = (value: number) => `${(value / bytes).toFixed(2)}x`;
+    rows.push(
+      `| ${steps} | ${cells.join(" | ")} | ${(perStep / at50).toFixed(2)}x | ${(bytes / 1e6).toFixed(1)} MB | ${ratio(median(runs.map((run) => run.written)))} | ${ratio(median(runs.map((run) => run.wchar)))} |`,
+    );
   }
   process.stdout.write(`${rows.join("\n")}\n`);
 }

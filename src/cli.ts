@@ -47,11 +47,12 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("--report <path>", "Write a JSON report of the run (outcome, stats, timeline) when it ends")
     .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .example("swerun run -c demo --yolo")
-    .action((flags) =>
+    .action((flags) => {
+      startCommandRunner(flags);
       run(async () =>
         (await import("./commands/run.js")).runCommand({ ...flags, costLimit: numberFlag(flags.costLimit) }),
-      ),
-    );
+      );
+    });
   cli
     .command("swebench", "Run SWE-bench instances in parallel and keep preds.json up to date")
     .option(
@@ -251,6 +252,18 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
   cli.help();
   cli.version(swerunVersion());
   return cli;
+}
+
+/**
+ * A local run's commands go through a helper process (environments/spawner.ts): started here, it boots on the
+ * other core while the command's modules load. Not for an explicit Docker run, which never uses it.
+ */
+function startCommandRunner(flags: { environmentClass?: unknown }): void {
+  if (flags.environmentClass === "docker") return;
+  import("./environments/spawner.js").then(
+    (spawner) => spawner.startCommandRunner(),
+    () => {},
+  );
 }
 
 function numberFlag(value: unknown): number | undefined {

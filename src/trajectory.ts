@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
+import { constants, readFileSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import type { Message } from "./messages.js";
 import { writeFileAtomic, writeFileAtomicAsync } from "./util/atomic-write.js";
+import { chaosPoint } from "./util/chaos.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
@@ -96,10 +98,47 @@ export function addTrajectoryInfo(path: string, extra: Record<string, unknown>):
 
 const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
 
+/** Spare bytes after each `info` field during a run, so a changed `model_stats` is rewritten in place. */
+const FIELD_SLACK = 32;
+
+/** Where an `info` field's text sits in the file, and how many bytes it may take there. */
+interface Slot {
+  key: string;
+  offset: number;
+  width: number;
+  text: string;
+}
+
+/** What the file on disk holds, as far as in-place updates need to know. */
+interface OnDisk {
+  handle: FileHandle;
+  slots: Slot[];
+  /** Messages in the file, and the offset where the last one ends (the closing starts). */
+  count: number;
+  messagesEnd: number;
+  closing: string;
+  size: number;
+}
+
+interface Saved {
+  info: TrajectoryInfo;
+  messages: Message[];
+  count: number;
+  extras: Record<string, unknown>;
+}
+
 /**
- * Writes a trajectory after every step, atomically (temp file + rename), so the file on disk is always
- * a complete trajectory. Messages are append-only, so each is serialized (and redacted) once. The write
- * itself runs in the thread pool while the next step goes on; saves that arrive while one is being
+ * Writes a trajectory as it grows, so that the file on disk is always a complete trajectory with every step
+ * saved so far, in bytes linear in the trajectory's size. The first save and the last one (the exit message)
+ * write the whole file atomically (temp file + rename); in between, a save writes in place only what changed:
+ * the new messages with the closing lines over the old closing lines, then any `info` field that changed
+ * (`model_stats`) over its old text, padded with spaces (each field has spare room; one that outgrows it
+ * makes the next save a whole-file write). A kill between the two writes leaves valid JSON whose stats lag
+ * one step. The file on disk is checked before each in-place write: if it was removed or replaced, the whole
+ * file is written again. Paths that are not regular files (`-`, devices, symlinks) get whole-file writes.
+ *
+ * Messages are append-only, so each is serialized (and redacted) once and nothing is kept in memory but
+ * offsets. Writing runs in the thread pool while the next step goes on; saves that arrive while one is being
  * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
  * With a `fallback` path, a write that fails (disk full, folder removed) is retried there and every later
  * save goes there too: `path` is then the fallback and `failure` says what went wrong with the first path.
@@ -109,12 +148,14 @@ export class TrajectoryWriter {
   readonly #fallback: string | undefined;
   /** The first path and why writing it failed, once the writer has moved to its fallback. */
   failure: { path: string; error: unknown } | undefined;
-  readonly #encoded: Buffer[] = [];
   /** `info.config` does not change during a run: its encoding is kept for as long as the object is the same. */
   #config: { value: unknown; json: string } | undefined;
-  #next: Buffer[] | undefined;
+  #next: Saved | undefined;
+  #disk: OnDisk | undefined;
   #writing: Promise<void> | undefined;
   #error: unknown;
+  /** Bytes this writer has written (whole files and in-place updates), for the benchmarks. */
+  bytesWritten = 0;
 
   constructor(path: string, options: { fallback?: string } = {}) {
     this.#path = path;
@@ -127,30 +168,8 @@ export class TrajectoryWriter {
   }
 
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
-    if (messages.length < this.#encoded.length) this.#encoded.length = 0;
-    for (let index = this.#encoded.length; index < messages.length; index++) {
-      const json = `${index === 0 ? "" : ",\n"}    ${indent(jsonWithFloats(messages[index]), "    ")}`;
-      this.#encoded.push(Buffer.from(redact(json), "utf8"));
-    }
-    const fields = Object.entries(info).map(
-      ([key, value]) => `    ${JSON.stringify(key)}: ${this.#encodeInfoField(key, value)}`,
-    );
-    const head = `{\n  "info": {\n${fields.join(",\n")}\n  },\n  "messages": [\n`;
-    let tail = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
-    for (const [key, value] of Object.entries(extras)) {
-      tail += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
-    }
-    tail += "\n}\n";
-    this.#next = [Buffer.from(head, "utf8"), ...this.#encoded, Buffer.from(tail, "utf8")];
+    this.#next = { info, messages, count: messages.length, extras };
     this.#writing ??= this.#drain();
-  }
-
-  #encodeInfoField(key: string, value: unknown): string {
-    const cached = this.#config;
-    if (key === "config" && cached && cached.value === value) return cached.json;
-    const json = redact(indent(jsonWithFloats(value), "    "));
-    if (key === "config") this.#config = { value, json };
-    return json;
   }
 
   /** Resolves once everything saved so far is on disk; rejects if a write failed. */
@@ -166,15 +185,16 @@ export class TrajectoryWriter {
   async #drain(): Promise<void> {
     try {
       while (this.#next) {
-        const buffers = this.#next;
+        const saved = this.#next;
         this.#next = undefined;
         try {
-          await writeFileAtomicAsync(this.#path, buffers);
+          await this.#write(saved);
         } catch (error) {
+          await this.#forget();
           if (this.#fallback === undefined || this.failure) throw error;
           this.failure = { path: this.#path, error };
           this.#path = this.#fallback;
-          await writeFileAtomicAsync(this.#path, buffers);
+          await this.#write(saved);
         }
       }
     } catch (error) {
@@ -183,4 +203,139 @@ export class TrajectoryWriter {
       this.#writing = undefined;
     }
   }
+
+  async #write(saved: Saved): Promise<void> {
+    const final = saved.messages[saved.count - 1]?.role === "exit";
+    const fields = this.#fields(saved.info);
+    if (!final && this.#disk && (await this.#inPlace(this.#disk, saved, fields))) return;
+    await this.#whole(saved, fields, final);
+  }
+
+  /** Writes what changed since the last save into the file; false when a whole-file write is needed. */
+  async #inPlace(disk: OnDisk, saved: Saved, fields: Array<[string, string]>): Promise<boolean> {
+    if (saved.count < disk.count || fields.length !== disk.slots.length) return false;
+    const patches: Array<{ slot: Slot; text: string }> = [];
+    for (const [index, [key, text]] of fields.entries()) {
+      const slot = disk.slots[index] as Slot;
+      if (slot.key !== key || Buffer.byteLength(text) > slot.width) return false;
+      if (text !== slot.text) patches.push({ slot, text });
+    }
+    const stat = await disk.handle.stat().catch(() => undefined);
+    if (!stat || stat.nlink === 0 || stat.size !== disk.size) return false;
+    const added: Buffer[] = [];
+    for (let index = disk.count; index < saved.count; index++) {
+      added.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
+    }
+    let closing = encodeClosing(saved.extras);
+    if (added.length > 0 || closing !== disk.closing) {
+      const end = disk.messagesEnd + added.reduce((sum, buffer) => sum + buffer.length, 0);
+      // A shorter closing than before is padded so no old byte is left after the final newline.
+      const short = disk.size - (end + Buffer.byteLength(closing));
+      if (short > 0) closing = `${closing.slice(0, -2)}${" ".repeat(short)}}\n`;
+      const buffers = [...added, Buffer.from(closing, "utf8")];
+      await this.#writeAt(disk.handle, buffers, disk.messagesEnd);
+      disk.count = saved.count;
+      disk.messagesEnd = end;
+      disk.closing = closing;
+      disk.size = end + (buffers.at(-1) as Buffer).length;
+      chaosPoint("trajectory-appended");
+    }
+    for (const { slot, text } of patches) {
+      const bytes = Buffer.from(text, "utf8");
+      const padded = Buffer.concat([bytes, Buffer.alloc(slot.width - bytes.length, " ")]);
+      await this.#writeAt(disk.handle, [padded], slot.offset);
+      slot.text = text;
+    }
+    return true;
+  }
+
+  async #writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+    let offset = position;
+    let pending = buffers;
+    while (pending.length > 0) {
+      const { bytesWritten } = await handle.writev(pending, offset);
+      offset += bytesWritten;
+      this.bytesWritten += bytesWritten;
+      pending = skipBytes(pending, bytesWritten);
+    }
+  }
+
+  /** Writes the whole file atomically; during the run (not `final`) each field gets spare room. */
+  async #whole(saved: Saved, fields: Array<[string, string]>, final: boolean): Promise<void> {
+    await this.#forget();
+    const slots: Slot[] = [];
+    let head = `{\n  "info": {\n`;
+    for (const [index, [key, text]] of fields.entries()) {
+      const prefix = `${index === 0 ? "" : ",\n"}    ${JSON.stringify(key)}: `;
+      head += prefix;
+      const offset = Buffer.byteLength(head);
+      const width = Buffer.byteLength(text) + (final ? 0 : FIELD_SLACK);
+      slots.push({ key, offset, width, text });
+      head += `${text}${" ".repeat(final ? 0 : FIELD_SLACK)}`;
+    }
+    head += `\n  },\n  "messages": [\n`;
+    const buffers = [Buffer.from(head, "utf8")];
+    for (let index = 0; index < saved.count; index++) {
+      buffers.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
+    }
+    const closing = encodeClosing(saved.extras);
+    buffers.push(Buffer.from(closing, "utf8"));
+    await writeFileAtomicAsync(this.#path, buffers);
+    const size = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    this.bytesWritten += size;
+    if (final || this.#path === "-") return;
+    // In-place updates only for a regular file of ours: not through a symlink, not to a device.
+    const handle = await open(this.#path, constants.O_RDWR | constants.O_NOFOLLOW).catch(() => undefined);
+    if (!handle) return;
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size !== size) {
+      await handle.close();
+      return;
+    }
+    const messagesEnd = size - Buffer.byteLength(closing);
+    this.#disk = { handle, slots, count: saved.count, messagesEnd, closing, size };
+  }
+
+  async #forget(): Promise<void> {
+    const disk = this.#disk;
+    this.#disk = undefined;
+    await disk?.handle.close().catch(() => {});
+  }
+
+  /** `info`'s fields as `[key, JSON text]`, redacted; the config's text is kept while the object is the same. */
+  #fields(info: TrajectoryInfo): Array<[string, string]> {
+    return Object.entries(info).map(([key, value]) => {
+      const cached = this.#config;
+      if (key === "config" && cached && cached.value === value) return [key, cached.json];
+      const json = redact(indent(jsonWithFloats(value), "    "));
+      if (key === "config") this.#config = { value, json };
+      return [key, json];
+    });
+  }
+}
+
+function encodeMessage(message: Message, index: number): string {
+  return redact(`${index === 0 ? "" : ",\n"}    ${indent(jsonWithFloats(message), "    ")}`);
+}
+
+function encodeClosing(extras: Record<string, unknown>): string {
+  let closing = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
+  for (const [key, value] of Object.entries(extras)) {
+    closing += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
+  }
+  return `${closing}\n}\n`;
+}
+
+function skipBytes(buffers: Buffer[], count: number): Buffer[] {
+  let rest = count;
+  const result: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (rest >= buffer.length) {
+      rest -= buffer.length;
+      continue;
+    }
+    result.push(rest > 0 ? buffer.subarray(rest) : buffer);
+    rest = 0;
+  }
+  return result;
 }

@@ -1,5 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync } from "node:fs";
 import { join } from "node:path";
 
 /** CLI tests run the built `dist/`; build it once before the suite (tsc is incremental enough to be quick). */
@@ -14,6 +13,6 @@ export default function setup(): void {
       stdio: "inherit",
     },
   );
-  // Rewriting dist/ drops the bin's executable bit that npm set; `npx swerun` needs it.
-  chmodSync(join(root, "dist", "src", "cli.js"), 0o755);
+  // The CLI the tests run is the bundle `npm run build` ships (scripts/bundle.mjs also sets its executable bit).
+  execFileSync(process.execPath, [join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
 }

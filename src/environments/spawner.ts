@@ -186,7 +186,8 @@ let nextId = 0;
 const pending = new Map<number, Pending>();
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ["-e", WORKER], {
+  // A 1 MiB young generation keeps the helper small (it only passes chunks of output along).
+  const child = spawn(process.execPath, ["--max-semi-space-size=1", "-e", WORKER], {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     serialization: "advanced",
   });
@@ -209,6 +210,7 @@ function startWorker(): ChildProcess {
     }
   });
   child.unref();
+  refWhileBusy(child);
   return child;
 }
 
@@ -217,6 +219,14 @@ function refWhileBusy(child: ChildProcess): void {
   const channel = child.channel as { ref?: () => void; unref?: () => void } | undefined;
   if (pending.size > 0) channel?.ref?.();
   else channel?.unref?.();
+}
+
+/**
+ * Starts the helper process now, so that it boots while the rest of swerun loads (the CLI calls this first
+ * for commands that usually run local commands). It exits with swerun if no command ever uses it.
+ */
+export function startCommandRunner(): void {
+  worker ??= startWorker();
 }
 
 /** Starts a command in its own process group; `kill` kills it and every process it started (see WORKER). */

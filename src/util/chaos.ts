@@ -7,7 +7,8 @@ import { writeSync } from "node:fs";
  * does nothing. Points: `run-recorded` (run.json written at a batch's start), `container-created` (a
  * Docker container created, not started), `action-start` (a step's command about to run),
  * `atomic-rename` (an atomic write's temp file written, not renamed yet), `trajectory-renamed`
- * (an instance's trajectory in place, preds.json not rewritten yet), `grading-tests` (a grading's tests
+ * (an instance's trajectory in place, preds.json not rewritten yet), `trajectory-appended` (a step's
+ * messages written into the trajectory in place, its `info.model_stats` not yet), `grading-tests` (a grading's tests
  * about to run in its container), `grading-ended` (`--eval`: a grading's report.json written, its verdict
  * not in run.json yet).
  */

@@ -1,0 +1,55 @@
+// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli.js becomes one small entry file plus shared chunks in
+// dist/src/chunks/, so a command loads a few files instead of ~300 (zod, yaml, nunjucks and swerun's own
+// modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
+// a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
+// optional parts) stays outside the bundle and is loaded from node_modules when a command needs it.
+// The library entry (dist/src/index.js) is tsc's output, unbundled.
+import { chmodSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+
+const root = join(import.meta.dirname, "..");
+
+/**
+ * zod's namespace re-exports every locale (`z.locales`), which no bundler can drop once `z` is imported;
+ * swerun uses only the English messages zod sets itself, so the namespace holds just `en` here.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(args.importer, "..", "..", "locales", "en.js"), namespace: "zod-locales" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: root,
+    }));
+  },
+};
+const out = join(root, "dist", "src");
+rmSync(join(out, "chunks"), { recursive: true, force: true });
+await build({
+  entryPoints: { cli: join(root, "src", "cli.ts") },
+  outdir: out,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  chunkNames: "chunks/[name]-[hash]",
+  external: ["dockerode", "ssh2", "cpu-features", "playwright-core"],
+  // Bundled CommonJS dependencies (nunjucks) call require() for Node's own modules.
+  banner: {
+    js: 'import { createRequire as __swerunCreateRequire } from "node:module"; const require = __swerunCreateRequire(import.meta.url);',
+  },
+  // Whitespace and syntax only: names stay, so errors and stack traces read as in the sources.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [zodEnglishOnly],
+  sourcemap: false,
+  logLevel: "warning",
+});
+chmodSync(join(out, "cli.js"), 0o755);

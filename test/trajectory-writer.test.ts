@@ -1,0 +1,128 @@
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Message } from "../src/messages.js";
+import { TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { killAt } from "./helpers/cli.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+const config = trajectoryConfig(
+  { step_limit: 0, system_template: "x".repeat(2000) },
+  { model: { model_name: "m" }, model_type: "t" },
+  { environment: { cwd: "/" }, environment_type: "e" },
+);
+
+/** A growing trajectory: `steps` steps of an assistant message (cost 0.0123 each) and a 5 KB observation. */
+function step(messages: Message[], index: number): { cost: number } {
+  messages.push({ role: "assistant", content: `step ${index} é`, extra: { cost: 0.0123 } });
+  messages.push({ role: "user", content: `output ${index}\n${'ab"c\\ '.repeat(800)}` });
+  return { cost: 0.0123 * (index + 1) };
+}
+
+describe("TrajectoryWriter", () => {
+  it("keeps the file a complete trajectory after every save, in bytes linear in its final size", async () => {
+    const path = join(tempDir(), "t.traj.json");
+    const writer = new TrajectoryWriter(path);
+    const messages: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "task" },
+    ];
+    const extras = { instance_id: "a__b-1" };
+    for (let index = 0; index < 200; index++) {
+      const { cost } = step(messages, index);
+      writer.save(trajectoryInfo(config, { cost, apiCalls: index + 1 }, undefined), messages, extras);
+      if (index % 7 === 0) {
+        await writer.flush();
+        const onDisk = readJson(path);
+        expect(onDisk.messages).toEqual(messages);
+        expect(onDisk.info.model_stats).toEqual({ instance_cost: cost, api_calls: index + 1 });
+        expect(onDisk.instance_id).toBe("a__b-1");
+      }
+    }
+    const exit: Message = {
+      role: "exit",
+      content: "patch",
+      extra: { exit_status: "Submitted", submission: "p" },
+    };
+    messages.push(exit);
+    writer.save(trajectoryInfo(config, { cost: 1, apiCalls: 200 }, exit), messages, extras);
+    await writer.flush();
+    const final = readFileSync(path, "utf8");
+    // The last save writes the file as mini-swe-agent's writer lays it out (no spare room left anywhere).
+    expect(final).toBe(
+      `${JSON.stringify({ info: readJson(path).info, messages, trajectory_format: "mini-swe-agent-1.1", ...extras }, null, 2)}\n`,
+    );
+    // Before: the whole file after every save (~100x the final size over 200 steps).
+    expect(writer.bytesWritten).toBeLessThan(3 * statSync(path).size);
+  });
+
+  it("writes the whole file again when it was removed or replaced during the run", async () => {
+    const dir = tempDir();
+    const path = join(dir, "t.traj.json");
+    const writer = new TrajectoryWriter(path);
+    const messages: Message[] = [{ role: "system", content: "sys" }];
+    const save = () => writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 0 }, undefined), messages);
+    save();
+    await writer.flush();
+    step(messages, 0);
+    rmSync(path);
+    save();
+    await writer.flush();
+    expect(readJson(path).messages).toEqual(messages);
+    writeFileSync(join(dir, "other"), "{}");
+    renameSync(join(dir, "other"), path);
+    step(messages, 1);
+    save();
+    await writer.flush();
+    expect(readJson(path).messages).toEqual(messages);
+    // An extra whose text gets shorter leaves no old byte behind.
+    writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 0 }, undefined), messages, {
+      note: "long ".repeat(50),
+    });
+    writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 0 }, undefined), messages, { note: "short" });
+    await writer.flush();
+    expect(readJson(path).note).toBe("short");
+  });
+
+  it("a kill after a step's messages were appended, before its stats were, leaves every step in valid JSON", async () => {
+    const dir = tempDir();
+    const out = join(dir, "k.traj.json");
+    // Each step sleeps, so the first save's whole-file write is done before the next save comes (saves
+    // that arrive during a write coalesce, and the last one is a whole-file write again).
+    const outputs = Array.from({ length: 5 }, (_, i) => ({
+      role: "assistant",
+      content: `step ${i}`,
+      extra: { actions: [{ command: `sleep 0.3; echo step ${i}` }], cost: 0.5 },
+    }));
+    const path = join(dir, "c.json");
+    writeFileSync(
+      path,
+      JSON.stringify({ model: { model_class: "deterministic", outputs }, environment: { cwd: dir } }),
+    );
+    const result = await killAt("trajectory-appended", [
+      "run",
+      "-c",
+      "demo",
+      "-c",
+      path,
+      "-t",
+      "t",
+      "-o",
+      out,
+    ]);
+    expect(result.signal).toBe("SIGKILL");
+    const trajectory = readJson(out);
+    const steps = (trajectory.messages.length - 2) / 2;
+    expect(steps).toBeGreaterThanOrEqual(2);
+    expect(trajectory.messages.map((m: Message) => m.role)).toEqual([
+      "system",
+      "user",
+      ...Array(steps).fill(["assistant", "user"]).flat(),
+    ]);
+    expect(trajectory.messages.at(-1).content).toMatch(new RegExp(`step ${steps - 1}`));
+    // The stats are those of the save before: the kill came between the messages and the stats.
+    expect(trajectory.info.model_stats.api_calls).toBeLessThan(steps);
+  });
+});
