@@ -144,10 +144,16 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     const logs = join(out, "eval", "logs", "run_evaluation", "out", "deterministic__demo");
     for (const instance of DEMO_IDS) {
       const report = readJson(join(logs, instance, "report.json"))[instance];
-      expect(run.eval.instances[instance]).toEqual({
+      // The verdict, plus what the instance's row says of its tests (parser, language) when it says it.
+      expect(run.eval.instances[instance]).toMatchObject({
         resolved: report.resolved,
         status: report.resolved ? "resolved" : "unresolved",
       });
+      expect(
+        Object.keys(run.eval.instances[instance])
+          .filter((key) => !["log_parser", "language"].includes(key))
+          .sort(),
+      ).toEqual(["resolved", "status"]);
       expect(run.cases[instance].resolved).toBe(report.resolved);
     }
     expect(await swerunContainers(docker, id)).toEqual([]);

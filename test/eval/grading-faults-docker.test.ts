@@ -9,6 +9,7 @@ import { tempDir } from "../helpers/tmp.js";
 
 const id = (name: string) => `swerun-test__mathx-${name}`;
 const read = (path: string) => readFileSync(path, "utf8");
+const RESOLVED = { resolved: true, status: "resolved" };
 const readJson = (path: string) => JSON.parse(read(path));
 
 /** Gradings that fail for swerun's or the environment's reasons: no verdict replaced, graded again next time. */
@@ -48,7 +49,11 @@ await describeDocker("swerun eval: gradings that could not be done", () => {
     const first = await runCli(["eval", folder, "-i", id("gold"), "--network", "none"]);
     expect(first.code, first.stderr).toBe(0);
     const graded = read(join(folder, "run.json"));
-    expect(JSON.parse(graded).eval.instances[id("gold")]).toEqual({ resolved: true, status: "resolved" });
+    expect(JSON.parse(graded).eval.instances[id("gold")]).toEqual({
+      ...RESOLVED,
+      log_parser: "parse_log_pytest",
+      language: "Python",
+    });
 
     const bad = await runCli(["eval", folder, "-i", id("gold"), "--redo", "-o", "/etc/passwd/x"]);
     expect(bad.code).toBe(2);
@@ -67,7 +72,11 @@ await describeDocker("swerun eval: gradings that could not be done", () => {
     ]);
     expect(refused.code, refused.stderr).toBe(0);
     const after = readJson(join(folder, "run.json"));
-    expect(after.eval.instances[id("gold")]).toEqual({ resolved: true, status: "resolved" });
+    expect(after.eval.instances[id("gold")]).toEqual({
+      ...RESOLVED,
+      log_parser: "parse_log_pytest",
+      language: "Python",
+    });
     expect(after.cases[id("gold")].resolved).toBe(true);
     expect(existsSync(join(logs, id("gold"), "report.json"))).toBe(true);
   }, 120_000);
