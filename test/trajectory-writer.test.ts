@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/messages.js";
 import { TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { jsonWithFloats } from "../src/util/float-json.js";
 import { killAt } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
 
@@ -52,7 +53,7 @@ describe("TrajectoryWriter", () => {
     const final = readFileSync(path, "utf8");
     // The last save writes the file as mini-swe-agent's writer lays it out (no spare room left anywhere).
     expect(final).toBe(
-      `${JSON.stringify({ info: readJson(path).info, messages, trajectory_format: "mini-swe-agent-1.1", ...extras }, null, 2)}\n`,
+      `${jsonWithFloats({ info: readJson(path).info, messages, trajectory_format: "mini-swe-agent-1.1", ...extras })}\n`,
     );
     // Before: the whole file after every save (~100x the final size over 200 steps).
     expect(writer.bytesWritten).toBeLessThan(3 * statSync(path).size);

@@ -61,13 +61,10 @@ describeBrowser("swerun view pages in headless chromium", () => {
     writeEvalReport(demoB, "swerun-demo__calc-1", false);
     writeEvalReport(demoB, "swerun-demo__greet-2", true);
     // count-3's verdict as run.json records an empty patch's (the page names the reason).
-    const runJson = join(demo, "run.json");
-    const record = JSON.parse(readFileSync(runJson, "utf8"));
-    record.eval = {
-      run_id: "r",
-      instances: { "swerun-demo__count-3": { resolved: false, status: "empty_patch" } },
-    };
-    writeFileSync(runJson, JSON.stringify(record));
+    recordEvalInRunJson(join(demo, "run.json"), {
+      run_id: "demo",
+      verdicts: { "swerun-demo__count-3": { resolved: false, status: "empty_patch" } },
+    });
     mini = plantedMiniTrajectory(root, SECRET);
     await view([demo]);
     await view([scripted]);
