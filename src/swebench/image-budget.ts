@@ -29,7 +29,7 @@ export class ImageBudget {
     return sum;
   }
 
-  /** The most `used` has been (what the budget has to hold). */
+  /** The most the held images (pulls ended) have taken at once. */
   get peak(): number {
     return this.#peak;
   }
@@ -46,14 +46,15 @@ export class ImageBudget {
   /** A pull of `image` begins, expected to take `bytes`. */
   reserve(image: string, bytes: number): void {
     this.#pulling.set(image, bytes);
-    this.#peak = Math.max(this.#peak, this.used);
   }
 
   /** The pull ended: the image takes `bytes` now (undefined: the pull failed, nothing is held). */
   settle(image: string, bytes: number | undefined): void {
     this.#pulling.delete(image);
     if (bytes !== undefined) this.#held.set(image, { bytes, used: ++this.#clock });
-    this.#peak = Math.max(this.#peak, this.used);
+    let held = 0;
+    for (const entry of this.#held.values()) held += entry.bytes;
+    this.#peak = Math.max(this.#peak, held);
   }
 
   /** An image the batch pulled earlier (a resumed batch), found on the daemon. */

@@ -71,6 +71,8 @@ interface Daemon extends PoolDaemon {
   running: Map<string, string>;
   /** Pull-ahead stops after "no space left on device" until an instance ends. */
   paused: boolean;
+  /** Workers waiting for room in the budget: pulling ahead leaves the room to them. */
+  wanting: number;
 }
 
 /**
@@ -100,6 +102,8 @@ export class ImagePool {
   /** Bytes on disk per byte the registry reports, the most seen (estimates a pull before it happens). */
   #expansion = 1;
   #largestPulled = 0;
+  /** Whether a pull has ended: before, an estimate is only the registry's compressed size (or nothing). */
+  #learned = false;
 
   private constructor(
     daemons: Daemon[],
@@ -143,6 +147,7 @@ export class ImagePool {
           aheadPulls: 0,
           running: new Map(),
           paused: false,
+          wanting: 0,
         };
         daemon.before = await imageTags(docker).catch(() => new Set<string>());
         for (const entry of ledger.filter((entry) => entry.host === spec.endpoint.host)) {
@@ -262,21 +267,28 @@ export class ImagePool {
   }
 
   /**
-   * Before a worker's own pull: removes unneeded images, then images pulled ahead for queued instances (they
-   * are pulled again later), then waits for running instances to end, until `bytes` fit. With nothing left to
-   * wait for, the pull goes ahead over the budget (said).
+   * Before a worker's own pull: removes unneeded images, else waits for running instances to end or pulls to
+   * settle, else removes images pulled ahead for queued instances (they are pulled again later), until `bytes`
+   * fit. With nothing left to wait for or remove, the pull goes ahead over the budget (said).
    */
   async #makeRoom(daemon: Daemon, bytes: number): Promise<void> {
-    while (!daemon.budget.fits(bytes) && !this.#closed) {
-      if ((await this.#free(daemon, bytes, false)) > 0) continue;
-      if ((await this.#free(daemon, bytes, true)) > 0) continue;
-      if (daemon.running.size <= 1 && daemon.pulls.size === 0) {
+    daemon.wanting++;
+    try {
+      while (!daemon.budget.fits(bytes) && !this.#closed) {
+        if ((await this.#free(daemon, bytes, false)) > 0) continue;
+        // Instances running (not waiting for room like this one) or pulls under way will free or settle room.
+        if (daemon.pulls.size > 0 || daemon.running.size > daemon.wanting) {
+          await this.#nextChange();
+          continue;
+        }
+        if ((await this.#free(daemon, bytes, true)) > 0) continue;
         this.#say(
           `${this.#where(daemon)}the image budget (${formatBytes(daemon.budget.limit ?? 0)}) holds no more room and nothing else runs: pulling over it`,
         );
         return;
       }
-      await this.#nextChange();
+    } finally {
+      daemon.wanting--;
     }
   }
 
@@ -346,6 +358,8 @@ export class ImagePool {
 
   /** Pulls `image` on `daemon`, `estimate` bytes reserved meanwhile; resolves with the error when it failed. */
   async #pull(daemon: Daemon, image: string, ahead: boolean, estimate: number): Promise<unknown> {
+    const under = daemon.pulls.get(image);
+    if (under) return under;
     let failure: unknown;
     daemon.budget.reserve(image, estimate);
     if (ahead) daemon.ahead.add(image);
@@ -392,6 +406,8 @@ export class ImagePool {
     this.#largestPulled = Math.max(this.#largestPulled, bytes);
     void this.registrySize(image).then((size) => {
       if (size) this.#expansion = Math.max(this.#expansion, bytes / size);
+      this.#learned = true;
+      this.#fill();
     });
   }
 
@@ -453,9 +469,12 @@ export class ImagePool {
    * Starts pulls of the images of the next queued instances (in queue order, up to two per worker) not on
    * any daemon yet, each on the daemon with the fewest images waiting for an instance, while it has a free
    * pull slot, fewer than two images per worker waiting, and room in its budget once unneeded images are
-   * removed. Stops at the first image that does not fit: later ones would take the room it needs.
+   * removed. Stops at the first image that does not fit: later ones would take the room it needs. With a
+   * budget it starts after the first pull has ended.
    */
   async #fillOnce(): Promise<void> {
+    // Estimates hold only once a pull has shown how much larger than the registry's figure images are on disk.
+    if (this.#options.budget !== undefined && !this.#learned) return;
     const claimed = () => {
       const images = new Set<string>();
       for (const daemon of this.#daemons)
@@ -471,6 +490,7 @@ export class ImagePool {
         .filter(
           (candidate) =>
             !candidate.paused &&
+            candidate.wanting === 0 &&
             (!candidate.host || candidate.host.up) &&
             candidate.aheadPulls < this.#options.pullWorkers &&
             candidate.ahead.size < 2 * candidate.workers,
