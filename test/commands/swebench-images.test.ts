@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { runCli, startCli, waitFor } from "../helpers/cli.js";
 import { step } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, REQUIRE_DOCKER } from "../helpers/docker.js";
 import {
@@ -168,5 +168,107 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       ).toBeLessThanOrEqual(budget);
     },
     240_000,
+  );
+
+  /** Removes this test run's images from the daemon, then pulls `image` (there before the next batch). */
+  async function startWith(image: string) {
+    for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+    await pullImage(docker, image);
+    return new Set([image]);
+  }
+
+  it.skipIf(problem !== undefined && !REQUIRE_DOCKER)(
+    "SIGKILL mid-batch, then resume: nothing lost, the budget held throughout, kept and earlier images stay, what the killed run held is used again",
+    async () => {
+      const [first, second] = images;
+      if (!first || !second) throw new Error("no images");
+      const before = await startWith(first.image);
+      const dir = tempDir();
+      const env = { SWERUN_STATE_DIR: join(dir, "state") };
+      const dataset = writeImageDataset(dir, images, "sleep 1");
+      const out = join(dir, "out");
+      const budget = 3 * (images[1]?.bytes ?? 0);
+      const args = ["swebench", "--subset", dataset, ...DOCKER, "-w", "1", "--image-budget", String(budget)];
+      const keep = ["--keep-image", second.image];
+      const stop = sampleDisk(before);
+      const killed = startCli([...args, ...keep, "-o", out], { env });
+      const finished = () =>
+        existsSync(join(out, "preds.json")) ? Object.keys(readJson(join(out, "preds.json"))).length : 0;
+      await waitFor(() => finished() >= 3, 60_000, killed.child);
+      killed.child.kill("SIGKILL");
+      await killed.done;
+      const atKill = readJson(join(out, "run.json"));
+      const ledger = readJson(join(dir, "state", "images", `${atKill.run_id}.json`));
+      // Every image the killed run left is in its ledger (which may also list one it was removing when killed).
+      const listed = ledger.images.map((entry: { image: string }) => entry.image);
+      const held = (await ours()).map(({ tag }) => tag).filter((tag) => tag !== first.image);
+      expect(held.length).toBeGreaterThan(0);
+      for (const image of held) expect(listed).toContain(image);
+
+      const resumed = await runCli([...args, ...keep, "-o", out], { env });
+      const peak = await stop();
+      expect(resumed.stderr).toBe("");
+      expect(resumed.code).toBe(0);
+      expect(
+        Object.fromEntries(
+          Object.entries(readJson(join(out, "preds.json"))).map(([id, pred]) => [
+            id,
+            (pred as { model_patch: string }).model_patch.trim(),
+          ]),
+        ),
+      ).toEqual(Object.fromEntries(images.map((_, i) => [`images__case-${i + 1}`, `fix-${i + 1}`])));
+      expect(peak).toBeLessThanOrEqual(budget);
+      const run = readJson(join(out, "run.json"));
+      expect(run.run_id).toBe(atKill.run_id);
+      const pulls = (image: string) =>
+        run.images.pulled.filter((entry: { image: string }) => entry.image === image).length;
+      // What the killed run held is used again, not pulled again; what it removed and still needed is pulled again.
+      for (const image of held) expect(pulls(image)).toBe(1);
+      const removedBeforeKill = atKill.images.removed.map((entry: { image: string }) => entry.image);
+      const unfinished = images.filter((_, i) => !(`images__case-${i + 1}` in (atKill.cases ?? {})));
+      for (const { image } of unfinished) if (removedBeforeKill.includes(image)) expect(pulls(image)).toBe(2);
+      const left = (await ours()).map(({ tag }) => tag);
+      expect(left).toContain(first.image);
+      expect(left).toContain(second.image);
+      expect(readdirSync(out).filter((name) => name.endsWith(".partial"))).toEqual([]);
+    },
+    240_000,
+  );
+
+  it.skipIf(problem !== undefined && !REQUIRE_DOCKER)(
+    "preflight: a budget below the largest image or above the free space, and bad flags, are one line and exit 2 before any instance",
+    async () => {
+      const dir = tempDir();
+      const dataset = writeImageDataset(dir, images.slice(0, 2));
+      const out = join(dir, "out");
+      const base = ["swebench", "--subset", dataset, ...DOCKER, "-o", out];
+      const env = { SWERUN_STATE_DIR: join(dir, "state") };
+      for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+      const small = await runCli([...base, "--image-budget", "1M"], { env });
+      expect(small.code).toBe(2);
+      expect(small.stderr).toMatch(
+        new RegExp(
+          `^swerun: --image-budget 1M is smaller than the batch's largest image, ${registry?.address}/${repo}-[12]:latest \\(\\d+\\.\\d MB in its registry\\)\n$`,
+        ),
+      );
+      const large = await runCli([...base, "-c", "environment.image_budget=100T"], { env });
+      expect(large.code).toBe(2);
+      expect(large.stderr).toMatch(
+        /^swerun: environment\.image_budget 100T is more than the free space of Docker's data root on \S+ \(\S+: [\d.]+ [GMk]?B free\); lower the budget or free some disk\n$/,
+      );
+      expect(existsSync(join(out, "preds.json"))).toBe(false);
+      expect(existsSync(out) ? readdirSync(out).filter((name) => name.startsWith("images__")) : []).toEqual(
+        [],
+      );
+      const bad = await runCli([...base, "--image-budget", "lots"], { env });
+      expect(bad.stderr).toBe(
+        "swerun: --image-budget lots: expected a size such as 120G, 1.5T, 500Gi or a number of bytes\n",
+      );
+      expect(bad.code).toBe(2);
+      const workers = await runCli([...base, "--pull-workers", "-1"], { env });
+      expect(workers.stderr).toBe("swerun: --pull-workers: expected a whole number ≥ 0, got -1\n");
+      expect(workers.code).toBe(2);
+    },
+    120_000,
   );
 });
