@@ -1,11 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import type Docker from "dockerode";
-import { baseRootfs, importImage } from "../../src/images/rootfs.js";
+import { baseRootfs } from "../../src/images/rootfs.js";
 
 /**
  * A real Docker registry (Debian's `docker-registry`, the CNCF distribution registry) on 127.0.0.1 with a
@@ -101,16 +102,38 @@ export async function startRegistry(): Promise<LocalRegistry> {
   };
 }
 
-/** An image pushed to the registry: its name and its size on a daemon (bytes). */
+/** An image pushed to the registry: its name and its size on a daemon once pulled (bytes). */
 export interface PushedImage {
   image: string;
   bytes: number;
 }
 
+const sha256 = (data: Buffer | string) => `sha256:${createHash("sha256").update(data).digest("hex")}`;
+
+/** Uploads a blob monolithically (distribution API: POST an upload, PUT it with its digest). */
+async function uploadBlob(base: string, name: string, blob: Buffer): Promise<string> {
+  const digest = sha256(blob);
+  const start = await fetch(`${base}/v2/${name}/blobs/uploads/`, { method: "POST" });
+  const location = start.headers.get("location");
+  if (start.status !== 202 || !location) throw new Error(`registry upload of ${name}: HTTP ${start.status}`);
+  const url = new URL(location, base);
+  url.searchParams.set("digest", digest);
+  const put = await fetch(url, {
+    method: "PUT",
+    headers: { "Content-Type": "application/octet-stream" },
+    body: blob,
+  });
+  if (put.status !== 201)
+    throw new Error(`registry upload of ${name}: HTTP ${put.status} ${await put.text()}`);
+  return digest;
+}
+
 /**
- * `count` images of the base test root filesystem plus `megabytes` of random (incompressible) data each,
- * imported offline, pushed to the registry as `<address>/<repo>-<i>:latest`, then removed from `docker`
- * (so a batch has to pull them). Names carry `repo`: make it unique per test run.
+ * `count` one-layer images: the base test root filesystem plus `megabytes` of random (incompressible) data
+ * each, pushed to the registry as `<address>/<repo>-<i>:latest` straight through its HTTP API (gzip level 0, stored blocks: the data is random anyway and
+ * the daemon's own push compresses slowly), so they are on no daemon and a batch has to pull them. Names carry
+ * `repo`: make it unique per test run. `bytes` is what one of them takes on `docker` once pulled (pulled once
+ * and removed again; they all have the same size).
  */
 export async function pushRandomImages(
   docker: Docker,
@@ -119,28 +142,55 @@ export async function pushRandomImages(
   count: number,
   megabytes: number,
 ): Promise<PushedImage[]> {
-  const pushed: PushedImage[] = [];
+  const base = `http://${registry.address}`;
+  const names: string[] = [];
   for (let i = 1; i <= count; i++) {
     const rootfs = baseRootfs();
     rootfs.addFile("blob", randomBytes(megabytes * 1e6));
-    rootfs.addFile("testbed/.keep", "");
-    const name = `${registry.address}/${repo}-${i}`;
-    await importImage(docker, rootfs.tar(), name, "latest");
-    const image = `${name}:latest`;
-    const bytes = (await docker.getImage(image).inspect()).Size;
-    const stream = await docker.getImage(image).push({ authconfig: {} } as object);
-    const body = await new Promise<string>((resolve, reject) => {
-      let text = "";
-      stream.on("data", (chunk: Buffer) => {
-        text += chunk.toString();
-      });
-      stream.on("end", () => resolve(text));
-      stream.on("error", reject);
+    rootfs.addDirs("testbed");
+    const tar = rootfs.tar();
+    const layer = gzipSync(tar, { level: 0 });
+    const config = Buffer.from(
+      JSON.stringify({
+        architecture: "amd64",
+        os: "linux",
+        config: { Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["bash"] },
+        rootfs: { type: "layers", diff_ids: [sha256(tar)] },
+        history: [{ created_by: "swerun test image" }],
+      }),
+    );
+    const name = `${repo}-${i}`;
+    const manifest = JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.docker.distribution.manifest.v2+json",
+      config: {
+        mediaType: "application/vnd.docker.container.image.v1+json",
+        size: config.length,
+        digest: await uploadBlob(base, name, config),
+      },
+      layers: [
+        {
+          mediaType: "application/vnd.docker.image.rootfs.diff.tar.gzip",
+          size: layer.length,
+          digest: await uploadBlob(base, name, layer),
+        },
+      ],
     });
-    const error = /"error"\s*:\s*"([^"]*)"/.exec(body);
-    if (error) throw new Error(`docker push ${image} failed: ${error[1]}`);
-    await docker.getImage(image).remove();
-    pushed.push({ image, bytes });
+    const put = await fetch(`${base}/v2/${name}/manifests/latest`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/vnd.docker.distribution.manifest.v2+json" },
+      body: manifest,
+    });
+    if (put.status !== 201)
+      throw new Error(`registry manifest of ${name}: HTTP ${put.status} ${await put.text()}`);
+    names.push(`${registry.address}/${name}:latest`);
   }
-  return pushed;
+  const first = names[0] ?? "";
+  const stream = await docker.pull(first);
+  await new Promise<void>((resolve, reject) =>
+    docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
+  const bytes = (await docker.getImage(first).inspect()).Size;
+  await docker.getImage(first).remove();
+  return names.map((image) => ({ image, bytes }));
 }
