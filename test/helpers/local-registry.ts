@@ -93,10 +93,23 @@ export async function startRegistry(): Promise<LocalRegistry> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const address = `127.0.0.1:${port}`;
   return {
-    address: `127.0.0.1:${port}`,
+    address,
     serveIn: async (pid) => {
+      // A new network namespace starts with its loopback down.
+      execFileSync("nsenter", [`--net=/proc/${pid}/ns/net`, "--", "ip", "link", "set", "lo", "up"]);
       await serve(["nsenter", `--net=/proc/${pid}/ns/net`, "--"]);
+      const deadline = Date.now() + 15_000;
+      while (
+        !execFileSync("nsenter", [`--net=/proc/${pid}/ns/net`, "--", "ss", "-ltn"], {
+          encoding: "utf8",
+        }).includes(address)
+      ) {
+        if (Date.now() > deadline)
+          throw new Error(`docker-registry did not listen in the namespace of ${pid}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     },
     stop,
   };
