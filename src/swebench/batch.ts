@@ -254,6 +254,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
           : options.config;
       const started = Date.now();
       display.instanceStart(number, instance.instance_id, hostName);
+      // The image first: a grading container started meanwhile would pull it as someone else's.
+      await images?.ready(instance, job.host);
       options.onInstanceStart?.(instance.instance_id);
       log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
@@ -269,7 +271,6 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       const swarm = swarms.instance(instance);
       if (swarm) bus.subscribe(swarm.listener);
       mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
-      await images?.ready(instance, job.host);
       const result: InstanceResult = await runInstance(instance, {
         config,
         outputDir,

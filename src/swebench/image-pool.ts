@@ -311,11 +311,13 @@ export class ImagePool {
     this.#fill();
   }
 
-  /** Stops pulling ahead, removes what the budget still asks to, and frees the connections. */
+  /**
+   * Stops pulling ahead, removes what the budget still asks to, and frees the connections (pulls still
+   * under way end with them: the daemon cancels a pull whose client went away).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#filling;
-    await Promise.allSettled(this.#daemons.flatMap((daemon) => [...daemon.pulls.values()]));
     await Promise.allSettled(this.#daemons.map((daemon) => this.#trim(daemon)));
     for (const daemon of this.#daemons) closeDockerClient(daemon.docker);
     this.#wake();
