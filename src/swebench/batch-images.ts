@@ -67,6 +67,8 @@ export async function openBatchImages(
     : [{ endpoint: configEndpoint(environment), workers: Math.max(1, context.workers) }];
   let display: BatchDisplay | undefined;
   let save: (() => void) | undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  let closed = false;
   const imagePool = await ImagePool.open(
     daemons,
     {
@@ -85,7 +87,12 @@ export async function openBatchImages(
       say: context.say,
       onChange: () => {
         display?.images?.(imagePool.status());
-        save?.();
+        // run.json at most once a second (it is also saved as each instance ends; the ledger keeps every pull).
+        if (saveTimer || closed) return;
+        saveTimer = setTimeout(() => {
+          saveTimer = undefined;
+          save?.();
+        }, 1000);
       },
     },
   );
@@ -105,6 +112,10 @@ export async function openBatchImages(
     },
     ready: (instance, host) => imagePool.ready(instance, host),
     ended: (instance, host) => imagePool.ended(instance, host),
-    close: () => imagePool.close(),
+    close: async () => {
+      closed = true;
+      await imagePool.close();
+      clearTimeout(saveTimer);
+    },
   };
 }

@@ -40,6 +40,8 @@ export async function imagePreflight(
       const image = batch[index];
       if (image && size !== undefined) sizes.set(image, size);
     }
+    // A registry that answers none of the first questions (offline, no access) is not asked about the rest.
+    if (sizes.size === 0) break;
   }
   let largest: [string, number] | undefined;
   for (const entry of sizes) if (!largest || entry[1] > largest[1]) largest = entry;
