@@ -256,9 +256,8 @@ export class ImagePool {
         this.#say(
           `${this.#where(daemon)}no space left on device while pulling ${image}: pulling ahead paused; removing images this batch pulled, then pulling it again`,
         );
-        const freed = await this.#free(daemon, Number.POSITIVE_INFINITY, true);
-        if (freed === 0 && daemon.running.size <= 1) break;
-        if (freed === 0) await this.#nextChange();
+        // Nothing to remove: an instance ending, or the daemon clearing the failed pull, makes room (up to 5 tries).
+        if ((await this.#free(daemon, Number.POSITIVE_INFINITY, true)) === 0) await this.#nextChange();
       }
     } finally {
       if (waited) {

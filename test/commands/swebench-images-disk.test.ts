@@ -112,6 +112,12 @@ await describeExtraDaemons("swebench images on a daemon whose disk fills (a loop
     const out = join(dir, "out");
     const result = await runCli(args(dataset(dir), out), { env: { SWERUN_STATE_DIR: join(dir, "state") } });
     expect(result.code).toBe(0);
+    if (!result.stdout.includes("Submitted 3"))
+      console.log(
+        result.stderr,
+        readFileSync(join(out, "swerun.log"), "utf8"),
+        JSON.stringify(readJson(join(out, "run.json")).images),
+      );
     expect(result.stdout).toContain("exit statuses: Submitted 3");
     expect(result.stderr).toContain("no space left on device while pulling");
     const preds = readJson(join(out, "preds.json")) as Record<string, { model_patch: string }>;
