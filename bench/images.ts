@@ -7,6 +7,7 @@
  * images of this bench are removed between batches. Peak image disk is sampled every 50 ms while each
  * batch runs (the images this batch pulled, as `docker images` sizes them) and read from run.json.
  * Usage: node dist/bench/images.js [instances, default 20] [MB per image, default 150] [rounds, default 1]
+ *   [agent seconds, default 2]
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +34,7 @@ import { median } from "./docker-floor.js";
 const INSTANCES = Number(process.argv[2] ?? 20);
 const MEGABYTES = Number(process.argv[3] ?? 150);
 const ROUNDS = Number(process.argv[4] ?? 1);
+const AGENT_SECONDS = Number(process.argv[5] ?? 2);
 const WORKERS = 4;
 const BUDGET_IMAGES = 8;
 
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
       problem_statement: "wait, then submit",
       image_name: pushed.image,
       swerun_scripted_outputs: [
-        step("sleep 2"),
+        step(`sleep ${AGENT_SECONDS}`),
         step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
       ],
     }));
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
       for (const [mode, wall] of walls) results.get(mode.name)?.ratios.push(wall / floor);
     }
     const rows = [
-      `${INSTANCES} instances, each its own ${formatBytes(images[0]?.bytes ?? 0)} image in a local registry, agents of ~2 s (\`sleep 2\`), ${WORKERS} workers, --image-budget ${formatBytes(budget)} (${BUDGET_IMAGES} images; the batch's images take ${formatBytes(images.reduce((sum, pushed) => sum + pushed.bytes, 0))}), ${ROUNDS} round(s)`,
+      `${INSTANCES} instances, each its own ${formatBytes(images[0]?.bytes ?? 0)} image in a local registry, agents of ~${AGENT_SECONDS} s (\`sleep ${AGENT_SECONDS}\`), ${WORKERS} workers, --image-budget ${formatBytes(budget)} (${BUDGET_IMAGES} images; the batch's images take ${formatBytes(images.reduce((sum, pushed) => sum + pushed.bytes, 0))}), ${ROUNDS} round(s)`,
       "",
       "| batch | wall time (s, median) | vs floor | images pulled ahead | agents waited for images (s, total) | peak image disk (pulled by the batch) |",
       "| --- | ---: | ---: | ---: | ---: | ---: |",
