@@ -71,7 +71,7 @@ interface Daemon extends PoolDaemon {
   running: Map<string, string>;
   /** Pull-ahead stops after "no space left on device" until an instance ends. */
   paused: boolean;
-  /** Workers waiting for their image (its pull, or room for it): no new pull ahead starts meanwhile. */
+  /** Workers waiting for room in the budget: pulling ahead leaves the room to them. */
   wanting: number;
 }
 
@@ -232,21 +232,17 @@ export class ImagePool {
     daemon.budget.touch(image);
     const started = Date.now();
     let waited = false;
-    const wait = () => {
-      if (!waited) daemon.wanting++;
-      waited = true;
-    };
     try {
       for (let attempt = 0; ; attempt++) {
         const pending = daemon.pulls.get(image);
         if (pending) {
-          wait();
+          waited = true;
           await pending;
           continue;
         }
         if (daemon.budget.holds(image) || daemon.before.has(image)) break;
         if (await inspectImage(daemon.docker, image).catch(() => undefined)) break;
-        wait();
+        waited = true;
         const estimate = await this.#estimate(image);
         await this.#makeRoom(daemon, estimate);
         const error = await this.#pull(daemon, image, false, estimate);
@@ -261,7 +257,6 @@ export class ImagePool {
       }
     } finally {
       if (waited) {
-        daemon.wanting--;
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         this.record.waited.push({ image, ...this.#hostField(daemon), seconds });
       }
@@ -276,6 +271,15 @@ export class ImagePool {
    * fit. With nothing left to wait for or remove, the pull goes ahead over the budget (said).
    */
   async #makeRoom(daemon: Daemon, bytes: number): Promise<void> {
+    daemon.wanting++;
+    try {
+      await this.#roomFor(daemon, bytes);
+    } finally {
+      daemon.wanting--;
+    }
+  }
+
+  async #roomFor(daemon: Daemon, bytes: number): Promise<void> {
     while (!daemon.budget.fits(bytes) && !this.#closed) {
       if ((await this.#free(daemon, bytes, false)) > 0) continue;
       // Instances running (not waiting for room like this one) or pulls under way will free or settle room.
