@@ -87,6 +87,12 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
     .option("-v, --verbose", "Also print every command (without a terminal)")
     .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
     .option("--eval", "Grade each instance in a fresh container as soon as it ends (SWE-bench 5.x datasets)")
+    .option(
+      "--image-budget <size>",
+      "Disk the images this batch pulls may take per Docker daemon, e.g. 120G (least recently used go first)",
+    )
+    .option("--pull-workers <n>", "Images pulled ahead at once per Docker daemon (default: 2; 0: none)")
+    .option("--keep-image <image>", "Never remove this image (repeatable)")
     .example("swerun swebench --subset demo")
     .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
   cli
@@ -225,12 +231,22 @@ export function buildCli(run: (job: () => Promise<number>) => void) {
       run(async () => (await import("./commands/view.js")).viewCommand(paths, flags)),
     );
   cli
-    .command("cleanup", "Remove Docker containers left behind by crashed swerun runs")
+    .command(
+      "cleanup",
+      "Remove Docker containers left behind by crashed swerun runs (--images: images runs pulled)",
+    )
     .option("--run-id <id>", "Only containers of this run")
     .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")
     .option("--dry-run", "List them without removing")
     .option("--docker-host <url>", "A Docker daemon to clean (repeatable; default: DOCKER_HOST's)")
-    .action((flags) => run(async () => (await import("./commands/cleanup.js")).runCleanup(flags)));
+    .option("--images", "Remove the images swerun batches pulled instead (with --run-id: that run's only)")
+    .action((flags) =>
+      run(async () =>
+        flags.images
+          ? (await import("./commands/cleanup-images.js")).cleanupImages(flags)
+          : (await import("./commands/cleanup.js")).runCleanup(flags),
+      ),
+    );
   cli
     .command(
       "runs [action] [...args]",

@@ -6,11 +6,13 @@ import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { runBatch } from "../swebench/batch.js";
+import type { BatchImages } from "../swebench/batch-images.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { readRunRecord } from "../swebench/run-record.js";
+import { parseSize } from "../util/bytes.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { packageRoot } from "../util/package-root.js";
@@ -46,6 +48,12 @@ export interface SwebenchFlags {
   events?: string;
   /** `--docker-host URL[:workers]`, repeatable. */
   dockerHost?: string | string[];
+  /** `--image-budget SIZE` (replaces environment.image_budget). */
+  imageBudget?: string | number;
+  /** `--pull-workers N` (default 2). */
+  pullWorkers?: number | string;
+  /** `--keep-image IMAGE`, repeatable. */
+  keepImage?: string | string[];
 }
 
 export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
@@ -218,6 +226,39 @@ export function batchHosts(
   return undefined;
 }
 
+/**
+ * How a Docker batch handles its images: the budget (`--image-budget`, else `environment.image_budget`),
+ * pulls ahead (`--pull-workers`, default 2), images never removed (`--keep-image`). Instances with a
+ * bundled fixture build their image here and pull nothing.
+ */
+export function batchImages(flags: SwebenchFlags, config: SwerunConfig): BatchImages | undefined {
+  const pullWorkers = Number(flags.pullWorkers ?? 2);
+  if (!Number.isInteger(pullWorkers) || pullWorkers < 0)
+    throw new UserError(`--pull-workers: expected a whole number ≥ 0, got ${String(flags.pullWorkers)}`);
+  const environment = config.environment;
+  if (environment.environment_class !== "docker") {
+    if (flags.imageBudget !== undefined)
+      throw new UserError(
+        "--image-budget: the budget is for Docker images; it needs --environment-class docker",
+      );
+    return undefined;
+  }
+  const given = flags.imageBudget ?? environment.image_budget;
+  const source = flags.imageBudget !== undefined ? "--image-budget" : "environment.image_budget";
+  const bytes = given === undefined ? undefined : parseSize(given);
+  if (given !== undefined && bytes === undefined)
+    throw new UserError(
+      `${source} ${String(given)}: expected a size such as 120G, 1.5T, 500Gi or a number of bytes`,
+    );
+  const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
+  return {
+    budget: { ...(bytes !== undefined ? { bytes, text: String(given) } : {}), source },
+    pullWorkers,
+    keep: asList(flags.keepImage),
+    imageOf: (instance) => (instance.fixture ? undefined : imageName(instance, template)),
+  };
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   let workers = Number(flags.workers ?? 1);
@@ -228,6 +269,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const { subset, say, config, instances } = await loadSwebench(flags);
   const pool = batchHosts(flags, config);
   const answerTimeout = hostAnswerTimeoutMs();
+  const images = batchImages(flags, config);
   if (pool) {
     if (flags.workers !== undefined)
       throw new UserError(
@@ -290,6 +332,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
       (await import("./cleanup.js")).removeLeftoverContainers(runId, hosts),
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
+    ...(images ? { images } : {}),
     ...(grader
       ? {
           onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),

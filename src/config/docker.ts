@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSize } from "../util/bytes.js";
 import { environmentBase, VARIABLE_NAME } from "./common.js";
 import { dockerHostSchema } from "./docker-hosts.js";
 import { RunArgsError, translateRunArgs } from "./docker-run-args.js";
@@ -53,6 +54,17 @@ export const dockerEnvironmentSchema = z
      * Other commands use the first one. Unset (not recorded) unless given.
      */
     docker_hosts: z.array(dockerHostSchema).optional(),
+    /**
+     * `swerun swebench`: the disk the images a batch pulls may take on each daemon ("120G", "1.5T", "500Gi",
+     * bytes); least recently used images no instance still needs are removed to stay within it. Unset
+     * (not recorded): every pulled image is kept. `--image-budget` replaces it.
+     */
+    image_budget: z
+      .union([z.string(), z.number()])
+      .optional()
+      .refine((value) => value === undefined || parseSize(value) !== undefined, {
+        message: 'must be a size such as "120G", "1.5T", "500Gi" or a number of bytes',
+      }),
   })
   .superRefine((config, context) => {
     // Each action's variables are exported by a shell (exec_mode session), so they need shell names

@@ -11,6 +11,7 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { type BatchImages, openBatchImages } from "./batch-images.js";
 import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import { HostPool } from "./host-pool.js";
@@ -82,6 +83,8 @@ export interface BatchOptions {
   hostAnswerTimeoutMs?: number;
   /** An instance's image, so the pool can prefer a host that has it. */
   imageOf?: (instance: Instance) => string | undefined;
+  /** Docker batches: pull ahead, the disk budget and the preflight (batch-images.ts). */
+  images?: BatchImages;
 }
 
 export interface BatchSummary {
@@ -150,6 +153,25 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       note(previous, instance.instance_id);
     else queue.push(instance);
   }
+  const scheduler = new Scheduler(queue, pool, options.imageOf);
+  let images: Awaited<ReturnType<typeof openBatchImages>>;
+  try {
+    images = await openBatchImages(options, {
+      queue,
+      scheduler,
+      pool,
+      workers: options.workers,
+      runId: previous?.run_id || options.runId,
+      folder: outputDir,
+      ...(previous?.images ? { previous: previous.images } : {}),
+      say,
+      log,
+    });
+  } catch (error) {
+    pool?.close();
+    release();
+    throw error;
+  }
   const record = newRunRecord({
     runId: options.runId,
     label: options.label,
@@ -186,6 +208,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     }
   }
   const saveRecord = () => {
+    if (images) record.images = images.record;
     record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
     updateTotals(record, false);
     if (pool) record.hosts = hostRecord(pool);
@@ -220,7 +243,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", stopAll);
 
-  const scheduler = new Scheduler(queue, pool, options.imageOf);
+  images?.started(saveRecord, display);
   const worker = async (number: number) => {
     for (;;) {
       if (stopping > 0) return;
@@ -240,6 +263,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
       const started = Date.now();
       display.instanceStart(number, instance.instance_id, hostName);
       const hostConfig = job.host?.docker.config;
+      // The image first: a grading container started meanwhile would pull it as someone else's.
+      await images?.ready(instance, job.host);
       options.onInstanceStart?.(instance.instance_id, hostConfig);
       log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
       const bus = new EventBus();
@@ -271,6 +296,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
         ...(job.host ? { lost: () => scheduler.lost(job) } : {}),
       });
       scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
+      images?.ended(instance, job.host);
       if (result.lost) {
         log(
           `${instance.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
@@ -304,6 +330,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   try {
     await Promise.all(Array.from({ length: Math.max(1, workers) }, (_, i) => worker(i + 1)));
   } finally {
+    await images?.close();
     for (const line of pool?.leftoverHints(runId) ?? []) say(line);
     pool?.close();
     process.off("SIGINT", onSigint);

@@ -1,8 +1,10 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../events.js";
+import { formatBytes } from "../util/bytes.js";
 import { redact } from "../util/secrets.js";
 import { formatSeconds, progressBar, terminalBlock } from "../util/terminal-block.js";
 import type { HostStatus } from "./host-pool.js";
+import type { ImagesStatus } from "./image-pool.js";
 import type { InstanceResult } from "./instance.js";
 
 /** What the batch tells its display. */
@@ -16,6 +18,8 @@ export interface BatchDisplay {
   instanceLost?(worker: number, instanceId: string): void;
   /** The Docker hosts of a batch across several, whenever one's state or load changes. */
   hosts?(hosts: HostStatus[]): void;
+  /** The images a Docker batch pulls: being pulled, pulled ahead, waited for, disk held. */
+  images?(status: ImagesStatus): void;
   message(line: string): void;
   stop(): void;
 }
@@ -72,6 +76,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
   const statuses = new Map<string, number>();
   const recent: string[] = [];
   let hosts: HostStatus[] = [];
+  let images: ImagesStatus | undefined;
   const block = terminalBlock(stream);
   const draw = () => {
     const width = Math.max(40, (stream.columns ?? 100) - 1);
@@ -86,6 +91,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       );
       out.push(`  hosts: ${states.join(" · ")}`);
     }
+    if (images) out.push(`  ${imagesLine(images)}`);
     for (let w = 1; w <= workers; w++) {
       const line = lines.get(w);
       out.push(
@@ -130,6 +136,9 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
     hosts: (next) => {
       hosts = next;
     },
+    images: (next) => {
+      images = next;
+    },
     message: (line) => {
       block.print(redact(line));
       draw();
@@ -139,4 +148,10 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       draw();
     },
   };
+}
+
+/** "images: 2 pulling · 3 ready · 7 pulled ahead · 1 waited for (4.2 s) · disk 1.20 GB / 2.00 GB" */
+export function imagesLine(status: ImagesStatus): string {
+  const disk = `disk ${formatBytes(status.held)}${status.budget === undefined ? "" : ` / ${formatBytes(status.budget)}`}`;
+  return `images: ${status.pulling} pulling · ${status.ready} ready · ${status.pulledAhead} pulled ahead · ${status.waited} waited for (${status.waitedSeconds} s) · ${disk}`;
 }

@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import { redactedJson } from "../util/secrets.js";
+import type { ImagesRecord } from "./image-pool.js";
 
 /**
  * run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times): a
@@ -44,6 +45,8 @@ export interface RunRecord {
   totals: BehaviorMetrics;
   /** The Docker hosts of a batch across several (no credentials: addresses only), and how each was last seen. */
   hosts?: Array<{ host: string; workers: number; state: "up" | "down" }>;
+  /** The images a Docker batch pulled, pulled ahead, waited for and removed (image-pool.ts). */
+  images?: ImagesRecord;
 }
 
 export interface RecordStart {

@@ -34,6 +34,11 @@ export class Scheduler {
     this.#imageOf = imageOf;
   }
 
+  /** The instances still queued, the next to run first. */
+  get queued(): readonly Instance[] {
+    return this.#queue;
+  }
+
   /** The next job; undefined once nothing is left to run, or the pool stopped (every host down). */
   async next(): Promise<Job | undefined> {
     for (;;) {

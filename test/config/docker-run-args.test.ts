@@ -104,6 +104,16 @@ describe("the docker environment config", () => {
     });
   });
 
+  it("takes image_budget as a size, and refuses what is not one", () => {
+    const parse = (value: unknown) =>
+      dockerEnvironmentSchema.safeParse({ environment_class: "docker", image: "x", image_budget: value });
+    expect(parse("120G").data?.image_budget).toBe("120G");
+    expect(parse(5e9).data?.image_budget).toBe(5e9);
+    expect(parse("lots").error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [["image_budget"], 'must be a size such as "120G", "1.5T", "500Gi" or a number of bytes'],
+    ]);
+  });
+
   it("refuses env and forward_env names a shell cannot export, naming each", () => {
     const result = dockerEnvironmentSchema.safeParse({
       environment_class: "docker",

@@ -1,5 +1,14 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -41,9 +50,17 @@ class Daemon implements ExtraDaemon {
   #exited: Promise<void> = Promise.resolve();
   #client: Docker | undefined;
 
-  constructor() {
+  constructor(dataMegabytes?: number) {
     this.dir = mkdtempSync(join(tmpdir(), "swerun-dockerd-"));
     this.host = `unix://${join(this.dir, "docker.sock")}`;
+    if (dataMegabytes) {
+      // A small disk of its own: an ext4 file system in a file, loop-mounted as the data root (unmounted by removeDir).
+      const image = join(this.dir, "data.img");
+      execFileSync("truncate", ["-s", `${dataMegabytes}M`, image]);
+      execFileSync("mkfs.ext4", ["-q", "-F", image], { stdio: "ignore" });
+      mkdirSync(join(this.dir, "data"));
+      execFileSync("mount", ["-o", "loop", image, join(this.dir, "data")]);
+    }
   }
 
   pid(): number {
@@ -195,15 +212,18 @@ function removeDir(dir: string): void {
 
 let exitHandler = false;
 
-/** Starts a dockerd of its own and waits until it answers; stopped in afterAll (and at process exit). */
-export async function startDaemon(): Promise<ExtraDaemon> {
+/**
+ * Starts a dockerd of its own and waits until it answers; stopped in afterAll (and at process exit).
+ * `dataMegabytes`: its data root is a loop-mounted file system of that size (a daemon whose disk fills).
+ */
+export async function startDaemon(options: { dataMegabytes?: number } = {}): Promise<ExtraDaemon> {
   if (!exitHandler) {
     exitHandler = true;
     process.once("exit", () => {
       for (const daemon of started) daemon.forceStop();
     });
   }
-  const daemon = new Daemon();
+  const daemon = new Daemon(options.dataMegabytes);
   try {
     await daemon.start();
   } catch (error) {

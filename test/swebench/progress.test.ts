@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainDisplay, terminalDisplay } from "../../src/swebench/progress.js";
+import { imagesLine, plainDisplay, terminalDisplay } from "../../src/swebench/progress.js";
 
 const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
   instance_id,
@@ -80,5 +80,13 @@ describe("batch progress", () => {
     // A lost instance has not ended: its worker is idle, nothing counts as done.
     expect(last).toMatch(/w2 idle/);
     expect(last).toMatch(/0\/4 {2}cost/);
+  });
+
+  it("shows the images a batch pulls: pulling, ready, pulled ahead, waited for, disk against the budget", () => {
+    const status = { pulling: 2, ready: 3, pulledAhead: 7, waited: 1, waitedSeconds: 4.2, held: 1.2e9 };
+    expect(imagesLine({ ...status, budget: 2e9 })).toBe(
+      "images: 2 pulling · 3 ready · 7 pulled ahead · 1 waited for (4.2 s) · disk 1.20 GB / 2.00 GB",
+    );
+    expect(imagesLine({ ...status, budget: undefined })).toMatch(/· disk 1\.20 GB$/);
   });
 });

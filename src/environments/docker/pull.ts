@@ -24,7 +24,7 @@ export function daemonMessage(error: unknown): string {
 }
 
 /** The registry an image reference points at, as Docker keys it in config.json `auths`. */
-function registryOf(image: string): string {
+export function registryOf(image: string): string {
   const first = image.split("/")[0] ?? "";
   const hasRegistry =
     image.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
@@ -32,7 +32,7 @@ function registryOf(image: string): string {
 }
 
 /** Credentials from `auths` in ~/.docker/config.json (what `docker login` writes without a credential helper). */
-function registryAuth(
+export function registryAuth(
   image: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> | undefined {
@@ -168,11 +168,14 @@ async function pull(docker: Docker, image: string, options: PullOptions): Promis
   }
 }
 
-/** Makes sure the daemon has the image: uses it when present, pulls it (with progress) when missing. */
-export async function ensureImage(docker: Docker, image: string, options: PullOptions): Promise<void> {
+/**
+ * Makes sure the daemon has the image: uses it when present, pulls it (with progress) when missing.
+ * Returns true when it pulled it.
+ */
+export async function ensureImage(docker: Docker, image: string, options: PullOptions): Promise<boolean> {
   try {
     await docker.getImage(image).inspect();
-    return;
+    return false;
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode !== 404) throw error;
   }
@@ -184,4 +187,10 @@ export async function ensureImage(docker: Docker, image: string, options: PullOp
       `Docker image "${image}" is still missing after the pull: ${daemonMessage(error)}`,
     );
   }
+  return true;
+}
+
+/** Whether a daemon's error (or a pull's) says its disk is full. */
+export function isNoSpace(error: unknown): boolean {
+  return /no space left on device/i.test(daemonMessage(error));
 }

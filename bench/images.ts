@@ -1,0 +1,214 @@
+/**
+ * Pulling ahead: 20 instances, each with its own 150 MB image (the base test root filesystem plus random,
+ * incompressible data) in a real local registry (Debian's docker-registry on 127.0.0.1), a scripted agent
+ * that takes about 2 s (`sleep 2`), 4 workers, an image budget of 8 images. Wall time of the batch with
+ * pull-ahead (--pull-workers 2) against (a) no pull-ahead (--pull-workers 0: each worker pulls its image
+ * when its instance starts) and (b) the floor: the same batch with every image already on the daemon. The
+ * images of this bench are removed between batches. Peak image disk is sampled every 50 ms while each
+ * batch runs (the images this batch pulled, as `docker images` sizes them) and read from run.json.
+ * Usage: node dist/bench/images.js [instances, default 20] [MB per image, default 150] [rounds, default 1]
+ *   [agent seconds, default 2]
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { instancePreparer } from "../src/commands/swebench.js";
+import { loadConfig } from "../src/config/load.js";
+import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
+import { baseRootfs } from "../src/images/rootfs.js";
+import { runBatch } from "../src/swebench/batch.js";
+import type { Instance } from "../src/swebench/dataset.js";
+import type { BatchDisplay } from "../src/swebench/progress.js";
+import { formatBytes } from "../src/util/bytes.js";
+import { step } from "../test/helpers/datasets.js";
+import {
+  type PushedImage,
+  pushRandomImages,
+  registryProblem,
+  startRegistry,
+} from "../test/helpers/local-registry.js";
+import { median } from "./docker-floor.js";
+
+const INSTANCES = Number(process.argv[2] ?? 20);
+const MEGABYTES = Number(process.argv[3] ?? 150);
+const ROUNDS = Number(process.argv[4] ?? 1);
+const AGENT_SECONDS = Number(process.argv[5] ?? 2);
+const WORKERS = 4;
+const BUDGET_IMAGES = 8;
+
+const quiet: BatchDisplay = {
+  start: () => {},
+  instanceStart: () => {},
+  event: () => {},
+  instanceEnd: () => {},
+  message: () => {},
+  stop: () => {},
+};
+
+async function pull(docker: Docker, image: string): Promise<void> {
+  const stream = await docker.pull(image);
+  await new Promise<void>((resolve, reject) =>
+    docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
+}
+
+interface Mode {
+  name: string;
+  pullWorkers: number;
+  /** Every image pulled before the batch (the floor). */
+  present: boolean;
+}
+
+async function main(): Promise<void> {
+  const problem = registryProblem();
+  if (problem) throw new Error(`bench:images needs a local registry: ${problem}`);
+  const docker = await connectDocker();
+  const registry = await startRegistry();
+  const dir = mkdtempSync(join(tmpdir(), "swerun-bench-images-"));
+  const repo = `swerun-bench-images-${randomBytes(4).toString("hex")}`;
+  const ours = async () =>
+    (await docker.listImages())
+      .flatMap((image) => (image.RepoTags ?? []).map((tag) => ({ tag, size: image.Size })))
+      .filter(({ tag }) => tag.includes(`/${repo}-`));
+  const removeOurs = async () => {
+    for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+  };
+  try {
+    const baseMb = baseRootfs().tar().length / 1e6;
+    const started = performance.now();
+    const images: PushedImage[] = await pushRandomImages(
+      docker,
+      registry,
+      repo,
+      INSTANCES,
+      Math.max(1, Math.round(MEGABYTES - baseMb)),
+    );
+    process.stderr.write(
+      `pushed ${INSTANCES} images of ${formatBytes(images[0]?.bytes ?? 0)} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+    );
+    const instances: Instance[] = images.map((pushed, i) => ({
+      instance_id: `bench__images-${i + 1}`,
+      problem_statement: "wait, then submit",
+      image_name: pushed.image,
+      swerun_scripted_outputs: [
+        step(`sleep ${AGENT_SECONDS}`),
+        step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
+      ],
+    }));
+    const path = join(dir, "dataset.json");
+    writeFileSync(path, JSON.stringify(instances));
+    const budget = BUDGET_IMAGES * (images[0]?.bytes ?? 0);
+    const modes: Mode[] = [
+      { name: "floor (every image present)", pullWorkers: 2, present: true },
+      { name: "pull-ahead (--pull-workers 2)", pullWorkers: 2, present: false },
+      { name: "no pull-ahead (--pull-workers 0)", pullWorkers: 0, present: false },
+    ];
+    const results = new Map<
+      string,
+      { walls: number[]; ratios: number[]; peaks: number[]; waited: number[]; ahead: number[] }
+    >();
+    const pullSeconds: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const walls = new Map<Mode, number>();
+      for (const mode of modes.map((_, i) => modes[(i + round) % modes.length] as Mode)) {
+        await removeOurs();
+        if (mode.present) {
+          // Pulling every image alone, 2 at a time (as --pull-workers 2 would): what pulling costs here.
+          const pullStart = performance.now();
+          const queue = images.map((pushed) => pushed.image);
+          await Promise.all(
+            [0, 1].map(async () => {
+              for (let image = queue.shift(); image; image = queue.shift()) await pull(docker, image);
+            }),
+          );
+          pullSeconds.push((performance.now() - pullStart) / 1000);
+        }
+        const present = new Set((await ours()).map(({ tag }) => tag));
+        let peak = 0;
+        let sampling = true;
+        const sampler = (async () => {
+          while (sampling) {
+            const held = (await ours())
+              .filter(({ tag }) => !present.has(tag))
+              .reduce((sum, { size }) => sum + size, 0);
+            peak = Math.max(peak, held);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        })();
+        const config = loadConfig([
+          "swebench",
+          "swebench-demo",
+          "agent.step_limit=0",
+          'environment.run_args=["--rm","--network","none"]',
+        ]);
+        const out = join(dir, `out-${round}-${modes.indexOf(mode)}`);
+        const start = performance.now();
+        const summary = await runBatch({
+          instances,
+          config,
+          outputDir: out,
+          workers: WORKERS,
+          redoExisting: true,
+          runId: `bench-images-${round}-${modes.indexOf(mode)}`,
+          subset: path,
+          split: "test",
+          display: quiet,
+          prepare: instancePreparer({}, undefined),
+          images: {
+            budget: { bytes: budget, source: "--image-budget" },
+            pullWorkers: mode.pullWorkers,
+            keep: [],
+            imageOf: (instance) => String(instance.image_name),
+          },
+        });
+        const wall = (performance.now() - start) / 1000;
+        sampling = false;
+        await sampler;
+        const submitted = summary.statuses.get("Submitted")?.length ?? 0;
+        if (submitted !== INSTANCES)
+          throw new Error(`${mode.name}: only ${submitted} of ${INSTANCES} submitted`);
+        const record = JSON.parse(readFileSync(join(out, "run.json"), "utf8"));
+        walls.set(mode, wall);
+        const entry = results.get(mode.name) ?? { walls: [], ratios: [], peaks: [], waited: [], ahead: [] };
+        entry.ahead.push(record.images.pulled_ahead.length);
+        entry.walls.push(wall);
+        entry.peaks.push(Math.max(peak, record.images.peak_bytes));
+        entry.waited.push(
+          record.images.waited.reduce((sum: number, waited: { seconds: number }) => sum + waited.seconds, 0),
+        );
+        results.set(mode.name, entry);
+      }
+      const floor = walls.get(modes[0] as Mode) ?? 1;
+      for (const [mode, wall] of walls) results.get(mode.name)?.ratios.push(wall / floor);
+    }
+    const rows = [
+      `${INSTANCES} instances, each its own ${formatBytes(images[0]?.bytes ?? 0)} image in a local registry, agents of ~${AGENT_SECONDS} s (\`sleep ${AGENT_SECONDS}\`), ${WORKERS} workers, --image-budget ${formatBytes(budget)} (${BUDGET_IMAGES} images; the batch's images take ${formatBytes(images.reduce((sum, pushed) => sum + pushed.bytes, 0))}), ${ROUNDS} round(s)`,
+      "",
+      "| batch | wall time (s, median) | vs floor | images pulled ahead | agents waited for images (s, total) | peak image disk (pulled by the batch) |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ];
+    for (const mode of modes) {
+      const entry = results.get(mode.name);
+      if (!entry) continue;
+      rows.push(
+        `| ${mode.name} | ${median(entry.walls).toFixed(1)} | ${median(entry.ratios).toFixed(2)}x | ${median(entry.ahead)} | ${median(entry.waited).toFixed(1)} | ${formatBytes(Math.max(...entry.peaks))} |`,
+      );
+    }
+    const pulling = median(pullSeconds);
+    const mb = images.reduce((sum, pushed) => sum + pushed.bytes, 0) / 1e6;
+    rows.push(
+      "",
+      `Pulling the ${INSTANCES} images alone, 2 at a time, took ${pulling.toFixed(1)} s (${(mb / pulling).toFixed(0)} MB/s): no batch that pulls them can end sooner.`,
+    );
+    process.stdout.write(`${rows.join("\n")}\n`);
+  } finally {
+    await removeOurs().catch(() => {});
+    closeDockerClient(docker);
+    await registry.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,121 @@
+import { translateRunArgs } from "../config/docker-run-args.js";
+import type { SwerunConfig } from "../config/schema.js";
+import { configEndpoint, hostEndpoint } from "../environments/docker/client.js";
+import type { Instance } from "./dataset.js";
+import type { HostPool, PoolHost } from "./host-pool.js";
+import { ImagePool, type ImagesRecord } from "./image-pool.js";
+import { type BudgetSetting, imagePreflight } from "./image-preflight.js";
+import type { BatchDisplay } from "./progress.js";
+import type { Scheduler } from "./scheduler.js";
+
+/** How a Docker batch handles its images (`--image-budget`, `--pull-workers`, `--keep-image`). */
+export interface BatchImages {
+  budget: BudgetSetting;
+  /** Pulls ahead at once per daemon (default 2; 0: no pulling ahead). */
+  pullWorkers: number;
+  /** Images never removed. */
+  keep: string[];
+  /** The image an instance pulls; undefined for one whose image is built here. */
+  imageOf: (instance: Instance) => string | undefined;
+}
+
+/** What the batch hands the images. */
+export interface BatchImagesContext {
+  queue: Instance[];
+  scheduler: Scheduler;
+  /** Workers on DOCKER_HOST's daemon (without a host pool). */
+  workers: number;
+  pool: HostPool | undefined;
+  runId: string;
+  folder: string;
+  previous?: Partial<ImagesRecord>;
+  say: (line: string) => void;
+  log: (line: string) => void;
+}
+
+/** The batch's side of its image pool. */
+export interface BatchImagesHandle {
+  readonly record: ImagesRecord;
+  /** Pulling ahead begins; `save` (run.json) and the display follow every change. */
+  started(save: () => void, display: BatchDisplay): void;
+  ready(instance: Instance, host?: PoolHost): Promise<void>;
+  ended(instance: Instance, host?: PoolHost): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The images of a Docker batch (none for other environments, or without `images`): opens the image pool on
+ * the batch's daemons and runs the preflight (a UserError before any model call when the disk cannot hold
+ * the batch). Pulling ahead starts with `started`.
+ */
+export async function openBatchImages(
+  settings: { config: SwerunConfig; images?: BatchImages },
+  context: BatchImagesContext,
+): Promise<BatchImagesHandle | undefined> {
+  const environment = settings.config.environment;
+  const images = settings.images;
+  if (!images || environment.environment_class !== "docker") return undefined;
+  const { platform } = translateRunArgs(environment.run_args, {
+    allowPrivileged: environment.allow_privileged,
+  });
+  const daemons = context.pool
+    ? context.pool.hosts.map((host) => ({
+        endpoint: hostEndpoint(host.docker.config),
+        workers: host.docker.workers,
+        host,
+      }))
+    : [{ endpoint: configEndpoint(environment), workers: Math.max(1, context.workers) }];
+  let display: BatchDisplay | undefined;
+  let save: (() => void) | undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const imagePool = await ImagePool.open(
+    daemons,
+    {
+      ...(images.budget.bytes !== undefined ? { budget: images.budget.bytes } : {}),
+      pullWorkers: images.pullWorkers,
+      keep: images.keep,
+      imageOf: images.imageOf,
+      pullTimeout: environment.pull_timeout,
+      ...(platform ? { platform } : {}),
+    },
+    {
+      runId: context.runId,
+      folder: context.folder,
+      queue: () => context.scheduler.queued,
+      ...(context.previous ? { previous: context.previous } : {}),
+      say: context.say,
+      onChange: () => {
+        display?.images?.(imagePool.status());
+        // run.json at most once a second (it is also saved as each instance ends; the ledger keeps every pull).
+        if (saveTimer || closed) return;
+        saveTimer = setTimeout(() => {
+          saveTimer = undefined;
+          save?.();
+        }, 1000);
+      },
+    },
+  );
+  try {
+    context.log(await imagePreflight(imagePool, context.queue, images.budget));
+  } catch (error) {
+    await imagePool.close();
+    throw error;
+  }
+  return {
+    record: imagePool.record,
+    started: (saveRecord, batchDisplay) => {
+      save = saveRecord;
+      display = batchDisplay;
+      display.images?.(imagePool.status());
+      if (images.pullWorkers > 0) imagePool.start();
+    },
+    ready: (instance, host) => imagePool.ready(instance, host),
+    ended: (instance, host) => imagePool.ended(instance, host),
+    close: async () => {
+      closed = true;
+      await imagePool.close();
+      clearTimeout(saveTimer);
+    },
+  };
+}
