@@ -4,7 +4,7 @@
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
 // optional parts) stays outside the bundle and is loaded from node_modules when a command needs it.
 // The library entry (dist/src/index.js) is tsc's output, unbundled. The command-runner process is bundled
-// into a file of its own.
+// into a file of its own, and so is the script of the `swerun view` page (for the browser).
 import { chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -65,6 +65,22 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: false,
+  logLevel: "warning",
+});
+
+// The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
+// the browser, which src/view/page.ts puts into every page it writes.
+await build({
+  entryPoints: [join(root, "src", "view", "page", "app.ts")],
+  outfile: join(out, "view", "page", "app.js"),
+  allowOverwrite: true,
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: "es2022",
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: false,
