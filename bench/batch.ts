@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { instancePreparer } from "../src/commands/swebench.js";
 import { loadConfig } from "../src/config/load.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { ensureFixtureImage } from "../src/images/fixture-image.js";
+import { instancePreparer } from "../src/images/instance-preparer.js";
 import { runBatch } from "../src/swebench/batch.js";
 import type { Instance } from "../src/swebench/dataset.js";
 import { readDatasetFile } from "../src/swebench/dataset.js";

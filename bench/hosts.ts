@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { instancePreparer } from "../src/commands/swebench.js";
 import type { DockerHostConfig } from "../src/config/docker-hosts.js";
 import { loadConfig } from "../src/config/load.js";
 import {
@@ -21,6 +20,7 @@ import {
   resolveDockerEndpoint,
 } from "../src/environments/docker/client.js";
 import { ensureFixtureImage } from "../src/images/fixture-image.js";
+import { instancePreparer } from "../src/images/instance-preparer.js";
 import { runBatch } from "../src/swebench/batch.js";
 import { type Instance, readDatasetFile } from "../src/swebench/dataset.js";
 import { HostPool } from "../src/swebench/host-pool.js";

@@ -10,8 +10,8 @@ import {
 } from "../environments/docker/client.js";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import { UserError } from "../errors.js";
+import { asList } from "../util/as-list.js";
 import { processAlive } from "../util/process-alive.js";
-import { asList } from "./run.js";
 
 export interface CleanupOptions {
   /** Also remove kept containers and those of runs still going (or started on another machine). */

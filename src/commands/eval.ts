@@ -8,14 +8,14 @@ import { runEvaluation } from "../eval/evaluate.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
+import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { loadInstances } from "../swebench/dataset.js";
+import { datasetDirOf, datasetSource, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
-import { datasetForSubset } from "../swebench/subsets.js";
 import { loadTaskRepo } from "../swebench/task-repo.js";
-import { checkOutputDir, datasetDirOf, datasetSource } from "./swebench.js";
 
 /** `swerun eval` flags, as cac hands them over. */
 export interface EvalFlags {
@@ -72,15 +72,6 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
   if (![".json", ".jsonl"].includes(extname(path).toLowerCase()))
     throw new UserError(`${input}: expected a run folder, or a predictions file (.json or .jsonl)`);
   return { predsPath: path, outputDir: resolve(output ?? "."), defaultRunId: basename(path, extname(path)) };
-}
-
-/**
- * The dataset as the run's metadata records it, so that a re-grade finds it again from anywhere: a hub
- * short name as its hub dataset (as the harness records its aliases), a local file as its absolute path.
- */
-export function recordedDatasetName(subset: string): string {
-  if (datasetForSubset(subset)) return datasetForSubset(subset) as string;
-  return [".json", ".jsonl", ".parquet"].includes(extname(subset).toLowerCase()) ? resolve(subset) : subset;
 }
 
 function positiveNumber(value: unknown, flag: string, whole: boolean): number {

@@ -6,11 +6,11 @@ import { checkOutputFile } from "../run/output.js";
 import { checkShards } from "../runs/shards.js";
 import { readRun } from "../runs/store.js";
 import { loadInstances } from "../swebench/dataset.js";
+import { datasetSource } from "../swebench/dataset-source.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact, redactedJson, registerSecret } from "../util/secrets.js";
 import { consoleToStderr } from "./event-log.js";
-import { datasetSource } from "./swebench.js";
 
 export interface PredsFlags {
   output?: string;

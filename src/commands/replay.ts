@@ -31,10 +31,11 @@ import {
   type RunSession,
 } from "../run/run.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
+import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
-import { asList, printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
+import { printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */
 export interface ReplayFlags {

@@ -4,12 +4,11 @@ import { contextLengthOf } from "../report/context-length.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { readRunFacts } from "../report/read-run.js";
 import { buildReport, reportText } from "../report/swival-report.js";
-import { checkOutputFile } from "../run/output.js";
+import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { registerKnownKeys } from "./report-secrets.js";
-import { checkOutputDir } from "./swebench.js";
 
 /** `swerun report` flags, as cac hands them over. */
 export interface ReportFlags {

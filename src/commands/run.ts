@@ -11,6 +11,7 @@ import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { TemplateError } from "../templates/render.js";
 import { addTrajectoryInfo } from "../trajectory.js";
+import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr, openEventLog } from "./event-log.js";
@@ -30,11 +31,6 @@ export interface RunFlags {
   report?: string;
   /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
   events?: string;
-}
-
-export function asList(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value.map(String) : [String(value)];
 }
 
 /** CLI flags that override config values. */

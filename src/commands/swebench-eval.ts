@@ -7,9 +7,8 @@ import { evalInstances } from "../eval/eval-instance.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { writeRunMetadata } from "../eval/run-metadata.js";
 import type { Instance } from "../swebench/dataset.js";
+import { datasetDirOf, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
-import { recordedDatasetName } from "./eval.js";
-import { datasetDirOf } from "./swebench.js";
 
 /**
  * `swebench --eval`: checks the dataset's grading columns and the Docker daemon before the first model

@@ -3,12 +3,15 @@ import pc from "picocolors";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
-import { checkOutputPath } from "../run/output.js";
+import { instancePreparer } from "../images/instance-preparer.js";
+import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { failedRun, type RunResult, runTask } from "../run/run.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
+import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { endTiming } from "../swebench/instance.js";
+import { loadSwebench, type SwebenchFlags } from "../swebench/load.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
@@ -16,13 +19,6 @@ import { newRunId } from "../util/ids.js";
 import { openEventLog } from "./event-log.js";
 import { checkLabel } from "./label.js";
 import { printRunEnd, runError } from "./run.js";
-import {
-  checkOutputDir,
-  datasetDirOf,
-  instancePreparer,
-  loadSwebench,
-  type SwebenchFlags,
-} from "./swebench.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;

@@ -1,176 +1,24 @@
-import { dirname, extname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
-import { type ConfigOverride, loadConfig } from "../config/load.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import { globalModelStats } from "../models/global-stats.js";
+import { instancePreparer } from "../images/instance-preparer.js";
+import { checkOutputDir } from "../run/output.js";
 import { runBatch } from "../swebench/batch.js";
 import type { BatchImages } from "../swebench/batch-images.js";
-import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
-import { type Instance, loadInstances } from "../swebench/dataset.js";
-import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
+import { datasetDirOf } from "../swebench/dataset-source.js";
+import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
+import { loadSwebench, type SwebenchFlags } from "../swebench/load.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { readRunRecord } from "../swebench/run-record.js";
+import { asList } from "../util/as-list.js";
 import { parseSize } from "../util/bytes.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
-import { outputDirProblem } from "../util/output-dir.js";
-import { packageRoot } from "../util/package-root.js";
 import { labelSlug } from "../util/printable.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
 import { checkLabel } from "./label.js";
-import { asList } from "./run.js";
-
-/** `swerun swebench` and `swerun swebench-single` flags, as cac hands them over. */
-export interface SwebenchFlags {
-  subset?: string;
-  split?: string;
-  slice?: string;
-  filter?: string;
-  shuffle?: boolean;
-  instanceIds?: string;
-  workers?: number;
-  output?: string;
-  model?: string;
-  modelClass?: string;
-  environmentClass?: string;
-  config?: string | string[];
-  redoExisting?: boolean;
-  label?: string;
-  quiet?: boolean;
-  verbose?: boolean;
-  imageTemplate?: string;
-  repoDir?: string;
-  eval?: boolean;
-  shard?: string;
-  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
-  events?: string;
-  /** `--docker-host URL[:workers]`, repeatable. */
-  dockerHost?: string | string[];
-  /** `--image-budget SIZE` (replaces environment.image_budget). */
-  imageBudget?: string | number;
-  /** `--pull-workers N` (default 2). */
-  pullWorkers?: number | string;
-  /** `--keep-image IMAGE`, repeatable. */
-  keepImage?: string | string[];
-}
-
-export const DEMO_DATASET = () => join(packageRoot(), "config", "swebench-demo", "instances.json");
-
-/** The dataset path or name, with `demo` standing for the bundled instances. */
-export function datasetSource(subset: string): string {
-  return subset === "demo" ? DEMO_DATASET() : subset;
-}
-
-/** Whether a Docker daemon answers (quietly; for choosing the demo's environment). */
-async function dockerAnswers(): Promise<boolean> {
-  try {
-    const { connectDocker, closeDockerClient } = await import("../environments/docker/client.js");
-    const docker = await connectDocker(undefined, 3000);
-    closeDockerClient(docker);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The config of a SWE-bench run: the given `-c` specs (default: the built-in `swebench`, plus
- * `swebench-demo` for the demo when no model is named), then flags. The demo runs in Docker when a
- * daemon answers and in the local environment otherwise, saying so.
- */
-export async function swebenchConfig(
-  flags: SwebenchFlags,
-  say: (line: string) => void,
-): Promise<SwerunConfig> {
-  const specs = asList(flags.config);
-  const demo = flags.subset === "demo";
-  const hasFile = specs.some((spec) => !/^[A-Za-z_][\w.-]*=/.test(spec));
-  const base = hasFile
-    ? []
-    : ["swebench", ...(demo && !flags.model && !flags.modelClass ? ["swebench-demo"] : [])];
-  let environmentClass = flags.environmentClass;
-  if (demo && !environmentClass && !specs.some((spec) => spec.startsWith("environment.environment_class="))) {
-    environmentClass = (await dockerAnswers()) ? "docker" : "local";
-    if (environmentClass === "local")
-      say("No Docker daemon answers: running the demo in the local environment.");
-  }
-  const overrides: ConfigOverride[] = [
-    { path: "model.model_name", value: flags.model, origin: "--model" },
-    { path: "model.model_class", value: flags.modelClass, origin: "--model-class" },
-    { path: "environment.environment_class", value: environmentClass, origin: "--environment-class" },
-  ];
-  const config = loadConfig([...base, ...specs], overrides);
-  if (config.environment.environment_class === "local" && config.environment.cwd === "/testbed") {
-    config.environment.cwd = "";
-  }
-  return config;
-}
-
-/** Sets each instance's image (Docker) or makes its local checkout (local environment). */
-export function instancePreparer(flags: SwebenchFlags, datasetDir: string | undefined) {
-  const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
-  checkImageTemplate(template);
-  return async (config: SwerunConfig, instance: Instance): Promise<Checkout | undefined> => {
-    if (config.environment.environment_class === "docker") {
-      config.environment.image = imageName(instance, template);
-      if (instance.fixture && datasetDir) {
-        const { ensureFixtureImage } = await import("../images/fixture-image.js");
-        const { configEndpoint } = await import("../environments/docker/client.js");
-        await ensureFixtureImage(
-          config.environment.image,
-          instance,
-          datasetDir,
-          configEndpoint(config.environment),
-        );
-      }
-      return undefined;
-    }
-    let checkout: Checkout;
-    if (flags.repoDir) checkout = worktreeAtBase(instance, flags.repoDir);
-    else if (instance.fixture && datasetDir) checkout = materializeFixture(instance, datasetDir);
-    else {
-      throw new UserError(
-        `${instance.instance_id}: the local environment needs a checkout of ${String(instance.repo ?? "the repository")}: pass --repo-dir <clone>`,
-      );
-    }
-    config.environment.cwd = checkout.dir;
-    return checkout;
-  };
-}
-
-export function datasetDirOf(subset: string): string | undefined {
-  const source = datasetSource(subset);
-  return [".json", ".jsonl", ".parquet"].includes(extname(source).toLowerCase())
-    ? dirname(resolve(source))
-    : undefined;
-}
-
-/** The config and the selected instances of a SWE-bench command; progress lines go to stderr. */
-export async function loadSwebench(flags: SwebenchFlags) {
-  const subset = flags.subset ?? "lite";
-  const say = (line: string) => process.stderr.write(`${line}\n`);
-  const config = await swebenchConfig({ ...flags, subset }, say);
-  globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
-  const instances = await loadInstances({
-    subset: datasetSource(subset),
-    split: flags.split,
-    slice: flags.slice,
-    filter: flags.filter,
-    shuffle: flags.shuffle,
-    instanceIds: flags.instanceIds,
-    shard: flags.shard,
-    onProgress: flags.quiet ? undefined : say,
-  });
-  return { subset, say, config, instances };
-}
-
-/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
-export function checkOutputDir(dir: string, flag = "-o"): void {
-  const problem = outputDirProblem(dir);
-  if (problem) throw new UserError(`${flag} ${dir}: ${problem}`);
-}
 
 /**
  * `SWERUN_DOCKER_HOST_TIMEOUT` (seconds): how long a Docker host of a pool that runs instances may take to

@@ -1,15 +1,9 @@
 import type { EnvironmentConfig } from "../config/schema.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import type { Environment, EnvironmentContext } from "./environment.js";
+import { ENVIRONMENT_TYPES } from "./environment-types.js";
 
-/**
- * `info.config.environment_type` of each environment class, as the classes' `serialize()` write it:
- * mini-swe-agent's class path for the same config.
- */
-export const ENVIRONMENT_TYPES = {
-  local: "minisweagent.environments.local.LocalEnvironment",
-  docker: "minisweagent.environments.docker.DockerEnvironment",
-} as const;
+export { ENVIRONMENT_TYPES };
 
 /** What an environment of this config would record, for a run that ended before its environment existed. */
 export function serializeEnvironmentConfig(config: EnvironmentConfig): {

@@ -3,7 +3,7 @@ import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
-import { ENVIRONMENT_TYPES } from "./index.js";
+import { ENVIRONMENT_TYPES } from "./environment-types.js";
 import { OutputCollector } from "./output.js";
 import { platformVars } from "./platform.js";
 import { reapProcesses, spawnCommand } from "./spawner.js";

@@ -2,8 +2,8 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { globalModelStats } from "./global-stats.js";
-import { MODEL_TYPES } from "./index.js";
 import type { Model } from "./model.js";
+import { MODEL_TYPES } from "./model-types.js";
 import { expandMessage } from "./multimodal.js";
 import { textObservations } from "./text-actions.js";
 

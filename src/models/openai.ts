@@ -9,8 +9,8 @@ import { isCredentialName, redact, registerCredential, registerCredentialEntries
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
-import { MODEL_TYPES } from "./index.js";
 import type { Model, QueryOptions } from "./model.js";
+import { MODEL_TYPES } from "./model-types.js";
 import { expandMessage } from "./multimodal.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import {

@@ -1,8 +1,9 @@
 import { accessSync, closeSync, constants, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { OutputPathError } from "../errors.js";
+import { OutputPathError, UserError } from "../errors.js";
 import { makeDirsSync } from "../util/make-dirs.js";
+import { outputDirProblem } from "../util/output-dir.js";
 import { WriteTargetError, writeTargetOf } from "../util/write-target.js";
 
 /** Why a file operation failed, in words. */
@@ -79,4 +80,10 @@ export function checkOutputPath(path: string, label = "trajectory"): string {
 /** Where a trajectory goes when its own path fails to be written during the run: the system temp folder. */
 export function fallbackPath(path: string): string {
   return join(tmpdir(), `swerun-${process.pid}-${basename(path)}`);
+}
+
+/** Refuses an output folder that cannot be written (a file in the way, no permission) before any instance runs. */
+export function checkOutputDir(dir: string, flag = "-o"): void {
+  const problem = outputDirProblem(dir);
+  if (problem) throw new UserError(`${flag} ${dir}: ${problem}`);
 }

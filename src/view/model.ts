@@ -1,7 +1,8 @@
 /**
  * The data a `swerun view` page holds: a compact overview (parsed at load) and one detail record per
  * instance (embedded compressed, unpacked when the instance is opened or searched). Field names are the
- * contract between the generator (`src/view/*.ts`) and the page script (`src/view/page/app.js`).
+ * contract between the generator (`src/view/*.ts`) and the page script (`src/view/page/*.ts`,
+ * which type-checks against these types).
  */
 
 /** One row of the instance table. */

@@ -50,6 +50,21 @@ describe("scripts/check-imports.mjs (part of npm run check)", () => {
     expect(result.stderr).toContain("folder cycle: agent -> models -> agent");
   });
 
+  it("refuses a cycle through a dynamic import, and not one through type-only imports", () => {
+    const src = tree({
+      "commands/a.ts": 'export const a = async () => (await import("./b.js")).b;\n',
+      "commands/b.ts": 'import { a } from "./a.js";\nexport const b = a;\n',
+      "util/c.ts": 'import type { D } from "./d.js";\nexport type C = D;\n',
+      "util/d.ts": 'import type { C } from "./c.js";\nexport type D = C;\n',
+    });
+    const result = check(src);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /import cycle: commands\/(a|b)\.ts -> commands\/(a|b)\.ts -> commands\/(a|b)\.ts/,
+    );
+    expect(result.stderr).not.toContain("util/c.ts");
+  });
+
   it("keeps config at the bottom: a config file importing a model's file is refused", () => {
     const src = tree({
       "config/schema.ts":

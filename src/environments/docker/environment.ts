@@ -8,7 +8,7 @@ import type { Action, ExecOutput } from "../../messages.js";
 import { chaosPoint } from "../../util/chaos.js";
 import { registerSecret } from "../../util/secrets.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
-import { ENVIRONMENT_TYPES } from "../index.js";
+import { ENVIRONMENT_TYPES } from "../environment-types.js";
 import {
   closeDockerClient,
   configEndpoint,

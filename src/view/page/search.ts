@@ -1,31 +1,51 @@
 // Search across every command and output of the page's runs (plain text or a regular expression, case
 // does not matter), with hits listed by instance and step.
+import { byId, COMPARE, DATA, h, loadDetail, plural, runLabel } from "./dom.js";
+import { openStep } from "./navigation.js";
+
+/** Where a search matched: a command or an output of a step's call. */
+interface Hit {
+  step: number;
+  call: number;
+  field: "command" | "output";
+  text: string;
+  at: number;
+  length: number;
+}
+
+interface HitGroup {
+  runIndex: number;
+  id: string;
+  found: Hit[];
+}
 
 const MAX_HITS = 1000;
 let searchToken = 0;
 
-function escapeRegExp(text) {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-async function runSearch(query, isRegex) {
-  const panel = document.getElementById("search-results");
+export async function runSearch(query: string, isRegex: boolean): Promise<void> {
+  const panel = byId("search-results");
   const token = ++searchToken;
   if (!query) {
     panel.hidden = true;
     panel.replaceChildren();
     return;
   }
-  let pattern;
+  let pattern: RegExp;
   try {
     pattern = new RegExp(isRegex ? query : escapeRegExp(query), "i");
   } catch (error) {
-    showResults(panel, [h("p", { class: "banner" }, `Not a valid regular expression: ${error.message}`)]);
+    showResults(panel, [
+      h("p", { class: "banner" }, `Not a valid regular expression: ${(error as Error).message}`),
+    ]);
     return;
   }
   const status = h("p", { class: "hint", id: "search-status" }, "Searching…");
   showResults(panel, [status]);
-  const groups = [];
+  const groups: HitGroup[] = [];
   let hits = 0;
   let searched = 0;
   for (const [runIndex, run] of DATA.runs.entries()) {
@@ -35,10 +55,10 @@ async function runSearch(query, isRegex) {
       if (token !== searchToken) return;
       searched += 1;
       if (searched % 50 === 0) status.textContent = `Searching… ${searched} instances so far`;
-      const found = [];
+      const found: Hit[] = [];
       for (const step of detail ? detail.steps : []) {
         step.calls.forEach((call, index) => {
-          for (const field of ["command", "output"]) {
+          for (const field of ["command", "output"] as const) {
             if (hits >= MAX_HITS) return;
             const match = pattern.exec(call[field]);
             if (!match) continue;
@@ -65,7 +85,7 @@ async function runSearch(query, isRegex) {
   panel.append(h("div", { class: "hits" }, groups.map(hitGroup)));
 }
 
-function showResults(panel, children) {
+function showResults(panel: HTMLElement, children: HTMLElement[]): void {
   panel.hidden = false;
   panel.replaceChildren(
     h(
@@ -87,14 +107,14 @@ function showResults(panel, children) {
   );
 }
 
-function closeSearch() {
-  const panel = document.getElementById("search-results");
+export function closeSearch(): void {
+  const panel = byId("search-results");
   panel.hidden = true;
   panel.replaceChildren();
   searchToken += 1;
 }
 
-function hitGroup(group) {
+function hitGroup(group: HitGroup): HTMLElement {
   return h(
     "section",
     { class: "hit-group", "data-id": group.id, "data-run": group.runIndex },
@@ -118,7 +138,7 @@ function hitGroup(group) {
               href: `#${encodeURIComponent(group.id)}`,
               class: "hit",
               "data-step": hit.step,
-              onclick: (event) => {
+              onclick: (event: Event) => {
                 event.preventDefault();
                 openStep(group.id, hit.step, hit.field === "output");
               },
@@ -133,7 +153,7 @@ function hitGroup(group) {
   );
 }
 
-function snippet(hit) {
+function snippet(hit: Hit): HTMLElement {
   const before = hit.text.slice(Math.max(0, hit.at - 60), hit.at);
   const match = hit.text.slice(hit.at, hit.at + Math.max(hit.length, 1));
   const after = hit.text.slice(hit.at + Math.max(hit.length, 1), hit.at + Math.max(hit.length, 1) + 80);

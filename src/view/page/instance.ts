@@ -1,14 +1,44 @@
 // One instance: problem statement, a chart of cumulative cost and prompt tokens, the steps, the submission
 // as a diff and the evaluation verdict. In compare mode, both runs' instances next to each other.
+import type { CallView, InstanceDetail, InstanceRow, StepView, VerdictView, ViewRun } from "../model.js";
+import {
+  type Child,
+  COMPARE,
+  DATA,
+  FIRST_RUN,
+  fmtCount,
+  fmtMoney,
+  fmtSeconds,
+  h,
+  loadDetail,
+  plural,
+  runLabel,
+  SVG_NS,
+  statusBadge,
+  statusHelp,
+  statusKind,
+  svg,
+  verdictBadge,
+} from "./dom.js";
+import { goToStep, moveInstance } from "./navigation.js";
+import { overview } from "./overview.js";
+
+/** One run's side of an instance: its row and detail record, when the run has them. */
+interface Side {
+  run: ViewRun;
+  runIndex: number;
+  row: InstanceRow | undefined;
+  detail: InstanceDetail | null;
+}
 
 /** Outputs longer than this many lines (or characters) show their start and a button for the rest. */
 const PREVIEW_LINES = 20;
 const PREVIEW_CHARS = 2000;
 
-async function renderInstance(container, id) {
+export async function renderInstance(container: HTMLElement, id: string): Promise<void> {
   container.replaceChildren(h("p", { class: "loading" }, `Loading ${id}…`));
   const sides = await Promise.all(
-    DATA.runs.map(async (run, runIndex) => {
+    DATA.runs.map(async (run, runIndex): Promise<Side> => {
       const row = run.rows.find((r) => r.id === id);
       const detail = row && row.detail !== null ? await loadDetail(runIndex, row.detail) : null;
       return { run, runIndex, row, detail };
@@ -25,8 +55,8 @@ async function renderInstance(container, id) {
   );
 }
 
-function nav(id) {
-  const order = overview.order.length ? overview.order : DATA.runs[0].rows.map((row) => row.id);
+function nav(id: string): HTMLElement {
+  const order = overview.order.length ? overview.order : FIRST_RUN.rows.map((row) => row.id);
   const at = order.indexOf(id);
   return h(
     "nav",
@@ -42,7 +72,7 @@ function nav(id) {
   );
 }
 
-function instanceColumn({ run, runIndex, row, detail }) {
+function instanceColumn({ run, runIndex, row, detail }: Side): HTMLElement {
   const column = h("div", { class: "column", "data-run": runIndex });
   if (COMPARE)
     column.append(
@@ -109,11 +139,11 @@ function instanceColumn({ run, runIndex, row, detail }) {
   return column;
 }
 
-function section(title, ...children) {
+function section(title: string, ...children: Child[]): HTMLElement {
   return h("section", { class: "part" }, h("h3", null, title), children);
 }
 
-function chart(steps) {
+function chart(steps: StepView[]): HTMLElement {
   let cost = 0;
   let tokens = 0;
   const points = steps.map((step) => {
@@ -126,9 +156,9 @@ function chart(steps) {
   const width = 600;
   const height = 120;
   const pad = 6;
-  const x = (i) => pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
-  const y = (value, max) => height - pad - (max > 0 ? (value * (height - 2 * pad)) / max : 0);
-  const line = (pick, max, cls) =>
+  const x = (i: number) => pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (value: number, max: number) => height - pad - (max > 0 ? (value * (height - 2 * pad)) / max : 0);
+  const line = (pick: (point: (typeof points)[number]) => number, max: number, cls: string) =>
     svg("polyline", {
       class: cls,
       points: points.map((p, i) => `${x(i).toFixed(1)},${y(pick(p), max).toFixed(1)}`).join(" "),
@@ -173,21 +203,21 @@ function chart(steps) {
   );
 }
 
-function titleNode(text) {
+function titleNode(text: string): SVGElement {
   const node = document.createElementNS(SVG_NS, "title");
   node.textContent = text;
   return node;
 }
 
-function steps(detail) {
+function steps(detail: InstanceDetail): HTMLElement {
   const list = h("div", { class: "steps" });
   for (const step of detail.steps) list.append(stepCard(step));
   list.append(exitCard(detail));
   return list;
 }
 
-function stepCard(step) {
-  const badges = [];
+function stepCard(step: StepView): HTMLElement {
+  const badges: HTMLElement[] = [];
   if (step.format_error)
     badges.push(
       h(
@@ -290,7 +320,7 @@ function stepCard(step) {
   );
 }
 
-function callBlock(call) {
+function callBlock(call: CallView): HTMLElement {
   const code = call.returncode;
   const meta = [
     h(
@@ -322,12 +352,12 @@ function callBlock(call) {
   );
 }
 
-function outputBlock(call) {
+function outputBlock(call: CallView): HTMLElement {
   if (!call.output) return h("div", { class: "output empty" }, "(no output)");
   const pre = h("pre", { class: "output-text" });
   const lines = call.output.split("\n");
   const long = lines.length > PREVIEW_LINES + 5 || call.output.length > PREVIEW_CHARS * 1.5;
-  const full = () => {
+  const full = (): Array<string | Node> => {
     if (!call.cut) return [call.output];
     return [
       call.output.slice(0, call.cut_at),
@@ -372,7 +402,7 @@ function outputBlock(call) {
   );
 }
 
-function exitCard(detail) {
+function exitCard(detail: InstanceDetail): HTMLElement {
   const status = detail.exit_status || (detail.steps.length ? "running" : "unknown");
   return h(
     "article",
@@ -383,20 +413,21 @@ function exitCard(detail) {
   );
 }
 
-function renderDiff(text) {
+function renderDiff(text: string): HTMLElement {
   const wrap = h("div", { class: "diff" });
-  let pre = null;
-  const start = (name) => {
-    pre = h("pre");
-    wrap.append(h("div", { class: "diff-file" }, h("div", { class: "diff-name" }, name), pre));
+  let pre: HTMLElement | null = null;
+  const start = (name: string): HTMLElement => {
+    const made = h("pre");
+    wrap.append(h("div", { class: "diff-file" }, h("div", { class: "diff-name" }, name), made));
+    return made;
   };
   for (const line of text.replace(/\n$/, "").split("\n")) {
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
     if (git) {
-      start(git[2]);
+      pre = start(git[2] ?? "");
       continue;
     }
-    if (!pre) start("patch");
+    pre ??= start("patch");
     let cls = "ctx";
     if (/^(\+\+\+|---|index |new file|deleted file|similarity|rename |old mode|new mode)/.test(line))
       cls = "meta";
@@ -408,7 +439,7 @@ function renderDiff(text) {
   return wrap;
 }
 
-function verdictView(verdict) {
+function verdictView(verdict: VerdictView | null): HTMLElement {
   if (!verdict)
     return h(
       "p",
@@ -469,13 +500,13 @@ function verdictView(verdict) {
   );
 }
 
-function testHelp(kind) {
+function testHelp(kind: string): string {
   if (kind === "FAIL_TO_PASS") return "Tests that failed before the fix and must pass with it";
   if (kind === "PASS_TO_PASS") return "Tests that passed before and must still pass";
   return kind;
 }
 
-function testList(names, cls) {
+function testList(names: string[], cls: string): HTMLElement {
   if (!names.length) return h("span", { class: "hint" }, "none");
   const shown = names.slice(0, 50);
   return h(

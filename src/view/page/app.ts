@@ -1,23 +1,26 @@
 // The page: header with search, the overview, the instance view chosen by the URL's #<instance id>, and
 // keyboard navigation (j/k steps, n/p instances, / search, Esc back, ? keys).
+import { byId, DATA, FIRST_RUN, h } from "./dom.js";
+import { renderInstance } from "./instance.js";
+import { goToStep, moveInstance, moveStep, view } from "./navigation.js";
+import { moveSelection, overview, renderOverview, selectedId } from "./overview.js";
+import { closeSearch, runSearch } from "./search.js";
 
-const view = { current: null, step: 0, pendingStep: null, expandOutput: false };
-
-function header() {
+function header(): HTMLElement {
   const input = h("input", {
     type: "search",
     id: "search",
     placeholder: "Search every command and output (/)",
     title: "Plain text, or a regular expression with the box ticked; case does not matter",
     "aria-label": "Search commands and outputs",
-  });
-  const regex = h("input", { type: "checkbox", id: "search-regex" });
+  }) as HTMLInputElement;
+  const regex = h("input", { type: "checkbox", id: "search-regex" }) as HTMLInputElement;
   const form = h(
     "form",
     {
       class: "search",
       role: "search",
-      onsubmit: (event) => {
+      onsubmit: (event: Event) => {
         event.preventDefault();
         runSearch(input.value, regex.checked);
       },
@@ -52,8 +55,8 @@ function header() {
   );
 }
 
-function keysHelp() {
-  const keys = [
+function keysHelp(): HTMLElement {
+  const keys: Array<[string, string]> = [
     ["j / k", "next / previous step (in the table: next / previous row)"],
     ["n / p", "next / previous instance"],
     ["Enter", "open the selected instance"],
@@ -73,15 +76,15 @@ function keysHelp() {
   );
 }
 
-function toggleKeys() {
-  const keys = document.getElementById("keys");
+function toggleKeys(): void {
+  const keys = byId("keys");
   keys.hidden = !keys.hidden;
 }
 
-function route() {
+function route(): void {
   const id = decodeURIComponent(location.hash.slice(1));
-  const overviewNode = document.getElementById("overview");
-  const instanceNode = document.getElementById("instance-view");
+  const overviewNode = byId("overview");
+  const instanceNode = byId("instance-view");
   if (!id) {
     view.current = null;
     instanceNode.hidden = true;
@@ -107,70 +110,7 @@ function route() {
   });
 }
 
-/** Opens an instance at a step (from a search hit), expanding the step's outputs when the hit is there. */
-function openStep(id, step, expand) {
-  view.pendingStep = step;
-  view.expandOutput = expand;
-  const hash = `#${encodeURIComponent(id)}`;
-  if (location.hash === hash && view.current === id) {
-    view.pendingStep = null;
-    goToStep(step, expand);
-  } else location.hash = hash;
-}
-
-function stepNumbers() {
-  const numbers = new Set();
-  for (const node of document.querySelectorAll("#instance .step[data-step]"))
-    numbers.add(node.getAttribute("data-step"));
-  return [...numbers];
-}
-
-function goToStep(step, expand) {
-  const numbers = stepNumbers();
-  const index = numbers.indexOf(String(step));
-  if (index < 0) return;
-  view.step = index;
-  markStep(expand);
-}
-
-function markStep(expand) {
-  const numbers = stepNumbers();
-  const key = numbers[view.step];
-  for (const node of document.querySelectorAll("#instance .step.current")) node.classList.remove("current");
-  const nodes = document.querySelectorAll(`#instance .step[data-step="${key}"]`);
-  for (const node of nodes) {
-    node.classList.add("current");
-    if (expand)
-      for (const button of node.querySelectorAll("button.expand"))
-        if (button.textContent !== "Show less") button.click();
-  }
-  if (nodes[0]) {
-    nodes[0].scrollIntoView({ block: "start" });
-    nodes[0].focus({ preventScroll: true });
-  }
-}
-
-function moveStep(delta) {
-  const count = stepNumbers().length;
-  if (count === 0) return;
-  const anyCurrent = document.querySelector("#instance .step.current");
-  view.step = anyCurrent ? Math.max(0, Math.min(count - 1, view.step + delta)) : delta > 0 ? 0 : count - 1;
-  markStep(false);
-}
-
-function moveInstance(delta) {
-  const order = overview.order.length ? overview.order : DATA.runs[0].rows.map((row) => row.id);
-  if (order.length === 0) return;
-  // The hash changes at once and the view when its hashchange arrives: count from the instance last asked
-  // for, so that keys pressed quickly in a row each move one instance.
-  const asked = location.hash.length > 1 ? decodeURIComponent(location.hash.slice(1)) : null;
-  const from = asked !== null && order.includes(asked) ? asked : view.current;
-  const at = from === null ? overview.selected - (delta > 0 ? 1 : -1) : order.indexOf(from);
-  const next = order[Math.max(0, Math.min(order.length - 1, at + delta))];
-  if (next !== undefined) location.hash = `#${encodeURIComponent(next)}`;
-}
-
-function onKey(event) {
+function onKey(event: KeyboardEvent): void {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
   if (
@@ -183,7 +123,7 @@ function onKey(event) {
   switch (event.key) {
     case "/":
       event.preventDefault();
-      document.getElementById("search").focus();
+      byId("search").focus();
       break;
     case "j":
       if (inInstance) moveStep(1);
@@ -216,8 +156,8 @@ function onKey(event) {
   }
 }
 
-function start() {
-  const app = document.getElementById("app");
+function start(): void {
+  const app = byId("app");
   const overviewNode = h("main", { id: "overview" });
   app.replaceChildren(
     header(),
@@ -234,11 +174,12 @@ function start() {
   renderOverview(overviewNode);
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);
-  const only = DATA.mode === "trajectories" && DATA.runs[0].rows.length === 1 ? DATA.runs[0].rows[0] : null;
+  const only = DATA.mode === "trajectories" && FIRST_RUN.rows.length === 1 ? FIRST_RUN.rows[0] : null;
   if (!location.hash && only) history.replaceState(null, "", `#${encodeURIComponent(only.id)}`);
   route();
   document.documentElement.setAttribute("data-ready", "overview");
-  window.swerunReadyAt = performance.now();
+  // When the overview is ready, for bench/view.ts.
+  (window as unknown as { swerunReadyAt: number }).swerunReadyAt = performance.now();
 }
 
 start();

@@ -1,7 +1,46 @@
 // The overview: the run's settings and totals, then the instance table (sortable, filterable, counts per
 // exit status). In compare mode: both runs, what changed between them, and one row per instance, flips first.
+import type { CompareRow, InstanceRow, ViewCompare, ViewRun } from "../model.js";
+import {
+  byId,
+  COMPARE,
+  DATA,
+  FIRST_RUN,
+  fmtCount,
+  fmtMoney,
+  fmtSeconds,
+  h,
+  plural,
+  runLabel,
+  statusBadge,
+  statusHelp,
+  statusKind,
+  verdictBadge,
+} from "./dom.js";
 
-const COLUMNS = [
+/** A column of the instance table: `key` is what it sorts by. */
+interface Column {
+  key: string;
+  label: string;
+  title: string;
+  num?: boolean;
+}
+
+/** A row of the compare table: the instance's row in each run (null where it is missing). */
+interface SideBySide {
+  id: string;
+  flip: CompareRow["flip"];
+  flip_kind: CompareRow["flip_kind"];
+  a: InstanceRow | null;
+  b: InstanceRow | null;
+}
+
+type SortValue = string | number | boolean | null | undefined;
+
+/** The compare data; only read in compare mode, where the page always has it. */
+const compare = () => DATA.compare as ViewCompare;
+
+const COLUMNS: Column[] = [
   { key: "id", label: "Instance", title: "The instance id; click to open its steps" },
   { key: "exit_status", label: "Exit status", title: "How the agent's run ended (see the legend below)" },
   { key: "resolved", label: "Resolved", title: "The evaluation verdict, when the run was evaluated" },
@@ -23,27 +62,28 @@ const COLUMNS = [
   },
 ];
 
-const overview = {
-  sort: { key: COMPARE ? null : "id", dir: 1 },
-  statuses: new Set(),
+/** The table's state: its sort, filters and selected row. */
+export const overview = {
+  sort: { key: COMPARE ? null : "id", dir: 1 } as { key: string | null; dir: number },
+  statuses: new Set<string>(),
   flipsOnly: false,
   text: "",
   selected: 0,
   /** Instance ids in the table's current order (n/p follow it). */
-  order: [],
+  order: [] as string[],
 };
 
-const problemsOf = (row) => (row ? row.format_errors + row.timeouts : 0);
+const problemsOf = (row: InstanceRow | null) => (row ? row.format_errors + row.timeouts : 0);
 
-function sortValue(row, key) {
+function sortValue(row: InstanceRow, key: string): SortValue {
   if (key === "problems") return problemsOf(row);
   if (key === "resolved") return row.resolved === null ? -1 : Number(row.resolved);
-  return row[key];
+  return (row as unknown as Record<string, SortValue>)[key];
 }
 
-function renderOverview(container) {
+export function renderOverview(container: HTMLElement): void {
   container.replaceChildren(
-    COMPARE ? compareHeader() : runHeader(DATA.runs[0], 0),
+    COMPARE ? compareHeader() : runHeader(FIRST_RUN, 0),
     h(
       "section",
       { class: "instances" },
@@ -56,13 +96,13 @@ function renderOverview(container) {
       filters(),
       h("p", { id: "shown-count", class: "hint" }),
       h("div", { class: "table-wrap" }, h("table", { id: "instances" }, h("thead"), h("tbody"))),
-      COMPARE ? null : legend(DATA.runs[0]),
+      COMPARE ? null : legend(FIRST_RUN),
     ),
   );
   renderTable();
 }
 
-function runningBanner(run) {
+function runningBanner(run: ViewRun): HTMLElement | null {
   if (run.state !== "running" && run.state !== "partial") return null;
   const text =
     run.state === "running"
@@ -71,7 +111,7 @@ function runningBanner(run) {
   return h("p", { class: "banner" }, text);
 }
 
-function dl(pairs) {
+function dl(pairs: Array<[string, string]>): HTMLElement {
   return h(
     "dl",
     null,
@@ -79,7 +119,7 @@ function dl(pairs) {
   );
 }
 
-function runHeader(run, index) {
+function runHeader(run: ViewRun, index: number): HTMLElement {
   const kind = run.state === "trajectories" ? "Trajectories" : "Run";
   return h(
     "section",
@@ -101,20 +141,20 @@ function runHeader(run, index) {
   );
 }
 
-function stateHelp(state) {
-  return (
-    {
-      complete: "The run finished every instance it was asked to do.",
-      partial: "The run stopped before it finished.",
-      running: "The run was still going when this page was written.",
-      trajectories: "Trajectory files without a run record (run.json).",
-    }[state] || state
-  );
+function stateHelp(state: string): string {
+  const help: Record<string, string> = {
+    complete: "The run finished every instance it was asked to do.",
+    partial: "The run stopped before it finished.",
+    running: "The run was still going when this page was written.",
+    trajectories: "Trajectory files without a run record (run.json).",
+  };
+  return help[state] || state;
 }
 
-function compareHeader() {
-  const changes = DATA.compare.config_changes;
-  const flips = DATA.compare.rows.filter((row) => row.flip);
+function compareHeader(): HTMLElement {
+  const [a, b] = DATA.runs as [ViewRun, ViewRun];
+  const changes = compare().config_changes;
+  const flips = compare().rows.filter((row) => row.flip);
   return h(
     "div",
     null,
@@ -122,9 +162,9 @@ function compareHeader() {
     h(
       "p",
       { class: "hint" },
-      `Run A is ${DATA.runs[0].name}, run B is ${DATA.runs[1].name}. ${plural(flips.length, "instance")} flipped (resolved or submitted in one run only); they come first.`,
+      `Run A is ${a.name}, run B is ${b.name}. ${plural(flips.length, "instance")} flipped (resolved or submitted in one run only); they come first.`,
     ),
-    h("div", { class: "cards two" }, runHeader(DATA.runs[0], 0), runHeader(DATA.runs[1], 1)),
+    h("div", { class: "cards two" }, runHeader(a, 0), runHeader(b, 1)),
     changes.length === 0
       ? h("p", { class: "hint" }, "Both runs have the same recorded settings.")
       : h(
@@ -147,7 +187,7 @@ function compareHeader() {
   );
 }
 
-function filters() {
+function filters(): HTMLElement {
   const wrap = h("div", { class: "filters", id: "filters" });
   const text = h("input", {
     type: "search",
@@ -155,19 +195,19 @@ function filters() {
     placeholder: "Filter by instance id",
     title: "Show only instances whose id contains this text",
     value: overview.text,
-    oninput: (event) => {
-      overview.text = event.target.value;
+    oninput: (event: Event) => {
+      overview.text = (event.target as HTMLInputElement).value;
       overview.selected = 0;
       renderTable();
     },
   });
   if (COMPARE) {
-    const flips = DATA.compare.rows.filter((row) => row.flip).length;
+    const flips = compare().rows.filter((row) => row.flip).length;
     wrap.append(
       h("span", { class: "filter-label" }, "Show:"),
       chip(
         "All",
-        DATA.compare.rows.length,
+        compare().rows.length,
         !overview.flipsOnly,
         "Every instance of either run",
         () => {
@@ -189,8 +229,8 @@ function filters() {
     );
     return wrap;
   }
-  const counts = new Map();
-  for (const row of DATA.runs[0].rows) {
+  const counts = new Map<string, number>();
+  for (const row of FIRST_RUN.rows) {
     const status = row.exit_status || "unknown";
     counts.set(status, (counts.get(status) || 0) + 1);
   }
@@ -203,7 +243,7 @@ function filters() {
       ),
       chip(
         "All",
-        DATA.runs[0].rows.length,
+        FIRST_RUN.rows.length,
         overview.statuses.size === 0,
         "Show every instance",
         () => {
@@ -232,7 +272,14 @@ function filters() {
   return wrap;
 }
 
-function chip(label, count, active, title, toggle, key) {
+function chip(
+  label: string,
+  count: number,
+  active: boolean,
+  title: string,
+  toggle: () => void,
+  key: string,
+): HTMLElement {
   const kind = key === "all" || key === "flips" ? "neutral" : statusKind(key);
   return h(
     "button",
@@ -245,8 +292,7 @@ function chip(label, count, active, title, toggle, key) {
       onclick: () => {
         toggle();
         overview.selected = 0;
-        const filtersNode = document.getElementById("filters");
-        filtersNode.replaceWith(filters());
+        byId("filters").replaceWith(filters());
         renderTable();
       },
     },
@@ -255,16 +301,16 @@ function chip(label, count, active, title, toggle, key) {
   );
 }
 
-function visibleRows() {
+function visibleRows(): SideBySide[] | InstanceRow[] {
   const text = overview.text.trim().toLowerCase();
   if (COMPARE) {
-    const [a, b] = DATA.runs;
-    let rows = DATA.compare.rows.map((row) => ({
+    const [a, b] = DATA.runs as [ViewRun, ViewRun];
+    let rows: SideBySide[] = compare().rows.map((row) => ({
       id: row.id,
       flip: row.flip,
       flip_kind: row.flip_kind,
-      a: row.a === null ? null : a.rows[row.a],
-      b: row.b === null ? null : b.rows[row.b],
+      a: row.a === null ? null : (a.rows[row.a] ?? null),
+      b: row.b === null ? null : (b.rows[row.b] ?? null),
     }));
     if (overview.flipsOnly) rows = rows.filter((row) => row.flip);
     if (text) rows = rows.filter((row) => row.id.toLowerCase().includes(text));
@@ -274,32 +320,35 @@ function visibleRows() {
     }
     return rows;
   }
-  let rows = DATA.runs[0].rows.slice();
+  let rows = FIRST_RUN.rows.slice();
   if (overview.statuses.size > 0)
     rows = rows.filter((row) => overview.statuses.has(row.exit_status || "unknown"));
   if (text) rows = rows.filter((row) => row.id.toLowerCase().includes(text));
   const { key, dir } = overview.sort;
-  rows.sort((x, y) => compareValues(sortValue(x, key), sortValue(y, key)) * dir || compareValues(x.id, y.id));
+  rows.sort(
+    (x, y) =>
+      compareValues(sortValue(x, key ?? "id"), sortValue(y, key ?? "id")) * dir || compareValues(x.id, y.id),
+  );
   return rows;
 }
 
-function compareSortValue(row, key) {
+function compareSortValue(row: SideBySide, key: string): SortValue {
   if (key === "id") return row.id;
   if (key === "flip") return row.flip ? 0 : 1;
-  const [side, field] = key.split(".");
-  const value = row[side];
+  const [side, field = ""] = key.split(".");
+  const value = side === "a" ? row.a : row.b;
   return value ? sortValue(value, field) : -2;
 }
 
-function compareValues(x, y) {
+function compareValues(x: SortValue, y: SortValue): number {
   if (x === y) return 0;
   if (x === null || x === undefined) return 1;
   if (y === null || y === undefined) return -1;
-  if (typeof x === "string") return x.localeCompare(y);
+  if (typeof x === "string") return x.localeCompare(String(y));
   return x < y ? -1 : 1;
 }
 
-function headerCell(column) {
+function headerCell(column: Column): HTMLElement {
   const active = overview.sort.key === column.key;
   const arrow = active ? (overview.sort.dir === 1 ? " ▲" : " ▼") : "";
   return h(
@@ -329,27 +378,27 @@ function headerCell(column) {
   );
 }
 
-function renderTable() {
-  const table = document.getElementById("instances");
+export function renderTable(): void {
+  const table = document.getElementById("instances") as HTMLTableElement | null;
   if (!table) return;
   const rows = visibleRows();
   overview.order = rows.map((row) => row.id);
   const columns = COMPARE ? compareColumns() : COLUMNS;
-  table.tHead.replaceChildren(h("tr", null, columns.map(headerCell)));
+  table.tHead?.replaceChildren(h("tr", null, columns.map(headerCell)));
   const body = document.createDocumentFragment();
   rows.forEach((row, index) => {
-    body.append(COMPARE ? compareRow(row, index) : instanceRow(row, index));
+    body.append(COMPARE ? compareRow(row as SideBySide, index) : instanceRow(row as InstanceRow, index));
   });
-  table.tBodies[0].replaceChildren(body);
-  const total = COMPARE ? DATA.compare.rows.length : DATA.runs[0].rows.length;
-  document.getElementById("shown-count").textContent =
+  table.tBodies[0]?.replaceChildren(body);
+  const total = COMPARE ? compare().rows.length : FIRST_RUN.rows.length;
+  byId("shown-count").textContent =
     rows.length === total
       ? `Showing all ${plural(total, "instance")}`
       : `Showing ${fmtCount(rows.length)} of ${plural(total, "instance")}`;
   markSelected(false);
 }
 
-function openCell(id) {
+function openCell(id: string): HTMLElement {
   return h(
     "td",
     { class: "id" },
@@ -357,7 +406,7 @@ function openCell(id) {
   );
 }
 
-function problemsCell(row) {
+function problemsCell(row: InstanceRow | null): HTMLElement {
   if (!row) return h("td", { class: "num" }, "—");
   const parts = [];
   if (row.format_errors) parts.push(plural(row.format_errors, "format error"));
@@ -369,10 +418,10 @@ function problemsCell(row) {
   );
 }
 
-function instanceRow(row, index) {
+function instanceRow(row: InstanceRow, index: number): HTMLElement {
   return h(
     "tr",
-    { "data-id": row.id, "data-index": index, onclick: (event) => openFromRow(event, row.id) },
+    { "data-id": row.id, "data-index": index, onclick: (event: Event) => openFromRow(event, row.id) },
     openCell(row.id),
     h("td", null, statusBadge(row.exit_status)),
     h("td", null, verdictBadge(row.resolved, row.verdict)),
@@ -385,8 +434,8 @@ function instanceRow(row, index) {
   );
 }
 
-function compareColumns() {
-  const side = (s) => [
+function compareColumns(): Column[] {
+  const side = (s: string): Column[] => [
     {
       key: `${s}.exit_status`,
       label: `${s.toUpperCase()}: exit status`,
@@ -408,8 +457,8 @@ function compareColumns() {
   ];
 }
 
-function compareRow(row, index) {
-  const side = (value) =>
+function compareRow(row: SideBySide, index: number): HTMLElement {
+  const side = (value: InstanceRow | null) =>
     value
       ? [
           h("td", null, statusBadge(value.exit_status)),
@@ -434,7 +483,7 @@ function compareRow(row, index) {
       "data-id": row.id,
       "data-index": index,
       class: row.flip ? "flipped" : null,
-      onclick: (event) => openFromRow(event, row.id),
+      onclick: (event: Event) => openFromRow(event, row.id),
     },
     openCell(row.id),
     h("td", null, flip),
@@ -443,12 +492,12 @@ function compareRow(row, index) {
   );
 }
 
-function openFromRow(event, id) {
-  if (event.target.closest("a")) return;
+function openFromRow(event: Event, id: string): void {
+  if ((event.target as Element).closest("a")) return;
   location.hash = `#${encodeURIComponent(id)}`;
 }
 
-function legend(run) {
+function legend(run: ViewRun): HTMLElement {
   const present = new Set(run.rows.map((row) => row.exit_status || "unknown"));
   const known = [
     "Submitted",
@@ -467,7 +516,7 @@ function legend(run) {
       "dl",
       null,
       statuses.map((status) => [h("dt", null, statusBadge(status)), h("dd", null, statusHelp(status))]),
-      [true, false, null].map((resolved) => [
+      [true, false, null].map((resolved: boolean | null) => [
         h("dt", null, verdictBadge(resolved)),
         h(
           "dd",
@@ -488,14 +537,14 @@ function legend(run) {
 }
 
 /** j/k on the overview: move the selected row. */
-function moveSelection(delta) {
+export function moveSelection(delta: number): void {
   const rows = document.querySelectorAll("#instances tbody tr");
   if (rows.length === 0) return;
   overview.selected = Math.max(0, Math.min(rows.length - 1, overview.selected + delta));
   markSelected(true);
 }
 
-function markSelected(scroll) {
+function markSelected(scroll: boolean): void {
   const rows = document.querySelectorAll("#instances tbody tr");
   for (const row of document.querySelectorAll("#instances tbody tr.selected"))
     row.classList.remove("selected");
@@ -505,7 +554,7 @@ function markSelected(scroll) {
   if (scroll) row.scrollIntoView({ block: "nearest" });
 }
 
-function selectedId() {
+export function selectedId(): string | null {
   const row = document.querySelectorAll("#instances tbody tr")[overview.selected];
   return row ? row.getAttribute("data-id") : null;
 }

@@ -1,0 +1,8 @@
+/**
+ * `info.config.environment_type` of each environment class, as the classes' `serialize()` write it:
+ * mini-swe-agent's class path for the same config.
+ */
+export const ENVIRONMENT_TYPES = {
+  local: "minisweagent.environments.local.LocalEnvironment",
+  docker: "minisweagent.environments.docker.DockerEnvironment",
+} as const;

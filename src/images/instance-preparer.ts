@@ -1,0 +1,41 @@
+import type { SwerunConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
+import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
+import type { Instance } from "../swebench/dataset.js";
+import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
+import type { SwebenchFlags } from "../swebench/load.js";
+
+/** Sets each instance's image (Docker) or makes its local checkout (local environment). */
+export function instancePreparer(
+  flags: Pick<SwebenchFlags, "imageTemplate" | "repoDir">,
+  datasetDir: string | undefined,
+) {
+  const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
+  checkImageTemplate(template);
+  return async (config: SwerunConfig, instance: Instance): Promise<Checkout | undefined> => {
+    if (config.environment.environment_class === "docker") {
+      config.environment.image = imageName(instance, template);
+      if (instance.fixture && datasetDir) {
+        const { ensureFixtureImage } = await import("./fixture-image.js");
+        const { configEndpoint } = await import("../environments/docker/client.js");
+        await ensureFixtureImage(
+          config.environment.image,
+          instance,
+          datasetDir,
+          configEndpoint(config.environment),
+        );
+      }
+      return undefined;
+    }
+    let checkout: Checkout;
+    if (flags.repoDir) checkout = worktreeAtBase(instance, flags.repoDir);
+    else if (instance.fixture && datasetDir) checkout = materializeFixture(instance, datasetDir);
+    else {
+      throw new UserError(
+        `${instance.instance_id}: the local environment needs a checkout of ${String(instance.repo ?? "the repository")}: pass --repo-dir <clone>`,
+      );
+    }
+    config.environment.cwd = checkout.dir;
+    return checkout;
+  };
+}
