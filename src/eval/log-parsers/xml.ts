@@ -110,7 +110,9 @@ export function parseXml(xml: string): XmlElement {
         const value = xml.slice(i + 1, close);
         if (value.includes("<")) fail("< in an attribute value", i);
         if (element.attributes.has(key)) fail(`duplicate attribute ${key}`, i);
-        const normalised = BREAKS.test(value) ? value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " ") : value;
+        const normalised = BREAKS.test(value)
+          ? value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " ")
+          : value;
         element.attributes.set(key, decode(normalised, i));
         i = close + 1;
       }
