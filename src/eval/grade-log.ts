@@ -1,6 +1,6 @@
 import { UserError } from "../errors.js";
 import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
-import type { EvalType, TestStatus } from "./harness-constants.js";
+import type { EvalType } from "./harness-constants.js";
 import type { ParserSpec } from "./log-parsers/parser-spec.js";
 import { LOG_PARSERS, logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 
@@ -13,17 +13,18 @@ import { LOG_PARSERS, logParser, unsupportedParserMessage } from "./log-parsers/
 export const LOG_PARSER_NAMES: readonly string[] = Object.freeze(Object.keys(LOG_PARSERS));
 
 /**
- * The harness's status map of a test log: test name → `PASSED`, `FAILED`, `SKIPPED`, `ERROR` or `XFAIL`, in
- * the order the log first names each test. `parser` is a harness name with or without `parse_log_`. The log
+ * The harness's status map of a test log: test name → `PASSED`, `FAILED`, `SKIPPED`, `ERROR` or `XFAIL` (a
+ * status is whatever the harness's parser takes: the Python ones read it from the log, so a stray `ERROR:`
+ * can appear, as it does there), in the order the log first names each test. `parser` is a harness name with or without `parse_log_`. The log
  * is read as given (the harness reads test_output.txt in text mode: pass it through `\r\n` → `\n` first to
  * get what it gets from a file). `instance` is needed by `jekyll`, `immutable_js` (its id), `next` and
  * `lighthouse` (its version). Throws a UserError on an unknown parser name, and a LogParserError where the
  * harness's parser raises.
  */
-export function parseTestLog(parser: string, log: string, instance?: ParserSpec): Map<string, TestStatus> {
+export function parseTestLog(parser: string, log: string, instance?: ParserSpec): Map<string, string> {
   const parse = logParser(parser);
   if (!parse) throw new UserError(unsupportedParserMessage(parser));
-  return parse(log, instance) as Map<string, TestStatus>;
+  return parse(log, instance);
 }
 
 /** A dataset row, as far as grading a log needs it (SWE-bench 5.x columns; lists as arrays or JSON text). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { INTERRUPTED_OK, INTERRUPTED_OK_TEXT, interruptedOk } from "../../src/eval/log-parsers/django.js";
 import { parseEslint } from "../../src/eval/log-parsers/js-mocha-projects.js";
 import { PY_SPACE, squash } from "../../src/eval/log-parsers/python-text.js";
 import { withoutXmlBlocks } from "../../src/eval/log-parsers/xml-blocks.js";
@@ -101,6 +102,39 @@ describe("eslint's failures read without backtracking", () => {
       let text = "";
       for (let i = 0; i < length; i++) text += ESLINT_PIECES[Math.floor(next() * ESLINT_PIECES.length)];
       expect([...parseEslint(text)], JSON.stringify(text)).toEqual(eslintByRegex(text));
+    }
+  });
+});
+
+describe("django's interrupted-ok patterns searched only near their text", () => {
+  const PIECES = [
+    "\n",
+    " ",
+    "...",
+    " ... ",
+    "x",
+    "ok",
+    "\nok",
+    "Internal Server Error: /",
+    "a/",
+    "/\nok",
+    "\t",
+    "System check identified no issues (0 silenced)\nok",
+    "Testing against Django installed in ",
+    " silenced).\nok",
+  ];
+  it("finds what matching the whole log finds, on 5000 random texts", () => {
+    const next = random(11);
+    for (let round = 0; round < 5000; round++) {
+      const length = Math.floor(next() * 14);
+      let text = "";
+      for (let i = 0; i < length; i++) text += PIECES[Math.floor(next() * PIECES.length)];
+      INTERRUPTED_OK.forEach((pattern, index) => {
+        const whole = [...text.matchAll(new RegExp(pattern.source, "gu"))].map((match) => match[1] ?? "");
+        expect(interruptedOk(text, pattern, INTERRUPTED_OK_TEXT[index] ?? ""), JSON.stringify(text)).toEqual(
+          whole,
+        );
+      });
     }
   });
 });

@@ -25,18 +25,48 @@ const DOTS = `${S}\\.\\.\\.${S}`;
  * A test whose `... ok` was pushed to the next line by a message printed in between (Django's runner does
  * this near the end of some runs): the message, a newline, then `ok` alone.
  */
-const INTERRUPTED_OK = [
+export const INTERRUPTED_OK = [
   `${LINE_START}([^\\n]*?)${DOTS}Testing against Django installed in ([\\s\\S]*?) silenced\\)\\.\\nok${LINE_END}`,
   `${LINE_START}([^\\n]*?)${DOTS}Internal Server Error: \\/([^\\n]*)\\/\\nok${LINE_END}`,
   `${LINE_START}([^\\n]*?)${DOTS}System check identified no issues \\(0 silenced\\)\\nok${LINE_END}`,
-].map((source) => new RegExp(source, "gu"));
+].map((source) => new RegExp(source, "uy"));
 
 /** Text each of those patterns needs: a log without it cannot match (and is not searched). */
-const INTERRUPTED_OK_TEXT = [
+export const INTERRUPTED_OK_TEXT = [
   " silenced).\nok",
   "Internal Server Error: /",
   "System check identified no issues (0 silenced)\nok",
 ];
+
+/**
+ * The names an interrupted-ok pattern finds, as `re.findall` over the whole log finds them, searching only
+ * where a match can start: a match starts at a line start and holds its pattern's text within that line or
+ * the two after (the ` ... ` around it may be line breaks), so those line starts are tried, in order, each
+ * after the end of the last match.
+ */
+export function interruptedOk(log: string, pattern: RegExp, text: string): string[] {
+  const starts: number[] = [];
+  for (let at = log.indexOf(text); at !== -1; at = log.indexOf(text, at + 1)) {
+    let lineStart = log.lastIndexOf("\n", at - 1) + 1;
+    const lines = [lineStart];
+    for (let back = 0; back < 2 && lineStart > 0; back++) {
+      lineStart = lineStart >= 2 ? log.lastIndexOf("\n", lineStart - 2) + 1 : 0;
+      lines.unshift(lineStart);
+    }
+    for (const start of lines) if (start > (starts.at(-1) ?? -1)) starts.push(start);
+  }
+  const names: string[] = [];
+  let end = 0;
+  for (const start of starts) {
+    if (start < end) continue;
+    pattern.lastIndex = start;
+    const match = pattern.exec(log);
+    if (!match) continue;
+    names.push(match[1] ?? "");
+    end = start + Math.max(match[0].length, 1);
+  }
+  return names;
+}
 
 /** The word after the first, as `line.split()[1].strip()`; a line without one cannot be read. */
 function secondWord(line: string): string {
@@ -73,8 +103,7 @@ export function parseDjango(log: string): StatusMap {
     if (line.startsWith("ok") && previous !== undefined) map.set(previous, "PASSED");
   }
   INTERRUPTED_OK.forEach((pattern, index) => {
-    if (!log.includes(INTERRUPTED_OK_TEXT[index] ?? "")) return;
-    for (const match of log.matchAll(pattern)) map.set(match[1] ?? "", "PASSED");
+    for (const name of interruptedOk(log, pattern, INTERRUPTED_OK_TEXT[index] ?? "")) map.set(name, "PASSED");
   });
   return map;
 }

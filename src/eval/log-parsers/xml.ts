@@ -12,6 +12,7 @@ const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"'
 const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 const NAME = /[^\s/>=<"'!?&;]+/y;
 const SPACE = /[ \t\r\n]*/y;
+const BREAKS = /[\t\n\r]/;
 const REFERENCE = /&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][\w.-]*);/g;
 
 const fail = (what: string, at: number) => {
@@ -109,7 +110,10 @@ export function parseXml(xml: string): XmlElement {
         const value = xml.slice(i + 1, close);
         if (value.includes("<")) fail("< in an attribute value", i);
         if (element.attributes.has(key)) fail(`duplicate attribute ${key}`, i);
-        element.attributes.set(key, decode(value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " "), i));
+        const normalised = BREAKS.test(value)
+          ? value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " ")
+          : value;
+        element.attributes.set(key, decode(normalised, i));
         i = close + 1;
       }
       const parent = stack.at(-1);
