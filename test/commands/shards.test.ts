@@ -13,7 +13,7 @@ describe("shards", () => {
     const root = tempDir();
     const dataset = writeDataset(root, 7);
     const single = await runCli(["swebench", "--subset", dataset, ...LOCAL, "-o", join(root, "single")]);
-    expect(single.code).toBe(0);
+    expect(single.code, single.stderr).toBe(0);
     const shards = [1, 2, 3, 4].map((i) => join(root, "runs", `v-shard${i}`));
     const results = await Promise.all(
       shards.map((dir, i) =>
@@ -21,7 +21,7 @@ describe("shards", () => {
       ),
     );
     for (const [i, dir] of shards.entries()) {
-      expect(results[i]?.code).toBe(0);
+      expect(results[i]?.code, results[i]?.stderr).toBe(0);
       expect(readJson(join(dir, "run.json")).dataset.shard).toBe(`${i + 1}/4`);
     }
     const ids = shards.map((dir) => Object.keys(readJson(join(dir, "preds.json"))));
