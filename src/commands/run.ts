@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pc from "picocolors";
 import { type ConfigOverride, loadConfig } from "../config/load.js";
@@ -6,11 +5,10 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
-import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
 import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
+import { endTiming } from "../run/timing.js";
 import { TemplateError } from "../templates/render.js";
-import { addTrajectoryInfo } from "../trajectory.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
@@ -80,24 +78,6 @@ export function reportTarget(path: string, events: string | undefined): string {
   return target;
 }
 
-/**
- * Records when the run started and ended in its trajectory (`info.swerun_timing`, as a batch records an
- * instance's), so every output reads one start, end and wall time, also for a run that ended with an error.
- */
-function recordTiming(trajectory: string, startedAt: number): void {
-  const endedAt = Date.now();
-  const timing: RecordedTiming = {
-    started_at: startedAt / 1000,
-    ended_at: endedAt / 1000,
-    wall_time_s: (endedAt - startedAt) / 1000,
-  };
-  try {
-    if (existsSync(trajectory)) addTrajectoryInfo(trajectory, { [TIMING_INFO_KEY]: timing });
-  } catch {
-    // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
-  }
-}
-
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
@@ -131,7 +111,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       ],
       onProgress: (line) => process.stderr.write(`${line}\n`),
     });
-    recordTiming(result.trajectory ?? output, startedAt);
+    // One start, end and wall time for every output, also for a run that ended with an error.
+    endTiming(startedAt, result.trajectory ?? output);
     // The run's cost as its trajectory records it (the facts' cost), not a second sum.
     stream?.stop({
       success: result.exit_status === "Submitted",

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
-import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
+import type { RecordedTiming } from "../report/run-facts.js";
 import { failedRun, type RunOptions, runTask } from "../run/run.js";
-import { AGENT_TYPES, addTrajectoryInfo } from "../trajectory.js";
+import { endTiming } from "../run/timing.js";
+import { AGENT_TYPES } from "../trajectory.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -76,27 +77,6 @@ export interface InstanceContext {
    * (an infrastructure error, not the instance's result). Its trajectory is then dropped, not kept.
    */
   lost?: () => Promise<boolean>;
-}
-
-/**
- * An instance's timing, from `startedAt` (ms since the epoch) to now, recorded in its trajectory's
- * `info.swerun_timing` when `trajectory` is given and exists (every output reads it from there).
- */
-export function endTiming(startedAt: number, trajectory: string | undefined): RecordedTiming {
-  const endedAt = Date.now();
-  const timing: RecordedTiming = {
-    started_at: startedAt / 1000,
-    ended_at: endedAt / 1000,
-    wall_time_s: (endedAt - startedAt) / 1000,
-  };
-  if (trajectory !== undefined && existsSync(trajectory)) {
-    try {
-      addTrajectoryInfo(trajectory, { [TIMING_INFO_KEY]: timing });
-    } catch {
-      // a trajectory that cannot be read back keeps what it has; the outputs then time it from its messages
-    }
-  }
-  return timing;
 }
 
 /**
