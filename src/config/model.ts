@@ -25,6 +25,15 @@ export const MODEL_CLASS_PATHS: Record<string, keyof typeof MODEL_CLASSES> = {
   "minisweagent.models.test_models.DeterministicToolcallModel": "deterministic_toolcall",
 };
 
+/**
+ * The name a run's outputs give its model (preds.json's `model_name_or_path`, run.json, the batch folder):
+ * its `model_name`, else its `model_class`; "" when it has neither. Takes a model config or one read back
+ * from a trajectory.
+ */
+export function modelDisplayName(model: { model_name?: unknown; model_class?: unknown } | undefined): string {
+  return String(model?.model_name || model?.model_class || "");
+}
+
 /** mini-swe-agent's default `observation_template` (every model class has it). */
 export const DEFAULT_OBSERVATION_TEMPLATE =
   "{% if output.exception_info %}<exception>{{output.exception_info}}</exception>\n{% endif %}" +

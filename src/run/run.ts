@@ -1,13 +1,10 @@
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Interaction } from "../agent/interaction.js";
 import type { AgentConfig, SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment, serializeEnvironmentConfig } from "../environments/index.js";
-import { errorExitMessage, OutputPathError, StartupCommandFailed, UserError } from "../errors.js";
+import { errorExitMessage, OutputPathError, StartupCommandFailed } from "../errors.js";
 import { type AgentListener, EventBus } from "../events.js";
 import type { Message } from "../messages.js";
 import { createModel, MODEL_TYPES, serializeModelConfig } from "../models/index.js";
@@ -16,6 +13,7 @@ import { renderTemplate } from "../templates/render.js";
 import { AGENT_TYPES, TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../trajectory.js";
 import { newRunId } from "../util/ids.js";
 import { checkOutputPath, fallbackPath } from "./output.js";
+import { copySetupDir } from "./setup-dir.js";
 import { abortStartup, onInterruptSignals } from "./signals.js";
 
 /**
@@ -265,15 +263,6 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
     await env?.close().catch(() => {});
     throw error;
   }
-}
-
-/** A fresh temporary copy of `run.setup_dir`, for the local environment to work in (the demo's project). */
-function copySetupDir(setupDir: string): string {
-  const source = resolve(setupDir);
-  if (!existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
-  const workdir = mkdtempSync(join(tmpdir(), "swerun-"));
-  cpSync(source, workdir, { recursive: true });
-  return workdir;
 }
 
 async function runStartupCommand(env: Environment, config: SwerunConfig, vars: Record<string, unknown>) {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
@@ -60,7 +61,7 @@ export function agentSnapshot(config: SwerunConfig, imageTemplate: string | null
   return {
     name: "swerun",
     version: swerunVersion(),
-    model: config.model.model_name || config.model.model_class,
+    model: modelDisplayName(config.model),
     model_class: config.model.model_class,
     template_sha256: Object.fromEntries(Object.entries(templates).map(([key, text]) => [key, sha256(text)])),
     config_sha256: sha256(

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
+import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
@@ -111,7 +112,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     display.message(line);
     log(line);
   };
-  const modelName = options.config.model.model_name || options.config.model.model_class;
+  const modelName = modelDisplayName(options.config.model);
   let preds: PredictionsFile;
   let results: ReturnType<typeof recordedResults>;
   let pool: HostPool | undefined;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
+import { modelDisplayName } from "../config/model.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";
@@ -49,7 +50,7 @@ export function recordedResults(outputDir: string): Map<string, RecordedResult> 
       instance_id: id,
       exit_status: exitStatus,
       submission: typeof info.submission === "string" ? info.submission : "",
-      model_name: String(model.model_name || model.model_class || ""),
+      model_name: modelDisplayName(model),
     });
   }
   return results;
