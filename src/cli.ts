@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
+import { addOptions, type CommandName, type FlagsOf, typedFlags } from "./commands/options.js";
 import { joinDashValues, quoteEmptyValues } from "./util/argv.js";
 import { swerunVersion } from "./util/package-root.js";
 
@@ -27,244 +28,139 @@ async function report(error: unknown): Promise<number> {
   return 1;
 }
 
-/** Builds the CLI. Each command imports its module only when it runs, so `--help` stays fast. */
+/** A command: its usage (cac's syntax), description, examples, and the job it runs with its typed flags. */
+interface CommandSpec<C extends CommandName = CommandName> {
+  name: C;
+  usage: string;
+  description: string;
+  examples?: string[];
+  /** Called as soon as the command is parsed, before its job runs. */
+  onParse?: (flags: FlagsOf<C>) => void;
+  /** Imports the command's module (only when it runs, so `--help` stays fast) and runs it. */
+  job: (args: unknown[], flags: FlagsOf<C>) => Promise<number>;
+}
+
+/** A command of the table below, its job typed by the command's flags. */
+function command<C extends CommandName>(spec: CommandSpec<C>): CommandSpec {
+  return spec as unknown as CommandSpec;
+}
+
+/** The commands, in the order `swerun --help` lists them; their options are in commands/options.ts. */
+const COMMANDS: CommandSpec[] = [
+  command({
+    name: "run",
+    usage: "run",
+    description: "Run the agent on one task and write its trajectory",
+    examples: ["swerun run -c demo --yolo"],
+    onParse: startCommandRunner,
+    job: async (_, flags) => (await import("./commands/run.js")).runCommand(flags),
+  }),
+  command({
+    name: "swebench",
+    usage: "swebench",
+    description: "Run SWE-bench instances in parallel and keep preds.json up to date",
+    examples: ["swerun swebench --subset demo"],
+    job: async (_, flags) => (await import("./commands/swebench.js")).swebenchCommand(flags),
+  }),
+  command({
+    name: "eval",
+    usage: "eval <input>",
+    description: "Grade predictions (a run folder or a preds file) as the SWE-bench harness does",
+    examples: [
+      "swerun eval runs/sonnet-verified --subset verified -w 8",
+      "swerun eval runs/sonnet-verified --regrade",
+    ],
+    job: async ([input], flags) => (await import("./commands/eval.js")).evalCommand(input as string, flags),
+  }),
+  command({
+    name: "swebench-single",
+    usage: "swebench-single",
+    description: "Run one SWE-bench instance, interactively by default",
+    job: async (_, flags) => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags),
+  }),
+  command({
+    name: "preds",
+    usage: "preds [...paths]",
+    description: "Rebuild, merge and validate preds.json from run folders or trajectories",
+    job: async ([paths], flags) =>
+      (await import("./commands/preds.js")).predsCommand(paths as string[], flags),
+  }),
+  command({
+    name: "replay",
+    usage: "replay <trajectory>",
+    description: "Run a trajectory's commands again and report where the results diverge",
+    examples: [
+      "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
+    ],
+    job: async ([path], flags) => (await import("./commands/replay.js")).runReplay(path as string, flags),
+  }),
+  command({
+    name: "report",
+    usage: "report [...paths]",
+    description: "Build the JSON run report of trajectories or run folders",
+    examples: ["swerun report runs/run-20250101-120000.traj.json -o report.json"],
+    job: async ([paths], flags) =>
+      (await import("./commands/report.js")).reportCommand(paths as string[], flags),
+  }),
+  command({
+    name: "export",
+    usage: "export [...paths]",
+    description: "Export run folders or trajectories for dashboards (summary) or LLM judges (judge)",
+    examples: ["swerun export runs/my-batch --format judge -o judge"],
+    job: async ([paths], flags) =>
+      (await import("./commands/export.js")).exportCommand(paths as string[], flags),
+  }),
+  command({
+    name: "view",
+    usage: "view [...paths]",
+    description: "Write a self-contained HTML page of a run, two runs side by side, or trajectories",
+    examples: ["swerun view runs/my-batch --open"],
+    job: async ([paths], flags) => (await import("./commands/view.js")).viewCommand(paths as string[], flags),
+  }),
+  command({
+    name: "cleanup",
+    usage: "cleanup",
+    description: "Remove Docker containers left behind by crashed swerun runs (--images: images runs pulled)",
+    job: async (_, flags) =>
+      flags.images
+        ? (await import("./commands/cleanup-images.js")).cleanupImages(flags)
+        : (await import("./commands/cleanup.js")).runCleanup(flags),
+  }),
+  command({
+    name: "runs",
+    usage: "runs [action] [...args]",
+    description: "Track runs: list, show <ref>, compare <ref1> <ref2>, label <ref> <label>, delete <ref>",
+    examples: ["swerun runs compare baseline experiment"],
+    job: async ([action, args], flags) =>
+      (await import("./commands/runs.js")).runsCommand(action as string | undefined, args as string[], flags),
+  }),
+  command({
+    name: "config",
+    usage: "config <action> [key] [value]",
+    description: "Manage API keys in swerun's global config: set, unset, show",
+    job: async ([action, key, value]) =>
+      (await import("./commands/config.js")).runConfigCommand(
+        action as string,
+        key as string | undefined,
+        value as string | undefined,
+      ),
+  }),
+];
+
+/** Builds the CLI from the command table; `run` receives the job of the command that matched. */
 export function buildCli(run: (job: () => Promise<number>) => void) {
   const cli = cac("swerun");
-  cli
-    .command("run", "Run the agent on one task and write its trajectory")
-    .option("-t, --task <task>", "The task (asked for on a terminal when missing)")
-    .option("-m, --model <name>", "Model name, provider/model (e.g. openai/gpt-5)")
-    .option(
-      "--model-class <class>",
-      "openai (tool calls), openai_textbased, deterministic, or mini-swe-agent names",
-    )
-    .option("--environment-class <class>", "local or docker")
-    .option("-c, --config <spec>", "Config file, built-in config name, or key.path=value (repeatable)")
-    .option("-o, --output <path>", "Trajectory path (default: runs/run-<time>.traj.json)")
-    .option("-l, --cost-limit <dollars>", "Stop once the run costs this much")
-    .option("-y, --yolo", "Run every command without asking")
-    .option("--exit-immediately", "Finish when the agent submits, without asking")
-    .option("--report <path>", "Write a JSON report of the run (outcome, stats, timeline) when it ends")
-    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
-    .example("swerun run -c demo --yolo")
-    .action((flags) => {
-      startCommandRunner(flags);
-      run(async () =>
-        (await import("./commands/run.js")).runCommand({ ...flags, costLimit: numberFlag(flags.costLimit) }),
-      );
+  for (const spec of COMMANDS) {
+    const command = cli.command(spec.usage, spec.description);
+    addOptions(command, spec.name);
+    for (const example of spec.examples ?? []) command.example(example);
+    command.action((...parsed: unknown[]) => {
+      // cac passes the positional arguments, then the options.
+      const flags = typedFlags(spec.name, parsed.pop() as Record<string, unknown>);
+      spec.onParse?.(flags);
+      run(() => spec.job(parsed, flags));
     });
-  cli
-    .command("swebench", "Run SWE-bench instances in parallel and keep preds.json up to date")
-    .option(
-      "--subset <name>",
-      "lite, verified, full, multimodal, multilingual, smith, rebench, demo, owner/name, or a .json/.jsonl/.parquet file",
-      { default: "lite" },
-    )
-    .option("--split <split>", "Dataset split", { default: "test" })
-    .option("--slice <a:b>", "Python slice of the instances, e.g. 0:10")
-    .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
-    .option("--shuffle", "Shuffle (sorted by id, then a fixed seed)")
-    .option("--instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
-    .option("--shard <i/n>", "Only shard i of n of the selected instances (for several machines)")
-    .option("-w, --workers <n>", "Parallel workers (default: 1)")
-    .option(
-      "--docker-host <url[:workers]>",
-      "A Docker daemon and its workers, e.g. ssh://gpu-a:8 (repeatable; replaces -w)",
-    )
-    .option("-o, --output <dir>", "Output folder (default: runs/<time>-<label or model>)")
-    .option("-m, --model <name>", "Model name, provider/model")
-    .option("--model-class <class>", "Model class")
-    .option("--environment-class <class>", "docker (default) or local")
-    .option("-c, --config <spec>", "Config file, built-in name, or key.path=value (repeatable)")
-    .option("--redo-existing", "Run instances again even when they finished before")
-    .option("--label <label>", "A label for this run (in run.json and the default folder name)")
-    .option(
-      "--image-template <template>",
-      "Image name for records without one: {instance_id}, {id_docker_compatible}",
-    )
-    .option("--repo-dir <dir>", "Local environment: a clone of the repository to make worktrees from")
-    .option("-q, --quiet", "Only the final summary")
-    .option("-v, --verbose", "Also print every command (without a terminal)")
-    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
-    .option("--eval", "Grade each instance in a fresh container as soon as it ends (SWE-bench 5.x datasets)")
-    .option(
-      "--image-budget <size>",
-      "Disk the images this batch pulls may take per Docker daemon, e.g. 120G (least recently used go first)",
-    )
-    .option("--pull-workers <n>", "Images pulled ahead at once per Docker daemon (default: 2; 0: none)")
-    .option("--keep-image <image>", "Never remove this image (repeatable)")
-    .example("swerun swebench --subset demo")
-    .action((flags) => run(async () => (await import("./commands/swebench.js")).swebenchCommand(flags)));
-  cli
-    .command("eval <input>", "Grade predictions (a run folder or a preds file) as the SWE-bench harness does")
-    .option(
-      "--subset <name>",
-      "Dataset with eval_script, log_parser, FAIL_TO_PASS, PASS_TO_PASS (default: the run's, else lite)",
-    )
-    .option("--split <split>", "Dataset split (default: the run's, else test)")
-    .option("-i, --instance-ids <ids>", "Comma-separated ids, or a file with one id per line")
-    .option("--filter <regex>", "Only instance ids matching this regex (anchored at the start)")
-    .option("-w, --workers <n>", "Parallel gradings", { default: 1 })
-    .option("--run-id <id>", "Evaluation run id (default: the run folder's or preds file's name)")
-    .option("--timeout <seconds>", "Time limit of each instance's tests", { default: 1800 })
-    .option("-o, --output <dir>", "Where logs/ and the run report go (default: <run folder>/eval, or .)")
-    .option("--redo", "Grade again instances that have a report.json")
-    .option(
-      "--regrade",
-      "Grade again from the logs alone (no containers; dataset from logs/run_evaluation/<run_id>/run.json unless given)",
-    )
-    .option(
-      "--task-repo <dir>",
-      "A SWE-bench task repo: binary patch assets are read from its tasks/<id>/test_assets/ before their URL",
-    )
-    .option("--keep", "Keep the containers (prints how to enter them)")
-    .option("--network <mode>", "Docker network of the grading containers (e.g. none)")
-    .option("--image-template <template>", "Image name for records without one")
-    .option("-q, --quiet", "Only the final summary")
-    .example("swerun eval runs/sonnet-verified --subset verified -w 8")
-    .example("swerun eval runs/sonnet-verified --regrade")
-    .action((input, flags) =>
-      run(async () => (await import("./commands/eval.js")).evalCommand(input, flags)),
-    );
-  cli
-    .command("swebench-single", "Run one SWE-bench instance, interactively by default")
-    .option("--subset <name>", "Dataset, as for swebench", { default: "lite" })
-    .option("--split <split>", "Dataset split", { default: "test" })
-    .option("-i, --instance <id>", "Instance id, or index into the sorted ids")
-    .option("-o, --output <dir>", "Output folder (default: runs/single/<id>)")
-    .option("-m, --model <name>", "Model name, provider/model")
-    .option("--model-class <class>", "Model class")
-    .option("--environment-class <class>", "docker (default) or local")
-    .option("-c, --config <spec>", "Config file, built-in name, or key.path=value (repeatable)")
-    .option(
-      "--repo-dir <dir>",
-      "Local environment: a clone of the repository; swerun makes a worktree at base_commit",
-    )
-    .option("--keep", "Keep the local worktree afterwards")
-    .option("--image-template <template>", "Image name for records without one")
-    .option("--label <label>", "A name for this run in run.json (swerun runs)")
-    .option("-y, --yolo", "Run every command without asking")
-    .option("--exit-immediately", "Finish when the agent submits, without asking")
-    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
-    .action((flags) =>
-      run(async () => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags)),
-    );
-  cli
-    .command("preds [...paths]", "Rebuild, merge and validate preds.json from run folders or trajectories")
-    .option("-o, --output <file>", "Write predictions here (.json object, or .jsonl)")
-    .option("--dataset <name>", "Check that every instance id belongs to this dataset (as --subset)")
-    .option("--split <split>", "Split of --dataset", { default: "test" })
-    .option(
-      "--merge-shards",
-      "The folders are shards of one run (--shard): check that, and say which are missing",
-    )
-    .action((paths, flags) =>
-      run(async () => (await import("./commands/preds.js")).predsCommand(paths, flags)),
-    );
-  cli
-    .command("replay <trajectory>", "Run a trajectory's commands again and report where the results diverge")
-    .option(
-      "-c, --config <spec>",
-      "Config file, built-in name or key.path=value (repeatable): environment over the recorded one; model and agent for --continue",
-    )
-    .option("--environment-class <class>", "local or docker (default: the recorded one)")
-    .option("--cwd <dir>", "Working directory: the local checkout, or a path in the container")
-    .option("--image <image>", "Docker image (default: the recorded one)")
-    .option("--until <step>", "Stop replaying after this step")
-    .option("--continue", "After the replayed steps, the model from -m/-c carries on")
-    .option("-m, --model <name>", "Model for --continue, provider/model (e.g. openai/gpt-5)")
-    .option("--model-class <class>", "Model class for --continue")
-    .option(
-      "-l, --cost-limit <dollars>",
-      "Cost limit for --continue, counting the recorded cost of the replayed steps",
-    )
-    .option("-y, --yolo", "With --continue: run every command without asking")
-    .option("--exit-immediately", "With --continue: finish when the agent submits, without asking")
-    .option("-o, --output <path>", "The replay's trajectory (default: runs/<name>.replay-<time>.traj.json)")
-    .option("--report <path>", "Also write the divergence report as JSON")
-    .option("--events <path>", "Append SwarmSDK-shaped JSON events, one per line (- = stdout)")
-    .example(
-      "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
-    )
-    .action((trajectory, flags) =>
-      run(async () =>
-        (await import("./commands/replay.js")).runReplay(trajectory, {
-          ...flags,
-          costLimit: numberFlag(flags.costLimit),
-        }),
-      ),
-    );
-  cli
-    .command("report [...paths]", "Build the JSON run report of trajectories or run folders")
-    .option("-o, --output <file>", "Write the report here (one trajectory)")
-    .option("--out-dir <dir>", "Write <id>.report.json per trajectory into this folder")
-    .example("swerun report runs/run-20250101-120000.traj.json -o report.json")
-    .action((paths, flags) =>
-      run(async () => (await import("./commands/report.js")).reportCommand(paths, flags)),
-    );
-  cli
-    .command(
-      "export [...paths]",
-      "Export run folders or trajectories for dashboards (summary) or LLM judges (judge)",
-    )
-    .option("--format <format>", "summary (JSONL) or judge (PATH.md + PATH.full.jsonl)", {
-      default: "summary",
-    })
-    .option("-o, --output <path>", "Output file (summary: default standard output; judge: required)")
-    .example("swerun export runs/my-batch --format judge -o judge")
-    .action((paths, flags) =>
-      run(async () => (await import("./commands/export.js")).exportCommand(paths, flags)),
-    );
-  cli
-    .command(
-      "view [...paths]",
-      "Write a self-contained HTML page of a run, two runs side by side, or trajectories",
-    )
-    .option(
-      "-o, --output <file>",
-      "Page path (default: <run folder>/index.html, or <name>.html next to a trajectory)",
-    )
-    .option("--open", "Open the page in the default browser")
-    .option("--watch", "Rewrite the page whenever the run folder changes (until Ctrl-C)")
-    .example("swerun view runs/my-batch --open")
-    .action((paths, flags) =>
-      run(async () => (await import("./commands/view.js")).viewCommand(paths, flags)),
-    );
-  cli
-    .command(
-      "cleanup",
-      "Remove Docker containers left behind by crashed swerun runs (--images: images runs pulled)",
-    )
-    .option("--run-id <id>", "Only containers of this run")
-    .option("--all", "Every swerun container, also of live runs and other hosts (kept ones too)")
-    .option("--dry-run", "List them without removing")
-    .option("--docker-host <url>", "A Docker daemon to clean (repeatable; default: DOCKER_HOST's)")
-    .option("--images", "Remove the images swerun batches pulled instead (with --run-id: that run's only)")
-    .action((flags) =>
-      run(async () =>
-        flags.images
-          ? (await import("./commands/cleanup-images.js")).cleanupImages(flags)
-          : (await import("./commands/cleanup.js")).runCleanup(flags),
-      ),
-    );
-  cli
-    .command(
-      "runs [action] [...args]",
-      "Track runs: list, show <ref>, compare <ref1> <ref2>, label <ref> <label>, delete <ref>",
-    )
-    .option("--dir <dir>", "Where to look for runs (default: $SWERUN_RUNS_DIR or runs/)")
-    .option("--json", "JSON instead of text")
-    .option("--force", "delete: do not ask")
-    .option("--merge-shards", "Show the shard folders of one run (--shard) as one run")
-    .example("swerun runs compare baseline experiment")
-    .action((action, args, flags) =>
-      run(async () => (await import("./commands/runs.js")).runsCommand(action, args, flags)),
-    );
-  cli
-    .command("config <action> [key] [value]", "Manage API keys in swerun's global config: set, unset, show")
-    .action((action, key, value) =>
-      run(async () => (await import("./commands/config.js")).runConfigCommand(action, key, value)),
-    );
+  }
   cli.help();
   cli.version(swerunVersion());
   return cli;
@@ -280,12 +176,6 @@ function startCommandRunner(flags: { environmentClass?: unknown }): void {
     (spawner) => spawner.startCommandRunner(),
     () => {},
   );
-}
-
-function numberFlag(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  return Number.isFinite(number) ? number : (value as number);
 }
 
 /**

@@ -16,25 +16,10 @@ import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
 import { loadTaskRepo } from "../swebench/task-repo.js";
+import type { FlagsOf } from "./options.js";
 
-/** `swerun eval` flags, as cac hands them over. */
-export interface EvalFlags {
-  subset?: string;
-  split?: string;
-  instanceIds?: string;
-  filter?: string;
-  workers?: number | string;
-  runId?: string;
-  timeout?: number | string;
-  output?: string;
-  redo?: boolean;
-  regrade?: boolean;
-  taskRepo?: string;
-  keep?: boolean;
-  network?: string;
-  imageTemplate?: string;
-  quiet?: boolean;
-}
+/** `swerun eval` flags (commands/options.ts). */
+export type EvalFlags = FlagsOf<"eval">;
 
 /** What `swerun eval <input>` grades: a run folder (its preds.json, logs in `<folder>/eval`) or a predictions file. */
 export interface EvalInput {

@@ -11,13 +11,11 @@ import { type FolderVerdicts, folderVerdicts } from "../report/verdict.js";
 import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
+import type { FlagsOf } from "./options.js";
 import { registerKnownKeys } from "./report-secrets.js";
 
-/** `swerun export` flags, as cac hands them over. */
-export interface ExportFlags {
-  format?: string;
-  output?: string;
-}
+/** `swerun export` flags (commands/options.ts). */
+export type ExportFlags = FlagsOf<"export">;
 
 const FORMATS = ["summary", "judge"];
 

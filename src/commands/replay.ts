@@ -1,15 +1,14 @@
-import { existsSync, mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import fse from "fs-extra";
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import pc from "picocolors";
 import type { Agent } from "../agent/agent.js";
-import { type ConfigOverride, loadConfig } from "../config/load.js";
+import { loadConfig } from "../config/load.js";
 import { isPlainObject } from "../config/merge.js";
 import { type EnvironmentConfig, modelSchema, type SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { OutputPathError, UserError } from "../errors.js";
 import { EventBus } from "../events.js";
+import type { Model } from "../models/model.js";
 import { isEnvironmentSpec, replayEnvironment } from "../replay/config.js";
 import {
   compareStep,
@@ -19,7 +18,7 @@ import {
 } from "../replay/divergence.js";
 import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
-import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
+import { REPLAY_STOPPED, type ReplayedStep, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
 import { checkOutputPath } from "../run/output.js";
 import {
@@ -30,36 +29,17 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
+import { copySetupDir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
-import { printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
+import { configOverrides, type FlagsOf } from "./options.js";
+import { printRunEnd, reportTarget, runError } from "./run.js";
 
-/** `swerun replay` flags, as cac hands them over. */
-export interface ReplayFlags {
-  /** Config files, built-in names or key=value (repeatable): environment keys over the recorded ones; model and agent for --continue. */
-  config?: string | string[];
-  model?: string;
-  modelClass?: string;
-  environmentClass?: string;
-  /** Working directory of the replay (a local checkout, or a path in the container). */
-  cwd?: string;
-  image?: string;
-  output?: string;
-  /** Where the divergence report is written as JSON. */
-  report?: string;
-  /** Stop after this step. */
-  until?: number | string;
-  /** After the replayed steps, the model from -m/-c carries on. */
-  continue?: boolean;
-  costLimit?: number;
-  yolo?: boolean;
-  exitImmediately?: boolean;
-  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
-  events?: string;
-}
+/** `swerun replay` flags (commands/options.ts). */
+export type ReplayFlags = FlagsOf<"replay">;
 
 const DEFAULT_ACTION_REGEX = modelSchema.shape.action_regex.parse(undefined);
 
@@ -100,12 +80,7 @@ function prepareLocalCwd(
   recordedCwd: string,
 ): void {
   if (flags.cwd) environment.cwd = resolve(flags.cwd);
-  else if (config.run.setup_dir) {
-    const source = resolve(config.run.setup_dir);
-    if (!existsSync(source)) throw new UserError(`run.setup_dir: no such directory: ${source}`);
-    environment.cwd = mkdtempSync(join(tmpdir(), "swerun-replay-"));
-    fse.copySync(source, environment.cwd);
-  }
+  else if (config.run.setup_dir) environment.cwd = copySetupDir(config.run.setup_dir, "swerun-replay-");
   const cwd = environment.cwd;
   const hint = "give the checkout to replay in with --cwd DIR";
   if (!cwd) throw new UserError(`the trajectory records no working directory: ${hint}`);
@@ -137,20 +112,17 @@ function setup(path: string, flags: ReplayFlags): Setup {
   const specs = asList(flags.config);
   // A model that takes over keeps the recorded run's action style: tool calls, or text blocks.
   const toolCalls = trajectory.messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+  // The environment is the replay's own (below), not the continuing model's.
+  const overrides = configOverrides("replay", flags);
+  const envFlags = overrides.filter((override) => override.path.startsWith("environment."));
   const config = loadConfig(
     specs.filter((spec) => !isEnvironmentSpec(spec)),
-    // The environment and the output path are the replay's own (below), not the continuing model's.
-    runOverrides({ ...flags, environmentClass: undefined, output: undefined }),
+    overrides.filter((override) => !envFlags.includes(override)),
     toolCalls ? "default" : "textbased",
   );
   const regex = config.model.action_regex;
   const recorded = recordedRun(trajectory, regex, regex === DEFAULT_ACTION_REGEX ? undefined : regex);
   const until = parseUntil(flags.until, recorded.steps.length) ?? recorded.steps.length;
-  const envFlags: ConfigOverride[] = [
-    { path: "environment.environment_class", value: flags.environmentClass, origin: "--environment-class" },
-    { path: "environment.cwd", value: flags.cwd, origin: "--cwd" },
-    { path: "environment.image", value: flags.image, origin: "--image" },
-  ];
   const output = checkOutputPath(flags.output ?? defaultOutput(path), flags.output ? "-o" : "trajectory");
   if (output === resolve(path))
     throw new UserError(`-o ${flags.output}: that is the trajectory being replayed`);
@@ -190,6 +162,41 @@ export async function runReplay(path: string, flags: ReplayFlags): Promise<numbe
   }
 }
 
+/** The replay's record in its trajectory's `info.replay`, kept up to date as steps are compared. */
+interface ReplayInfo {
+  trajectory: string;
+  trajectory_format: LoadedTrajectory["kind"];
+  until: number | null;
+  continue: boolean;
+  recorded_steps: number;
+  replayed_steps: number;
+  divergent_steps: number[];
+}
+
+/** What a replay collects as it runs: its info, the step comparisons, its model and its session. */
+interface Progress {
+  info: ReplayInfo;
+  comparisons: StepComparison[];
+  model?: ReplayModel;
+  session?: RunSession;
+}
+
+/** Where the commands run again: Docker or local, and the working directory. */
+interface Place {
+  docker: boolean;
+  cwd: string;
+  where: string;
+}
+
+function placeOf(environment: EnvironmentConfig): Place {
+  const docker = environment.environment_class === "docker";
+  const cwd = environment.cwd || (docker ? "/" : "");
+  const where = docker ? `docker (${environment.image}, cwd ${cwd})` : `local (cwd ${cwd})`;
+  return { docker, cwd, where };
+}
+
+const print = (line: string) => process.stdout.write(`${redact(line)}\n`);
+
 async function replay(
   flags: ReplayFlags,
   s: Setup,
@@ -197,81 +204,124 @@ async function replay(
   stream: SwarmEventStream | undefined,
 ): Promise<number> {
   stream?.start();
-  const { trajectory, recorded, config, environment, until, output } = s;
-  const tty = Boolean(process.stdin.isTTY);
-  const color = Boolean(process.stdout.isTTY);
-  const out = (line: string) => process.stdout.write(`${redact(line)}\n`);
   const bus = new EventBus();
   // The model that carries on is built before anything runs, so a bad model fails fast.
-  const nextModel = flags.continue ? await createRunModel(config, bus) : undefined;
-  const docker = environment.environment_class === "docker";
-  const cwd = environment.cwd || (docker ? "/" : "");
-  const where = docker ? `docker (${environment.image}, cwd ${cwd})` : `local (cwd ${cwd})`;
-  const steps = recorded.steps.length;
-  const table = new ReplayTable(color);
-  const comparisons: StepComparison[] = [];
-  const replayInfo = {
-    trajectory: resolve(trajectory.path),
-    trajectory_format: trajectory.kind,
-    until: flags.until === undefined ? null : until,
+  const nextModel = flags.continue ? await createRunModel(s.config, bus) : undefined;
+  const place = placeOf(s.environment);
+  const table = new ReplayTable(Boolean(process.stdout.isTTY));
+  const progress: Progress = { info: replayInfo(flags, s), comparisons: [] };
+  const options = replayRunOptions(s, { runId, bus, stream, place, table, progress, flags });
+  progress.session = await openReplay(options, stream);
+  const steps = s.recorded.steps.length;
+  print(
+    `Replaying ${s.until} of ${steps} steps of ${s.trajectory.path} (${s.trajectory.kind}, ${s.recorded.style} actions) in ${place.where}`,
+  );
+  const { result, continued } = await replaySteps(s, progress, table, nextModel);
+  stream?.stop({ success: result.error === undefined, error: result.error });
+  if (result.error !== undefined) {
+    printRunEnd(result);
+    throw runError(result.error);
+  }
+  const early = stoppedEarly(s, progress, result);
+  const report = replayReport(s, progress, { result, continued, stoppedEarly: early });
+  printReplayEnd(report, s, { place, table, stoppedEarly: early });
+  const compared = report.submission.status === "same" || report.submission.status === "different";
+  if (!compared) return report.divergent_steps.length > 0 ? 1 : 0;
+  return report.submission.status === "same" ? 0 : 1;
+}
+
+function replayInfo(flags: ReplayFlags, s: Setup): ReplayInfo {
+  return {
+    trajectory: resolve(s.trajectory.path),
+    trajectory_format: s.trajectory.kind,
+    until: flags.until === undefined ? null : s.until,
     continue: Boolean(flags.continue),
-    recorded_steps: steps,
+    recorded_steps: s.recorded.steps.length,
     replayed_steps: 0,
-    divergent_steps: [] as number[],
+    divergent_steps: [],
   };
-  let replayModel: ReplayModel | undefined;
+}
+
+/** The run of the replay: the replay's environment, a model that plays the recorded steps and compares each. */
+function replayRunOptions(
+  s: Setup,
+  run: {
+    runId: string;
+    bus: EventBus;
+    stream: SwarmEventStream | undefined;
+    place: Place;
+    table: ReplayTable;
+    progress: Progress;
+    flags: ReplayFlags;
+  },
+): RunOptions {
+  const { trajectory, config, environment } = s;
+  const { progress, place } = run;
   const instanceId =
     typeof trajectory.extras.instance_id === "string" ? trajectory.extras.instance_id : undefined;
-  const options: RunOptions = {
+  const onStep = ({ step, outputs, messages }: ReplayedStep) => {
+    const cwds = { recorded: s.recordedCwd, replayed: place.cwd };
+    const comparison = compareStep(step, replayedObservations(outputs, messages), cwds);
+    progress.comparisons.push(comparison);
+    progress.info.replayed_steps = comparison.step;
+    if (comparison.status === "DIFFERENT") progress.info.divergent_steps.push(comparison.step);
+    for (const row of run.table.rows(comparison)) print(row);
+  };
+  return {
     // The environment is the replay's own; model and agent are the continuing model's.
     // run.setup_dir is copied by the replay itself (prepareLocalCwd), with --cwd and the recorded cwd.
     config: { ...config, environment, run: { ...config.run, setup_dir: undefined } },
-    output,
+    output: s.output,
     ...(instanceId ? { instanceId } : {}),
-    runId,
-    info: { replay: replayInfo },
+    runId: run.runId,
+    info: { replay: progress.info },
     extras: trajectory.extras,
-    bus,
-    ...(stream ? { subscribers: [stream.listener] } : {}),
-    interactive: tty,
+    bus: run.bus,
+    ...(run.stream ? { subscribers: [run.stream.listener] } : {}),
+    interactive: Boolean(process.stdin.isTTY),
     handleSignals: true,
     onProgress: (line) => process.stderr.write(`${line}\n`),
     model: (env) => {
-      replayModel = new ReplayModel({
-        run: recorded,
-        until,
-        handover: Boolean(flags.continue),
+      progress.model = new ReplayModel({
+        run: s.recorded,
+        until: s.until,
+        handover: Boolean(run.flags.continue),
         observationTemplate: recordedObservationTemplate(trajectory) ?? config.model.observation_template,
         recordedModel: recordedModelConfig(trajectory),
         templateVars: env.templateVars(),
-        addMessages: (messages) => session?.agent?.addMessages(...messages),
-        onStep: ({ step, outputs, messages }) => {
-          const cwds = { recorded: s.recordedCwd, replayed: cwd };
-          const comparison = compareStep(step, replayedObservations(outputs, messages), cwds);
-          comparisons.push(comparison);
-          replayInfo.replayed_steps = comparison.step;
-          if (comparison.status === "DIFFERENT") replayInfo.divergent_steps.push(comparison.step);
-          for (const row of table.rows(comparison)) out(row);
-        },
+        addMessages: (messages) => progress.session?.agent?.addMessages(...messages),
+        onStep,
       });
-      return replayModel;
+      return progress.model;
     },
   };
-  let session: RunSession | undefined;
+}
+
+/** Opens the replay's run; a run that cannot start is recorded (as `swerun run` records it) and thrown. */
+async function openReplay(options: RunOptions, stream: SwarmEventStream | undefined): Promise<RunSession> {
   try {
-    session = await openRun(options);
+    return await openRun(options);
   } catch (error) {
     stream?.stop({ success: false, error });
     if (error instanceof OutputPathError) throw error;
     printRunEnd(await failedRun(options, error));
     throw runError(error);
   }
-  const model = replayModel as ReplayModel;
-  out(
-    `Replaying ${until} of ${steps} steps of ${trajectory.path} (${trajectory.kind}, ${recorded.style} actions) in ${where}`,
-  );
-  let continuing = false;
-  let result: RunResult;
+}
+
+/**
+ * Replays the recorded steps with every limit off; then, with `--continue`, the next model carries on from the
+ * replayed messages (without the replay's stop message) and the usage so far, so step and cost limits count
+ * from the recorded run's.
+ */
+async function replaySteps(
+  s: Setup,
+  progress: Progress,
+  table: ReplayTable,
+  nextModel: Model | undefined,
+): Promise<{ result: RunResult; continued: boolean }> {
+  const session = progress.session as RunSession;
+  const model = progress.model as ReplayModel;
   try {
     const limitsOff = {
       step_limit: 0,
@@ -280,62 +330,74 @@ async function replay(
       max_consecutive_format_errors: 0,
       mode: "yolo" as const,
     };
-    let agent = session.createAgent({ agent: limitsOff, interactive: false });
-    agent.restore(structuredClone(recorded.prefix), { nCalls: 0, cost: 0 });
-    out(table.header());
-    result = await continueAgent(session, agent);
-    if (nextModel && result.exit_status === REPLAY_STOPPED && result.error === undefined) {
-      out(pc.bold(`\n${nextModel.name} takes over after step ${model.replayedSteps}`));
-      // The replayed messages (with the new observations) but not the replay's stop message, and the usage
-      // so far, so step and cost limits count from the recorded run's.
-      const replayed = agent;
-      agent = session.createAgent({
-        model: nextModel,
-        subscribers: [consolePrinter({ color, firstStep: replayed.nCalls + 1 })],
-      });
-      agent.restore(replayed.messages.slice(0, -1), { nCalls: replayed.nCalls, cost: replayed.cost });
-      continuing = true;
-      result = await continueAgent(session, agent);
-    } else if (nextModel && result.error === undefined) {
-      out(`nothing to continue: the replay ended with ${result.exit_status}`);
+    const replayed = session.createAgent({ agent: limitsOff, interactive: false });
+    replayed.restore(structuredClone(s.recorded.prefix), { nCalls: 0, cost: 0 });
+    print(table.header());
+    const result = await continueAgent(session, replayed);
+    if (!nextModel || result.error !== undefined) return { result, continued: false };
+    if (result.exit_status !== REPLAY_STOPPED) {
+      print(`nothing to continue: the replay ended with ${result.exit_status}`);
+      return { result, continued: false };
     }
+    print(pc.bold(`\n${nextModel.name} takes over after step ${model.replayedSteps}`));
+    const color = Boolean(process.stdout.isTTY);
+    const agent = session.createAgent({
+      model: nextModel,
+      subscribers: [consolePrinter({ color, firstStep: replayed.nCalls + 1 })],
+    });
+    agent.restore(replayed.messages.slice(0, -1), { nCalls: replayed.nCalls, cost: replayed.cost });
+    return { result: await continueAgent(session, agent), continued: true };
   } finally {
     await session.close();
   }
-  stream?.stop({ success: result.error === undefined, error: result.error });
-  if (result.error !== undefined) {
-    printRunEnd(result);
-    throw runError(result.error);
-  }
-  const stoppedEarly = result.exit_status === REPLAY_STOPPED && model.replayedSteps < steps;
-  const report: ReplayReport = {
-    trajectory: replayInfo.trajectory,
-    trajectory_format: trajectory.kind,
-    output,
-    recorded_steps: steps,
-    replayed_steps: model.replayedSteps,
-    until: replayInfo.until,
-    continued: continuing,
-    ...tally(comparisons),
-    steps: comparisons,
-    exit_status: { recorded: recorded.exitStatus, replayed: String(result.exit_status ?? "") },
-    submission: stoppedEarly
-      ? { status: "not_compared", reason: `the replay stopped after step ${model.replayedSteps}` }
-      : compareSubmissions(recorded.submission, String(result.submission ?? "")),
+}
+
+/** Whether the replay stopped before the last recorded step (`--until`), so the submission is not compared. */
+function stoppedEarly(s: Setup, progress: Progress, result: RunResult): boolean {
+  const model = progress.model as ReplayModel;
+  return result.exit_status === REPLAY_STOPPED && model.replayedSteps < s.recorded.steps.length;
+}
+
+function replayReport(
+  s: Setup,
+  progress: Progress,
+  end: { result: RunResult; continued: boolean; stoppedEarly: boolean },
+): ReplayReport {
+  const { result, continued } = end;
+  const replayedSteps = (progress.model as ReplayModel).replayedSteps;
+  return {
+    trajectory: progress.info.trajectory,
+    trajectory_format: s.trajectory.kind,
+    output: s.output,
+    recorded_steps: s.recorded.steps.length,
+    replayed_steps: replayedSteps,
+    until: progress.info.until,
+    continued,
+    ...tally(progress.comparisons),
+    steps: progress.comparisons,
+    exit_status: { recorded: s.recorded.exitStatus, replayed: String(result.exit_status ?? "") },
+    submission: end.stoppedEarly
+      ? { status: "not_compared", reason: `the replay stopped after step ${replayedSteps}` }
+      : compareSubmissions(s.recorded.submission, String(result.submission ?? "")),
   };
-  for (const line of table.summary(report)) out(line);
-  out(`${pc.bold("trajectory:")} ${output}`);
+}
+
+/** The summary, the trajectory and report written, and the local working directory to look into. */
+function printReplayEnd(
+  report: ReplayReport,
+  s: Setup,
+  end: { place: Place; table: ReplayTable; stoppedEarly: boolean },
+): void {
+  const { place } = end;
+  for (const line of end.table.summary(report)) print(line);
+  print(`${pc.bold("trajectory:")} ${s.output}`);
   if (s.report) {
     writeReport(s.report, report);
-    if (s.report !== "-") out(`${pc.bold("report:")} ${s.report}`);
+    if (s.report !== "-") print(`${pc.bold("report:")} ${s.report}`);
   }
-  if (!docker) {
-    const inspect = stoppedEarly
-      ? ` (stopped after step ${model.replayedSteps}; inspect it with: cd ${cwd})`
-      : "";
-    out(`${pc.bold("workdir:")} ${cwd}${inspect}`);
-  }
-  const compared = report.submission.status === "same" || report.submission.status === "different";
-  if (!compared) return report.divergent_steps.length > 0 ? 1 : 0;
-  return report.submission.status === "same" ? 0 : 1;
+  if (place.docker) return;
+  const inspect = end.stoppedEarly
+    ? ` (stopped after step ${report.replayed_steps}; inspect it with: cd ${place.cwd})`
+    : "";
+  print(`${pc.bold("workdir:")} ${place.cwd}${inspect}`);
 }

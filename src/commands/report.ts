@@ -8,13 +8,11 @@ import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
+import type { FlagsOf } from "./options.js";
 import { registerKnownKeys } from "./report-secrets.js";
 
-/** `swerun report` flags, as cac hands them over. */
-export interface ReportFlags {
-  output?: string;
-  outDir?: string;
-}
+/** `swerun report` flags (commands/options.ts). */
+export type ReportFlags = FlagsOf<"report">;
 
 /** Context windows already looked up, by model (see `contextLengthOf`). */
 const contextLengths = new Map<string, Promise<number | null>>();

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import pc from "picocolors";
-import { type ConfigOverride, loadConfig } from "../config/load.js";
+import { loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
@@ -13,40 +13,10 @@ import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr, openEventLog } from "./event-log.js";
+import { configOverrides, type FlagsOf } from "./options.js";
 
-/** `swerun run` flags, as cac hands them over. */
-export interface RunFlags {
-  task?: string;
-  model?: string;
-  modelClass?: string;
-  environmentClass?: string;
-  config?: string | string[];
-  output?: string;
-  costLimit?: number;
-  yolo?: boolean;
-  exitImmediately?: boolean;
-  /** Write the run's report (swival's shape) here when the run ends, however it ends. */
-  report?: string;
-  /** `--events PATH`: SwarmSDK-shaped JSON lines (`-`: standard output). */
-  events?: string;
-}
-
-/** CLI flags that override config values. */
-export function runOverrides(flags: RunFlags): ConfigOverride[] {
-  return [
-    { path: "model.model_name", value: flags.model, origin: "--model" },
-    { path: "model.model_class", value: flags.modelClass, origin: "--model-class" },
-    { path: "environment.environment_class", value: flags.environmentClass, origin: "--environment-class" },
-    { path: "agent.cost_limit", value: flags.costLimit, origin: "--cost-limit" },
-    { path: "agent.output_path", value: flags.output, origin: "--output" },
-    { path: "agent.mode", value: flags.yolo ? "yolo" : undefined, origin: "--yolo" },
-    {
-      path: "agent.confirm_exit",
-      value: flags.exitImmediately ? false : undefined,
-      origin: "--exit-immediately",
-    },
-  ];
-}
+/** `swerun run` flags (commands/options.ts). */
+export type RunFlags = FlagsOf<"run">;
 
 /** The lines every command prints at the end of a run: exit status, trajectory, and where it really went. */
 export function printRunEnd(result: RunResult): void {
@@ -81,7 +51,7 @@ export function reportTarget(path: string, events: string | undefined): string {
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
-  const config = loadConfig(specs, runOverrides(flags));
+  const config = loadConfig(specs, configOverrides("run", flags));
   const tty = Boolean(process.stdin.isTTY);
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));

@@ -1,31 +1,29 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
+import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../images/instance-preparer.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
-import { failedRun, type RunResult, runTask } from "../run/run.js";
+import { failedRun, type RunOptions, type RunResult, runTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
-import { loadSwebench, type SwebenchFlags } from "../swebench/load.js";
+import { loadSwebench } from "../swebench/load.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
 import { openEventLog } from "./event-log.js";
 import { checkLabel } from "./label.js";
+import { configOverrides, type FlagsOf } from "./options.js";
 import { printRunEnd, runError } from "./run.js";
 
-export interface SingleFlags extends SwebenchFlags {
-  instance?: string;
-  yolo?: boolean;
-  keep?: boolean;
-  exitImmediately?: boolean;
-}
+/** `swerun swebench-single` flags (commands/options.ts). */
+export type SingleFlags = FlagsOf<"swebench-single">;
 
 /** `-i`: an instance id, or an index into the sorted ids. */
 export function pickInstance(instances: Instance[], selector: string | undefined): Instance {
@@ -42,25 +40,42 @@ export function pickInstance(instances: Instance[], selector: string | undefined
   throw new UserError(`-i ${selector}: no instance with that id`);
 }
 
-/**
- * `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json.
- * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
- */
-export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+/** What a single instance runs with: its config (mode and scripted outputs set), folder and trajectory path. */
+interface SingleSetup {
+  subset: string;
+  config: SwerunConfig;
+  instance: Instance;
+  outputDir: string;
+  output: string;
+}
+
+/** Everything checked and loaded before the run: flags, config, dataset, the instance, the output paths. */
+async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetup> {
   if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
-  const { subset, config, instances } = await loadSwebench({ ...flags, slice: undefined, filter: undefined });
+  const { subset, config, instances } = await loadSwebench(flags, configOverrides("swebench-single", flags));
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
-  const tty = Boolean(process.stdin.isTTY);
+  // Interactive on a terminal unless --yolo (a config's yolo mode asks here too); without one, yolo.
   config.agent.mode =
     flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
-  if (flags.exitImmediately) config.agent.confirm_exit = false;
   const outputDir = resolve(flags.output ?? join("runs", "single", id));
   const output = checkOutputPath(join(outputDir, `${id}.traj.json`), "-o");
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }
+  return { subset, config, instance, outputDir, output };
+}
+
+/**
+ * `swerun swebench-single`: one instance, interactive by default, trajectory and a one-entry preds.json.
+ * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
+ */
+export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  const tty = Boolean(process.stdin.isTTY);
+  const setup = await singleSetup(flags, tty);
+  const { config, instance, outputDir, output } = setup;
+  const id = instance.instance_id;
   const events = await openEventLog(flags.events, [config.model]);
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: id });
@@ -68,7 +83,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
   stream?.start(instance.problem_statement);
   let checkout: Checkout | undefined;
   try {
-    const options = {
+    const options: RunOptions = {
       config,
       output,
       runId,
@@ -84,10 +99,11 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
+    const prepare = instancePreparer(flags, datasetDirOf(setup.subset));
     let result: RunResult;
     const startedAt = Date.now();
     try {
-      checkout = await instancePreparer(flags, datasetDirOf(subset))(config, instance);
+      checkout = await prepare(config, instance);
       result = await runTask(instance.problem_statement, options);
     } catch (error) {
       if (error instanceof UserError) throw error;
@@ -100,16 +116,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       totalCost: result.cost,
       error: result.error,
     });
-    const preds = new PredictionsFile(join(outputDir, "preds.json"));
-    preds.set({
-      model_name_or_path: config.model.model_name || config.model.model_class,
-      instance_id: id,
-      model_patch: result.submission,
-    });
-    recordSingle(outputDir, output, { config, flags, subset, id, result, runId });
-    printRunEnd(result);
-    process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
-    if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
+    writeSingleOutputs(setup, { flags, result, runId, checkout });
     if (result.error !== undefined) throw runError(result.error);
     return 0;
   } finally {
@@ -118,6 +125,26 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
   }
+}
+
+/** preds.json's one entry and run.json, then the lines that say where they are. */
+function writeSingleOutputs(
+  setup: SingleSetup,
+  run: { flags: SingleFlags; result: RunResult; runId: string; checkout: Checkout | undefined },
+): void {
+  const { config, instance, outputDir, output, subset } = setup;
+  const { flags, result, checkout } = run;
+  const id = instance.instance_id;
+  const preds = new PredictionsFile(join(outputDir, "preds.json"));
+  preds.set({
+    model_name_or_path: modelDisplayName(config.model),
+    instance_id: id,
+    model_patch: result.submission,
+  });
+  recordSingle(outputDir, output, { config, flags, subset, id, result, runId: run.runId });
+  printRunEnd(result);
+  process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
+  if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
 }
 
 /**
@@ -143,7 +170,7 @@ function recordSingle(
   const record = newRunRecord({
     runId: run.runId,
     label: flags.label,
-    modelName: config.model.model_name || config.model.model_class,
+    modelName: modelDisplayName(config.model),
     config,
     imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     instances: 1,

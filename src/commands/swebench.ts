@@ -1,15 +1,16 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
+import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../images/instance-preparer.js";
 import { checkOutputDir } from "../run/output.js";
-import { runBatch } from "../swebench/batch.js";
+import { type BatchOptions, type BatchSummary, runBatch } from "../swebench/batch.js";
 import type { BatchImages } from "../swebench/batch-images.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
-import { loadSwebench, type SwebenchFlags } from "../swebench/load.js";
+import { loadSwebench } from "../swebench/load.js";
 import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
 import { readRunRecord } from "../swebench/run-record.js";
 import { asList } from "../util/as-list.js";
@@ -19,6 +20,7 @@ import { labelSlug } from "../util/printable.js";
 import { redact } from "../util/secrets.js";
 import { openEventLog } from "./event-log.js";
 import { checkLabel } from "./label.js";
+import { configOverrides, type FlagsOf } from "./options.js";
 
 /**
  * `SWERUN_DOCKER_HOST_TIMEOUT` (seconds): how long a Docker host of a pool that runs instances may take to
@@ -107,34 +109,48 @@ export function batchImages(flags: SwebenchFlags, config: SwerunConfig): BatchIm
   };
 }
 
-/** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
-export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  let workers = Number(flags.workers ?? 1);
+/** `swerun swebench` flags (commands/options.ts). */
+export type SwebenchFlags = FlagsOf<"swebench">;
+
+/** `-w`, checked before anything loads. */
+function workersFlag(flags: SwebenchFlags): number {
+  const workers = Number(flags.workers ?? 1);
   if (!Number.isInteger(workers) || workers < 1)
     throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
+  return workers;
+}
+
+/** With a pool of Docker hosts, the workers are the sum of the hosts' worker counts (and `-w` is refused). */
+function poolWorkers(flags: SwebenchFlags, pool: { hosts: DockerHostConfig[]; source: string }): number {
+  if (flags.workers !== undefined)
+    throw new UserError(
+      `--workers: with ${pool.source} each host has its own worker count (URL:N); the total is their sum`,
+    );
+  return pool.hosts.reduce((sum, host) => sum + host.workers, 0);
+}
+
+/** `-o`, else `runs/<time>-<label or model>[-shard-i-of-n]`, checked. */
+function batchFolder(flags: SwebenchFlags, config: SwerunConfig): string {
+  if (flags.output) return resolve(flags.output);
+  const model = redact(modelDisplayName(config.model)).replace(/[^\w.-]+/g, "_");
+  const name = flags.label !== undefined ? labelSlug(String(flags.label)) : model;
+  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
+  const folder = resolve(join("runs", `${timestampSlug()}-${name}${shard}`));
+  checkOutputDir(folder);
+  return folder;
+}
+
+/** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
+export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
+  const workersGiven = workersFlag(flags);
   if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
-  const { subset, say, config, instances } = await loadSwebench(flags);
+  const { subset, say, config, instances } = await loadSwebench(flags, configOverrides("swebench", flags));
   const pool = batchHosts(flags, config);
   const answerTimeout = hostAnswerTimeoutMs();
   const images = batchImages(flags, config);
-  if (pool) {
-    if (flags.workers !== undefined)
-      throw new UserError(
-        `--workers: with ${pool.source} each host has its own worker count (URL:N); the total is their sum`,
-      );
-    workers = pool.hosts.reduce((sum, host) => sum + host.workers, 0);
-  }
-  const model = redact(config.model.model_name || config.model.model_class).replace(/[^\w.-]+/g, "_");
-  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
-  const outputDir = resolve(
-    flags.output ??
-      join(
-        "runs",
-        `${timestampSlug()}-${flags.label !== undefined ? labelSlug(String(flags.label)) : model}${shard}`,
-      ),
-  );
-  if (!flags.output) checkOutputDir(outputDir);
+  const workers = pool ? poolWorkers(flags, pool) : workersGiven;
+  const outputDir = batchFolder(flags, config);
   const events = await openEventLog(flags.events, [config.model]);
   // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
   const runId = readRunRecord(join(outputDir, "run.json"))?.run_id || newRunId();
@@ -148,54 +164,62 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         imageTemplate: flags.imageTemplate,
         folder: outputDir,
         runId,
-        modelName: config.model.model_name || config.model.model_class,
+        modelName: modelDisplayName(config.model),
         workers,
         ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
         say: (line) => display.message(line),
       })
     : undefined;
+  const imageTemplate = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   const summary = await runBatch({
     ...(answerTimeout ? { hostAnswerTimeoutMs: answerTimeout } : {}),
     ...(events ? { eventStreams: events.stream } : {}),
-    instances,
-    config,
-    outputDir,
-    workers,
+    ...{ instances, config, outputDir, workers, runId, subset, display, imageTemplate },
     redoExisting: Boolean(flags.redoExisting),
-    runId,
     label: flags.label,
-    subset,
     split: flags.split ?? "test",
-    dataset: {
-      slice: flags.slice ?? null,
-      filter: flags.filter ?? null,
-      instance_ids: flags.instanceIds ?? null,
-      shuffle: Boolean(flags.shuffle),
-      shard: flags.shard?.replace(/\s+/g, "") ?? null,
-    },
-    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
-    display,
+    dataset: datasetSelection(flags),
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
       (await import("./cleanup.js")).removeLeftoverContainers(runId, hosts),
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
-    imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
+    imageOf: (instance) => imageName(instance, imageTemplate),
     ...(images ? { images } : {}),
-    ...(grader
-      ? {
-          onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
-          onInstanceStart: (id, host) => grader.prepareEarly(id, host),
-          onInstanceRunning: (id, host) => grader.prepare(id, host),
-          onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
-          onInstanceLost: (id) => grader.lost(id),
-        }
-      : {}),
+    ...(grader ? gradingHooks(grader) : {}),
   }).finally(() => events?.close());
+  printBatchEnd(summary, outputDir);
+  if (grader) await grader.finish();
+  if (summary.hostsDown) return HOSTS_DOWN_EXIT_CODE;
+  return summary.interrupted ? 130 : 0;
+}
+
+/** How the instances were selected, as run.json records it. */
+function datasetSelection(flags: SwebenchFlags): BatchOptions["dataset"] {
+  return {
+    slice: flags.slice ?? null,
+    filter: flags.filter ?? null,
+    instance_ids: flags.instanceIds ?? null,
+    shuffle: Boolean(flags.shuffle),
+    shard: flags.shard?.replace(/\s+/g, "") ?? null,
+  };
+}
+
+type BatchGrading = Awaited<ReturnType<typeof import("./swebench-eval.js")["startBatchGrading"]>>;
+
+/** `--eval`: the batch tells the grader about each instance as it starts, runs, submits, ends or is lost. */
+function gradingHooks(grader: BatchGrading): Partial<BatchOptions> {
+  return {
+    onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
+    onInstanceStart: (id, host) => grader.prepareEarly(id, host),
+    onInstanceRunning: (id, host) => grader.prepare(id, host),
+    onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
+    onInstanceLost: (id) => grader.lost(id),
+  };
+}
+
+function printBatchEnd(summary: BatchSummary, outputDir: string): void {
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);
   process.stdout.write(`${pc.bold("predictions:")} ${join(outputDir, "preds.json")}\n`);
-  if (grader) await grader.finish();
-  if (summary.hostsDown) return HOSTS_DOWN_EXIT_CODE;
-  return summary.interrupted ? 130 : 0;
 }

@@ -5,14 +5,11 @@ import { buildView, viewTarget } from "../view/build.js";
 import { browserOpener, openInBrowser } from "../view/open.js";
 import type { DetailCache } from "../view/run-view.js";
 import { watchFolders } from "../view/watch.js";
+import type { FlagsOf } from "./options.js";
 import { registerKnownKeys } from "./report-secrets.js";
 
-/** `swerun view` flags, as cac hands them over. */
-export interface ViewFlags {
-  output?: string;
-  open?: boolean;
-  watch?: boolean;
-}
+/** `swerun view` flags (commands/options.ts). */
+export type ViewFlags = FlagsOf<"view">;
 
 /**
  * `swerun view <run folder | two run folders | trajectories...>`: writes one self-contained HTML page

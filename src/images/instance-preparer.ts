@@ -3,11 +3,10 @@ import { UserError } from "../errors.js";
 import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
-import type { SwebenchFlags } from "../swebench/load.js";
 
 /** Sets each instance's image (Docker) or makes its local checkout (local environment). */
 export function instancePreparer(
-  flags: Pick<SwebenchFlags, "imageTemplate" | "repoDir">,
+  flags: { imageTemplate?: string; repoDir?: string },
   datasetDir: string | undefined,
 ) {
   const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
