@@ -6,18 +6,14 @@ import { compareRuns } from "../runs/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../runs/format.js";
 import { resolveRun } from "../runs/ref.js";
 import { mergeShardRuns } from "../runs/shards.js";
-import { listRuns, runsDir } from "../runs/store.js";
+import { listRuns, runsDir, type StoredRun } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { printable, printableLine } from "../util/printable.js";
 import { checkLabel } from "./label.js";
+import type { FlagsOf } from "./options.js";
 
-/** `swerun runs` flags, as cac hands them over. */
-export interface RunsFlags {
-  dir?: string;
-  json?: boolean;
-  force?: boolean;
-  mergeShards?: boolean;
-}
+/** `swerun runs` flags (commands/options.ts). */
+export type RunsFlags = FlagsOf<"runs">;
 
 const USAGE =
   "usage: swerun runs list | show <ref> | compare <ref1> <ref2> | label <ref> <label> | delete <ref>";
@@ -65,41 +61,48 @@ export async function runsCommand(
       else print(compareText(comparison, colors));
       return 0;
     }
-    case "label": {
-      const [ref, label] = need(args, 2, "label") as [string, string];
-      checkLabel(label, "label");
-      const run = resolveRun(ref, found);
-      if (run.imported)
-        throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
-      if (run.state === "running") throw new UserError(`${run.id} is running; label it when it ends`);
-      const path = join(run.dir, "run.json");
-      const record = JSON.parse(readFileSync(path, "utf8"));
-      record.label = label;
-      writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
-      print(`${printableLine(run.id)}: label ${JSON.stringify(label)}`);
-      return 0;
-    }
+    case "label":
+      return labelRun(need(args, 2, "label") as [string, string], found);
     case "delete":
-    case "rm": {
-      const run = resolveRun(need(args, 1, "delete")[0] as string, found);
-      if (run.state === "running")
-        throw new UserError(`${run.id} is running (its lock is held); stop it before deleting it`);
-      if (!flags.force) {
-        if (!process.stdin.isTTY)
-          throw new UserError(`deleting ${run.id} needs a terminal to confirm, or --force`);
-        const answer = await ask(
-          `Delete run ${run.id}${run.label ? ` (${run.label})` : ""} and its folder ${run.dir}? [y/N] `,
-        );
-        if (!/^y(es)?$/i.test(answer.trim())) {
-          print("Not deleted.");
-          return 1;
-        }
-      }
-      rmSync(run.dir, { recursive: true, force: true });
-      print(`Deleted ${run.id} (${run.dir}).`);
-      return 0;
-    }
+    case "rm":
+      return deleteRun(need(args, 1, "delete")[0] as string, found, Boolean(flags.force));
     default:
       throw new UserError(`swerun runs: unknown action "${action}"; ${USAGE}`);
   }
+}
+
+/** `swerun runs label <ref> <label>`: a run swerun made and that has ended gets the label in its run.json. */
+function labelRun([ref, label]: [string, string], runs: StoredRun[]): number {
+  checkLabel(label, "label");
+  const run = resolveRun(ref, runs);
+  if (run.imported)
+    throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
+  if (run.state === "running") throw new UserError(`${run.id} is running; label it when it ends`);
+  const path = join(run.dir, "run.json");
+  const record = JSON.parse(readFileSync(path, "utf8"));
+  record.label = label;
+  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  print(`${printableLine(run.id)}: label ${JSON.stringify(label)}`);
+  return 0;
+}
+
+/** `swerun runs delete <ref>`: removes a run's folder once confirmed on the terminal (or `--force`). */
+async function deleteRun(ref: string, runs: StoredRun[], force: boolean): Promise<number> {
+  const run = resolveRun(ref, runs);
+  if (run.state === "running")
+    throw new UserError(`${run.id} is running (its lock is held); stop it before deleting it`);
+  if (!force) {
+    if (!process.stdin.isTTY)
+      throw new UserError(`deleting ${run.id} needs a terminal to confirm, or --force`);
+    const answer = await ask(
+      `Delete run ${run.id}${run.label ? ` (${run.label})` : ""} and its folder ${run.dir}? [y/N] `,
+    );
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      print("Not deleted.");
+      return 1;
+    }
+  }
+  rmSync(run.dir, { recursive: true, force: true });
+  print(`Deleted ${run.id} (${run.dir}).`);
+  return 0;
 }
