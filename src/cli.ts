@@ -28,10 +28,11 @@ async function report(error: unknown): Promise<number> {
   return 1;
 }
 
-/** A command: its usage (cac's syntax), description, examples, and the job it runs with its typed flags. */
+/** A command: its arguments (cac's syntax), description, examples, and the job it runs with its typed flags. */
 interface CommandSpec<C extends CommandName = CommandName> {
   name: C;
-  usage: string;
+  /** Its positional arguments, e.g. `<input>` or `[...paths]`, handed to the job in order. */
+  args?: string;
   description: string;
   examples?: string[];
   /** Called as soon as the command is parsed, before its job runs. */
@@ -49,7 +50,6 @@ function command<C extends CommandName>(spec: CommandSpec<C>): CommandSpec {
 const COMMANDS: CommandSpec[] = [
   command({
     name: "run",
-    usage: "run",
     description: "Run the agent on one task and write its trajectory",
     examples: ["swerun run -c demo --yolo"],
     onParse: startCommandRunner,
@@ -57,14 +57,13 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "swebench",
-    usage: "swebench",
     description: "Run SWE-bench instances in parallel and keep preds.json up to date",
     examples: ["swerun swebench --subset demo"],
     job: async (_, flags) => (await import("./commands/swebench.js")).swebenchCommand(flags),
   }),
   command({
     name: "eval",
-    usage: "eval <input>",
+    args: "<input>",
     description: "Grade predictions (a run folder or a preds file) as the SWE-bench harness does",
     examples: [
       "swerun eval runs/sonnet-verified --subset verified -w 8",
@@ -74,20 +73,19 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "swebench-single",
-    usage: "swebench-single",
     description: "Run one SWE-bench instance, interactively by default",
     job: async (_, flags) => (await import("./commands/swebench-single.js")).swebenchSingleCommand(flags),
   }),
   command({
     name: "preds",
-    usage: "preds [...paths]",
+    args: "[...paths]",
     description: "Rebuild, merge and validate preds.json from run folders or trajectories",
     job: async ([paths], flags) =>
       (await import("./commands/preds.js")).predsCommand(paths as string[], flags),
   }),
   command({
     name: "replay",
-    usage: "replay <trajectory>",
+    args: "<trajectory>",
     description: "Run a trajectory's commands again and report where the results diverge",
     examples: [
       "swerun replay runs/x/x.traj.json --environment-class local --cwd ./checkout --report report.json",
@@ -96,7 +94,7 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "report",
-    usage: "report [...paths]",
+    args: "[...paths]",
     description: "Build the JSON run report of trajectories or run folders",
     examples: ["swerun report runs/run-20250101-120000.traj.json -o report.json"],
     job: async ([paths], flags) =>
@@ -104,7 +102,7 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "export",
-    usage: "export [...paths]",
+    args: "[...paths]",
     description: "Export run folders or trajectories for dashboards (summary) or LLM judges (judge)",
     examples: ["swerun export runs/my-batch --format judge -o judge"],
     job: async ([paths], flags) =>
@@ -112,14 +110,13 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "view",
-    usage: "view [...paths]",
+    args: "[...paths]",
     description: "Write a self-contained HTML page of a run, two runs side by side, or trajectories",
     examples: ["swerun view runs/my-batch --open"],
     job: async ([paths], flags) => (await import("./commands/view.js")).viewCommand(paths as string[], flags),
   }),
   command({
     name: "cleanup",
-    usage: "cleanup",
     description: "Remove Docker containers left behind by crashed swerun runs (--images: images runs pulled)",
     job: async (_, flags) =>
       flags.images
@@ -128,7 +125,7 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "runs",
-    usage: "runs [action] [...args]",
+    args: "[action] [...args]",
     description: "Track runs: list, show <ref>, compare <ref1> <ref2>, label <ref> <label>, delete <ref>",
     examples: ["swerun runs compare baseline experiment"],
     job: async ([action, args], flags) =>
@@ -136,7 +133,7 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "config",
-    usage: "config <action> [key] [value]",
+    args: "<action> [key] [value]",
     description: "Manage API keys in swerun's global config: set, unset, show",
     job: async ([action, key, value]) =>
       (await import("./commands/config.js")).runConfigCommand(
@@ -151,7 +148,7 @@ const COMMANDS: CommandSpec[] = [
 export function buildCli(run: (job: () => Promise<number>) => void) {
   const cli = cac("swerun");
   for (const spec of COMMANDS) {
-    const command = cli.command(spec.usage, spec.description);
+    const command = cli.command(spec.args ? `${spec.name} ${spec.args}` : spec.name, spec.description);
     addOptions(command, spec.name);
     for (const example of spec.examples ?? []) command.example(example);
     command.action((...parsed: unknown[]) => {
