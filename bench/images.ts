@@ -6,8 +6,12 @@
  * when its instance starts) and (b) the floor: the same batch with every image already on the daemon. The
  * images of this bench are removed between batches. Peak image disk is sampled every 50 ms while each
  * batch runs (the images this batch pulled, as `docker images` sizes them) and read from run.json.
+ * Before the batches it pulls the images alone (nothing else running) 1, 2, 3 and 4 at a time: the fastest
+ * of these, plus the shortest time one instance takes in the floor batch, bounds any batch that pulls them
+ * (its last image cannot be there sooner, and its instance then runs), so it says whether the goal (pull-ahead
+ * within 1.25x of the floor) can be met on this machine at all.
  * Usage: node dist/bench/images.js [instances, default 20] [MB per image, default 150] [rounds, default 1]
- *   [agent seconds, default 2]
+ *   [agent seconds, default 2] [pull workers of the pull-ahead batches, comma-separated, default 2]
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -37,6 +41,7 @@ const ROUNDS = Number(process.argv[4] ?? 1);
 const AGENT_SECONDS = Number(process.argv[5] ?? 2);
 const WORKERS = 4;
 const BUDGET_IMAGES = 8;
+const PULL_WORKERS = (process.argv[6] ?? "2").split(",").map(Number);
 
 const quiet: BatchDisplay = {
   start: () => {},
@@ -53,6 +58,20 @@ async function pull(docker: Docker, image: string): Promise<void> {
     docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())),
   );
 }
+
+/** Pulls every image, `concurrency` at a time, in order; returns the seconds it took. */
+async function pullAll(docker: Docker, images: string[], concurrency: number): Promise<number> {
+  const queue = [...images];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let image = queue.shift(); image; image = queue.shift()) await pull(docker, image);
+    }),
+  );
+  return (performance.now() - start) / 1000;
+}
+
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 interface Mode {
   name: string;
@@ -102,9 +121,27 @@ async function main(): Promise<void> {
     const budget = BUDGET_IMAGES * (images[0]?.bytes ?? 0);
     const modes: Mode[] = [
       { name: "floor (every image present)", pullWorkers: 2, present: true },
-      { name: "pull-ahead (--pull-workers 2)", pullWorkers: 2, present: false },
+      ...PULL_WORKERS.map((workers) => ({
+        name: `pull-ahead (--pull-workers ${workers})`,
+        pullWorkers: workers,
+        present: false,
+      })),
       { name: "no pull-ahead (--pull-workers 0)", pullWorkers: 0, present: false },
     ];
+    // Pulling alone, 1 to 4 at a time: where pull time goes on this daemon.
+    const alone = new Map<number, number>();
+    for (const concurrency of [1, 2, 3, 4]) {
+      await removeOurs();
+      const seconds = await pullAll(
+        docker,
+        images.map((pushed) => pushed.image),
+        concurrency,
+      );
+      alone.set(concurrency, seconds);
+      process.stderr.write(
+        `pulled the ${INSTANCES} images alone ${concurrency} at a time in ${seconds.toFixed(1)} s (load ${loadAverage()})\n`,
+      );
+    }
     const results = new Map<
       string,
       { walls: number[]; ratios: number[]; peaks: number[]; waited: number[]; ahead: number[] }
@@ -114,17 +151,14 @@ async function main(): Promise<void> {
       const walls = new Map<Mode, number>();
       for (const mode of modes.map((_, i) => modes[(i + round) % modes.length] as Mode)) {
         await removeOurs();
-        if (mode.present) {
-          // Pulling every image alone, 2 at a time (as --pull-workers 2 would): what pulling costs here.
-          const pullStart = performance.now();
-          const queue = images.map((pushed) => pushed.image);
-          await Promise.all(
-            [0, 1].map(async () => {
-              for (let image = queue.shift(); image; image = queue.shift()) await pull(docker, image);
-            }),
+        if (mode.present)
+          pullSeconds.push(
+            await pullAll(
+              docker,
+              images.map((pushed) => pushed.image),
+              4,
+            ),
           );
-          pullSeconds.push((performance.now() - pullStart) / 1000);
-        }
         const present = new Set((await ours()).map(({ tag }) => tag));
         let peak = 0;
         let sampling = true;
@@ -164,6 +198,7 @@ async function main(): Promise<void> {
           },
         });
         const wall = (performance.now() - start) / 1000;
+        process.stderr.write(`${mode.name}: ${wall.toFixed(1)} s (load ${loadAverage()})\n`);
         sampling = false;
         await sampler;
         const submitted = summary.statuses.get("Submitted")?.length ?? 0;
@@ -196,11 +231,16 @@ async function main(): Promise<void> {
         `| ${mode.name} | ${median(entry.walls).toFixed(1)} | ${median(entry.ratios).toFixed(2)}x | ${median(entry.ahead)} | ${median(entry.waited).toFixed(1)} | ${formatBytes(Math.max(...entry.peaks))} |`,
       );
     }
-    const pulling = median(pullSeconds);
     const mb = images.reduce((sum, pushed) => sum + pushed.bytes, 0) / 1e6;
+    const [best, fastest] = [...alone].sort(([, a], [, b]) => a - b)[0] ?? [0, 0];
+    const floorWall = median(results.get(modes[0]?.name ?? "")?.walls ?? [0]);
+    // The floor batch runs INSTANCES / WORKERS instances per worker: one instance takes at least this long.
+    const instance = (floorWall * WORKERS) / INSTANCES;
+    const bound = fastest + instance;
     rows.push(
       "",
-      `Pulling the ${INSTANCES} images alone, 2 at a time, took ${pulling.toFixed(1)} s (${(mb / pulling).toFixed(0)} MB/s): no batch that pulls them can end sooner.`,
+      `Pulling the ${INSTANCES} images alone (nothing else running): ${[...alone].map(([c, seconds]) => `${c} at a time ${seconds.toFixed(1)} s (${(mb / seconds).toFixed(0)} MB/s)`).join(", ")}; before the floor batch, 4 at a time: ${median(pullSeconds).toFixed(1)} s.`,
+      `No batch that pulls them can end before the fastest of these (${fastest.toFixed(1)} s, ${best} at a time) plus one instance of the floor batch (${instance.toFixed(1)} s): ${bound.toFixed(1)} s, ${(bound / floorWall).toFixed(2)}x the floor; the goal (1.25x, ${(1.25 * floorWall).toFixed(1)} s) ${bound <= 1.25 * floorWall ? "can be met" : "cannot be met by any schedule"} on this machine.`,
     );
     process.stdout.write(`${rows.join("\n")}\n`);
   } finally {

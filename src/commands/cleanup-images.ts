@@ -28,6 +28,59 @@ function liveRun(ledger: ImageLedger): string | undefined {
   return `its run is still going (pid ${ledger.pid})`;
 }
 
+/** What cleanup did so far. */
+interface Tally {
+  removed: number;
+  left: number;
+  /** 1 once a daemon could not be reached. */
+  code: number;
+}
+
+/** Removes one image a run pulled (or says it would), telling what happened; returns whether the ledger keeps it. */
+async function cleanImage(
+  entry: LedgerImage,
+  runId: string,
+  client: (host: string) => Promise<Docker>,
+  options: CleanupImagesOptions,
+  tally: Tally,
+): Promise<boolean> {
+  const print = options.print ?? (() => {});
+  const what = `${entry.image} (run ${runId}, ${entry.host})`;
+  let docker: Docker;
+  try {
+    docker = await client(entry.host);
+  } catch (error) {
+    tally.code = 1;
+    tally.left++;
+    print(
+      `could not reach ${entry.host} for ${entry.image}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return true;
+  }
+  if (options.dryRun) {
+    tally.removed++;
+    print(`would remove ${what}`);
+    return true;
+  }
+  const outcome = await removeImage(docker, entry.image, entry.id).catch((error: unknown) => {
+    print(error instanceof Error ? error.message : String(error));
+    return "failed" as const;
+  });
+  if (outcome === "removed") {
+    tally.removed++;
+    print(`removed ${what}`);
+    return false;
+  }
+  if (outcome === "in use" || outcome === "failed") {
+    tally.left++;
+    if (outcome === "in use") print(`left ${what}: a container uses it`);
+    return true;
+  }
+  if (outcome === "changed") print(`left ${what}: the name is another image now, not the one the run pulled`);
+  else print(`${what}: already gone`);
+  return false;
+}
+
 /**
  * `swerun cleanup --images`: removes the images swerun batches pulled (recorded on this machine as they
  * pulled them, see image-ledger.ts), each only while its name is still the image the run pulled and no
@@ -49,59 +102,24 @@ export async function cleanupImages(options: CleanupImagesOptions = {}): Promise
     }
     return docker;
   };
-  let removed = 0;
-  let left = 0;
-  let code = 0;
+  const tally: Tally = { removed: 0, left: 0, code: 0 };
   try {
     for (const ledger of ledgers) {
       const live = options.all || options.runId ? undefined : liveRun(ledger);
       if (live) {
-        left += ledger.images.length;
+        tally.left += ledger.images.length;
         print(`skipped the ${ledger.images.length} image(s) of run ${ledger.run_id}: ${live}`);
         continue;
       }
       const remaining: LedgerImage[] = [];
-      for (const entry of ledger.images) {
-        const what = `${entry.image} (run ${ledger.run_id}, ${entry.host})`;
-        let docker: Docker;
-        try {
-          docker = await client(entry.host);
-        } catch (error) {
-          code = 1;
-          left++;
+      for (const entry of ledger.images)
+        if (await cleanImage(entry, ledger.run_id, client, { ...options, print }, tally))
           remaining.push(entry);
-          print(
-            `could not reach ${entry.host} for ${entry.image}: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          continue;
-        }
-        if (options.dryRun) {
-          removed++;
-          print(`would remove ${what}`);
-          continue;
-        }
-        const outcome = await removeImage(docker, entry.image, entry.id).catch((error: unknown) => {
-          print(error instanceof Error ? error.message : String(error));
-          return "failed" as const;
-        });
-        if (outcome === "removed") {
-          removed++;
-          print(`removed ${what}`);
-        } else if (outcome === "in use" || outcome === "failed") {
-          left++;
-          remaining.push(entry);
-          if (outcome === "in use") print(`left ${what}: a container uses it`);
-        } else if (outcome === "changed") {
-          print(`left ${what}: the name is another image now, not the one the run pulled`);
-        } else {
-          print(`${what}: already gone`);
-        }
-      }
       if (!options.dryRun) saveLedger({ ...ledger, images: remaining });
     }
   } finally {
     for (const docker of clients.values()) docker.then(closeDockerClient, () => {});
   }
-  print(`${removed} ${options.dryRun ? "would be removed" : "removed"}, ${left} left.`);
-  return code;
+  print(`${tally.removed} ${options.dryRun ? "would be removed" : "removed"}, ${tally.left} left.`);
+  return tally.code;
 }

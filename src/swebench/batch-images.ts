@@ -1,9 +1,15 @@
 import { translateRunArgs } from "../config/docker-run-args.js";
-import type { SwerunConfig } from "../config/schema.js";
+import type { DockerEnvironmentConfig, SwerunConfig } from "../config/schema.js";
 import { configEndpoint, hostEndpoint } from "../environments/docker/client.js";
 import type { Instance } from "./dataset.js";
 import type { HostPool, PoolHost } from "./host-pool.js";
-import { ImagePool, type ImagesRecord } from "./image-pool.js";
+import {
+  ImagePool,
+  type ImagePoolOptions,
+  type ImagesRecord,
+  type ImagesStatus,
+  type PoolDaemon,
+} from "./image-pool.js";
 import { type BudgetSetting, imagePreflight } from "./image-preflight.js";
 import type { BatchDisplay } from "./progress.js";
 import type { Scheduler } from "./scheduler.js";
@@ -43,6 +49,57 @@ export interface BatchImagesHandle {
   close(): Promise<void>;
 }
 
+/** The daemons a batch runs on: each host of its pool, or DOCKER_HOST's daemon with the batch's workers. */
+function batchDaemons(environment: DockerEnvironmentConfig, context: BatchImagesContext): PoolDaemon[] {
+  if (!context.pool)
+    return [{ endpoint: configEndpoint(environment), workers: Math.max(1, context.workers) }];
+  return context.pool.hosts.map((host) => ({
+    endpoint: hostEndpoint(host.docker.config),
+    workers: host.docker.workers,
+    host,
+  }));
+}
+
+/** The pool's options from the batch's settings and its environment (pull timeout, `--platform`). */
+function poolOptions(environment: DockerEnvironmentConfig, images: BatchImages): ImagePoolOptions {
+  const { platform } = translateRunArgs(environment.run_args, {
+    allowPrivileged: environment.allow_privileged,
+  });
+  return {
+    ...(images.budget.bytes !== undefined ? { budget: images.budget.bytes } : {}),
+    pullWorkers: images.pullWorkers,
+    keep: images.keep,
+    imageOf: images.imageOf,
+    pullTimeout: environment.pull_timeout,
+    ...(platform ? { platform } : {}),
+  };
+}
+
+/**
+ * Where the pool's changes go: the display at once, run.json (`save`) at most once a second (it is also
+ * saved as each instance ends; the ledger keeps every pull). Both are known once the batch starts.
+ */
+class ImagesOutlet {
+  display: BatchDisplay | undefined;
+  save: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  changed(status: ImagesStatus): void {
+    this.display?.images?.(status);
+    if (this.#timer || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.save?.();
+    }, 1000);
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+}
+
 /**
  * The images of a Docker batch (none for other environments, or without `images`): opens the image pool on
  * the batch's daemons and runs the preflight (a UserError before any model call when the disk cannot hold
@@ -52,48 +109,20 @@ export async function openBatchImages(
   settings: { config: SwerunConfig; images?: BatchImages },
   context: BatchImagesContext,
 ): Promise<BatchImagesHandle | undefined> {
-  const environment = settings.config.environment;
   const images = settings.images;
+  const environment = settings.config.environment;
   if (!images || environment.environment_class !== "docker") return undefined;
-  const { platform } = translateRunArgs(environment.run_args, {
-    allowPrivileged: environment.allow_privileged,
-  });
-  const daemons = context.pool
-    ? context.pool.hosts.map((host) => ({
-        endpoint: hostEndpoint(host.docker.config),
-        workers: host.docker.workers,
-        host,
-      }))
-    : [{ endpoint: configEndpoint(environment), workers: Math.max(1, context.workers) }];
-  let display: BatchDisplay | undefined;
-  let save: (() => void) | undefined;
-  let saveTimer: NodeJS.Timeout | undefined;
-  let closed = false;
+  const outlet = new ImagesOutlet();
   const imagePool = await ImagePool.open(
-    daemons,
-    {
-      ...(images.budget.bytes !== undefined ? { budget: images.budget.bytes } : {}),
-      pullWorkers: images.pullWorkers,
-      keep: images.keep,
-      imageOf: images.imageOf,
-      pullTimeout: environment.pull_timeout,
-      ...(platform ? { platform } : {}),
-    },
+    batchDaemons(environment, context),
+    poolOptions(environment, images),
     {
       runId: context.runId,
       folder: context.folder,
       queue: () => context.scheduler.queued,
       ...(context.previous ? { previous: context.previous } : {}),
       say: context.say,
-      onChange: () => {
-        display?.images?.(imagePool.status());
-        // run.json at most once a second (it is also saved as each instance ends; the ledger keeps every pull).
-        if (saveTimer || closed) return;
-        saveTimer = setTimeout(() => {
-          saveTimer = undefined;
-          save?.();
-        }, 1000);
-      },
+      onChange: () => outlet.changed(imagePool.status()),
     },
   );
   try {
@@ -104,18 +133,17 @@ export async function openBatchImages(
   }
   return {
     record: imagePool.record,
-    started: (saveRecord, batchDisplay) => {
-      save = saveRecord;
-      display = batchDisplay;
+    started: (save, display) => {
+      outlet.save = save;
+      outlet.display = display;
       display.images?.(imagePool.status());
       if (images.pullWorkers > 0) imagePool.start();
     },
     ready: (instance, host) => imagePool.ready(instance, host),
     ended: (instance, host) => imagePool.ended(instance, host),
     close: async () => {
-      closed = true;
       await imagePool.close();
-      clearTimeout(saveTimer);
+      outlet.close();
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Instance } from "./dataset.js";
 import type { PoolHost } from "./host-pool.js";
 import { ImageBudget } from "./image-budget.js";
 import { type LedgerImage, readLedger, writeLedger } from "./image-ledger.js";
+import { imageUsers, watchContainerEnds } from "./image-users.js";
 
 /** run.json's `images`: what the batch pulled, pulled ahead, waited for and removed (`host` with a host pool). */
 export interface ImagesRecord {
@@ -73,6 +74,8 @@ interface Daemon extends PoolDaemon {
   paused: boolean;
   /** Workers waiting for room in the budget: pulling ahead leaves the room to them. */
   wanting: number;
+  /** Stops listening to the daemon's container removals. */
+  unwatch: () => void;
 }
 
 /**
@@ -148,6 +151,7 @@ export class ImagePool {
           running: new Map(),
           paused: false,
           wanting: 0,
+          unwatch: () => {},
         };
         daemon.before = await imageTags(docker).catch(() => new Set<string>());
         for (const entry of ledger.filter((entry) => entry.host === spec.endpoint.host)) {
@@ -169,7 +173,10 @@ export class ImagePool {
       removed: previous?.removed ?? [],
       peak_bytes: previous?.peak_bytes ?? 0,
     };
-    return new ImagePool(opened, options, context, record);
+    const pool = new ImagePool(opened, options, context, record);
+    for (const daemon of opened)
+      daemon.unwatch = watchContainerEnds(daemon.docker, () => pool.#containerEnded(daemon));
+    return pool;
   }
 
   /** The daemons, for the preflight. */
@@ -287,6 +294,11 @@ export class ImagePool {
         await this.#nextChange();
         continue;
       }
+      // Images the run's other containers (its gradings) use are removed once those end.
+      if ((await this.#usedByRun(daemon)).length > 0) {
+        await this.#nextChange();
+        continue;
+      }
       if ((await this.#free(daemon, bytes, true)) > 0) continue;
       this.#say(
         `${this.#where(daemon)}the image budget (${formatBytes(daemon.budget.limit ?? 0)}) holds no more room and nothing else runs: pulling over it`,
@@ -321,9 +333,41 @@ export class ImagePool {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#filling;
-    await Promise.allSettled(this.#daemons.map((daemon) => this.#trim(daemon)));
-    for (const daemon of this.#daemons) closeDockerClient(daemon.docker);
+    await Promise.allSettled(this.#daemons.map((daemon) => this.#trimAfterGradings(daemon)));
+    for (const daemon of this.#daemons) {
+      daemon.unwatch();
+      closeDockerClient(daemon.docker);
+    }
     this.#wake();
+  }
+
+  /**
+   * Trims to the budget; while images this batch pulled are still over it because the run's containers
+   * (gradings that outlive their instance) use them, waits for those containers to go and trims again.
+   */
+  async #trimAfterGradings(daemon: Daemon): Promise<void> {
+    for (;;) {
+      await this.#trim(daemon);
+      if (daemon.budget.fits(0) || (await this.#usedByRun(daemon)).length === 0) return;
+      await this.#nextChange();
+    }
+  }
+
+  /** A container on the daemon was removed (a grading ended): the image it used may go now. */
+  #containerEnded(daemon: Daemon): void {
+    void this.#trim(daemon).then(() => {
+      this.#fill();
+      this.#wake();
+    });
+  }
+
+  /** Images this batch pulled that the run's containers use though no instance of it runs with them (gradings). */
+  async #usedByRun(daemon: Daemon): Promise<string[]> {
+    const users = await imageUsers(daemon.docker, this.#runId);
+    const running = new Set(daemon.running.values());
+    return [...daemon.ids]
+      .filter(([image, id]) => users.run.has(id) && !running.has(image))
+      .map(([image]) => image);
   }
 
   #daemonOf(host: PoolHost | undefined): Daemon | undefined {
@@ -354,11 +398,18 @@ export class ImagePool {
     return needed;
   }
 
-  /** Whether the batch may remove `image` from `daemon` (`pressed`: also what queued instances need, pulled again later). */
-  #removable(daemon: Daemon, pressed: boolean): (image: string) => boolean {
+  /**
+   * Whether the batch may remove `image` from `daemon` (`pressed`: also what queued instances need, pulled
+   * again later): never one a container uses (`used`: image ids), such as a grading's after its instance ended.
+   */
+  #removable(daemon: Daemon, pressed: boolean, used: ReadonlySet<string>): (image: string) => boolean {
     const needed = pressed ? new Set(daemon.running.values()) : this.#needed(daemon);
     return (image) =>
-      !needed.has(image) && !this.#keep.has(image) && !daemon.before.has(image) && !daemon.pulls.has(image);
+      !needed.has(image) &&
+      !this.#keep.has(image) &&
+      !daemon.before.has(image) &&
+      !daemon.pulls.has(image) &&
+      !used.has(daemon.ids.get(image) ?? "");
   }
 
   /** Pulls `image` on `daemon`, `estimate` bytes reserved meanwhile; resolves with the error when it failed. */
@@ -418,7 +469,7 @@ export class ImagePool {
 
   /** Removes, least recently used first, what it takes for `bytes` more to fit; returns the bytes freed (0: none). */
   async #free(daemon: Daemon, bytes: number, pressed: boolean): Promise<number> {
-    const removable = this.#removable(daemon, pressed);
+    const removable = this.#removable(daemon, pressed, (await imageUsers(daemon.docker, this.#runId)).all);
     const victims =
       bytes === Number.POSITIVE_INFINITY
         ? daemon.budget.removable(removable)
@@ -504,7 +555,8 @@ export class ImagePool {
       if (!daemon) return;
       const estimate = await this.#estimate(image);
       if (!daemon.budget.fits(estimate)) {
-        const victims = daemon.budget.victims(estimate, this.#removable(daemon, false));
+        const used = (await imageUsers(daemon.docker, this.#runId)).all;
+        const victims = daemon.budget.victims(estimate, this.#removable(daemon, false, used));
         if (!victims) return;
         for (const victim of victims) await this.#remove(daemon, victim);
         if (!daemon.budget.fits(estimate)) return;

@@ -66,78 +66,96 @@ interface WorkerLine {
   started: number;
 }
 
+/** What the terminal display shows, kept up to date by its callbacks. */
+interface DisplayState {
+  total: number;
+  done: number;
+  cost: number;
+  started: number;
+  lines: Map<number, WorkerLine>;
+  statuses: Map<string, number>;
+  recent: string[];
+  hosts: HostStatus[];
+  images: ImagesStatus | undefined;
+}
+
+/** "  w2 [host] id  step 3  command  12s", or "  w2 idle". */
+function workerLine(worker: number, line: WorkerLine | undefined): string {
+  if (!line) return pc.dim(`  w${worker} idle`);
+  const host = line.host ? `${pc.dim(`[${line.host}]`)} ` : "";
+  return `  w${worker} ${host}${line.instance}  step ${line.step}  ${pc.cyan(line.command)}  ${formatSeconds((Date.now() - line.started) / 1000)}`;
+}
+
+/** The display's lines: the overall bar, hosts and images when known, the workers, exit statuses, recent instances. */
+function displayLines(state: DisplayState, workers: number): string[] {
+  const elapsed = (Date.now() - state.started) / 1000;
+  const eta = state.done > 0 ? (elapsed / state.done) * (state.total - state.done) : Number.NaN;
+  const out = [
+    `${progressBar(state.done, state.total)} ${state.done}/${state.total}  cost $${state.cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
+  ];
+  if (state.hosts.length > 0) {
+    const states = state.hosts.map(({ host, workers: slots, state: up, running }) =>
+      up === "up" ? `${host} ${running}/${slots}` : pc.red(`${host} DOWN`),
+    );
+    out.push(`  hosts: ${states.join(" · ")}`);
+  }
+  if (state.images) out.push(`  ${imagesLine(state.images)}`);
+  for (let w = 1; w <= workers; w++) out.push(workerLine(w, state.lines.get(w)));
+  out.push(
+    `  ${[...state.statuses].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("no instance finished yet")}`,
+  );
+  if (state.recent.length) out.push(pc.dim(`  recent: ${state.recent.join(", ")}`));
+  return out;
+}
+
 /** On a terminal: an overall bar, a line per worker, and exit statuses with recent instances, redrawn in place. */
 export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): BatchDisplay {
-  let total = 0;
-  let done = 0;
-  let cost = 0;
-  const started = Date.now();
-  const lines = new Map<number, WorkerLine>();
-  const statuses = new Map<string, number>();
-  const recent: string[] = [];
-  let hosts: HostStatus[] = [];
-  let images: ImagesStatus | undefined;
+  const state: DisplayState = {
+    total: 0,
+    done: 0,
+    cost: 0,
+    started: Date.now(),
+    lines: new Map(),
+    statuses: new Map(),
+    recent: [],
+    hosts: [],
+    images: undefined,
+  };
   const block = terminalBlock(stream);
   const draw = () => {
     const width = Math.max(40, (stream.columns ?? 100) - 1);
-    const elapsed = (Date.now() - started) / 1000;
-    const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
-    const out = [
-      `${progressBar(done, total)} ${done}/${total}  cost $${cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
-    ];
-    if (hosts.length > 0) {
-      const states = hosts.map(({ host, workers: slots, state, running }) =>
-        state === "up" ? `${host} ${running}/${slots}` : pc.red(`${host} DOWN`),
-      );
-      out.push(`  hosts: ${states.join(" · ")}`);
-    }
-    if (images) out.push(`  ${imagesLine(images)}`);
-    for (let w = 1; w <= workers; w++) {
-      const line = lines.get(w);
-      out.push(
-        line
-          ? `  w${w} ${line.host ? `${pc.dim(`[${line.host}]`)} ` : ""}${line.instance}  step ${line.step}  ${pc.cyan(line.command)}  ${formatSeconds((Date.now() - line.started) / 1000)}`
-          : pc.dim(`  w${w} idle`),
-      );
-    }
-    out.push(
-      `  ${[...statuses].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("no instance finished yet")}`,
-    );
-    if (recent.length) out.push(pc.dim(`  recent: ${recent.join(", ")}`));
-    block.draw(out.map((line) => redact(line.slice(0, width + 20))));
+    block.draw(displayLines(state, workers).map((line) => redact(line.slice(0, width + 20))));
   };
   const timer = setInterval(draw, 250);
   timer.unref();
   return {
     start: (n) => {
-      total = n;
+      state.total = n;
       draw();
     },
     instanceStart: (worker, instance, host) =>
-      lines.set(worker, { instance, host, step: 0, command: "", started: Date.now() }),
+      state.lines.set(worker, { instance, host, step: 0, command: "", started: Date.now() }),
     event: (worker, event) => {
-      const line = lines.get(worker);
+      const line = state.lines.get(worker);
       if (!line) return;
       if (event.type === "model_call_start") line.step = event.call;
       if (event.type === "action_start")
         line.command = event.action.command.split("\n")[0]?.slice(0, 60) ?? "";
     },
     instanceEnd: (worker, result) => {
-      done += 1;
-      cost += result.cost;
-      lines.delete(worker);
-      statuses.set(result.exit_status, (statuses.get(result.exit_status) ?? 0) + 1);
-      recent.unshift(`${result.instance_id} (${result.exit_status})`);
-      recent.length = Math.min(recent.length, 3);
+      state.done += 1;
+      state.cost += result.cost;
+      state.lines.delete(worker);
+      state.statuses.set(result.exit_status, (state.statuses.get(result.exit_status) ?? 0) + 1);
+      state.recent.unshift(`${result.instance_id} (${result.exit_status})`);
+      state.recent.length = Math.min(state.recent.length, 3);
     },
-    instanceLost: (worker) => {
-      lines.delete(worker);
-    },
+    instanceLost: (worker) => state.lines.delete(worker),
     hosts: (next) => {
-      hosts = next;
+      state.hosts = next;
     },
     images: (next) => {
-      images = next;
+      state.images = next;
     },
     message: (line) => {
       block.print(redact(line));

@@ -170,6 +170,65 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
     240_000,
   );
 
+  it.skipIf(problem !== undefined && !REQUIRE_DOCKER)(
+    "swebench --eval: an image a grading uses counts in the budget until the grading ends, then goes; the budget holds throughout and after",
+    async () => {
+      for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+      const dir = tempDir();
+      // Each agent writes a new file and submits its diff; each grading takes 2 s in a container of the image.
+      const instances = images.slice(0, 4).map((pushed, i) => ({
+        instance_id: `graded__case-${i + 1}`,
+        problem_statement: "add a file",
+        repo: "test/images",
+        image_name: pushed.image,
+        eval_script:
+          "#!/bin/bash\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\nsleep 2\ntest -f fix.txt && echo 'PASSED t.py::test_fix'\n: '>>>>> End Test Output'\n",
+        log_parser: "parse_log_pytest",
+        FAIL_TO_PASS: '["t.py::test_fix"]',
+        PASS_TO_PASS: "[]",
+        swerun_scripted_outputs: [
+          step(`cd /testbed && git init -q . && echo fix-${i + 1} > fix.txt && git add -A`),
+          step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cd /testbed && git diff --cached"),
+        ],
+      }));
+      const dataset = join(dir, "dataset.json");
+      writeFileSync(dataset, JSON.stringify(instances));
+      const imageBytes = images[0]?.bytes ?? 0;
+      // Room for the two running instances' images and half of a third: a grading's image must go first.
+      const budget = 2 * imageBytes + Math.floor(imageBytes / 2);
+      const out = join(dir, "out");
+      const stop = sampleDisk(new Set());
+      const result = await runCli(
+        [
+          "swebench",
+          "--subset",
+          dataset,
+          "--eval",
+          ...DOCKER,
+          "-w",
+          "2",
+          "--image-budget",
+          String(budget),
+          "-o",
+          out,
+        ],
+        { env: { SWERUN_STATE_DIR: join(dir, "state") } },
+      );
+      const peak = await stop();
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toContain("pulling over it");
+      expect(result.stdout).toContain("resolved: 4/4");
+      const run = readJson(join(out, "run.json"));
+      expect(run.images.pulled).toHaveLength(4);
+      expect(peak).toBeGreaterThan(imageBytes);
+      expect(peak).toBeLessThanOrEqual(budget);
+      // The last gradings ended after the last instance: their images went then, and run.json says so.
+      expect(run.images.removed.length).toBeGreaterThanOrEqual(2);
+      expect((await ours()).reduce((sum, { size }) => sum + size, 0)).toBeLessThanOrEqual(budget);
+    },
+    240_000,
+  );
+
   /** Removes this test run's images from the daemon, then pulls `image` (there before the next batch). */
   async function startWith(image: string) {
     for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });

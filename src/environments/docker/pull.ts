@@ -83,13 +83,83 @@ export interface PullOptions {
   onProgress?: (line: string) => void;
 }
 
+interface PullEvent {
+  id?: string;
+  status?: string;
+  error?: string;
+  progressDetail?: { current?: number; total?: number };
+}
+
+/** Records one line of the pull's JSON stream in `layers`; returns the daemon's error, if the line is one. */
+function readPullLine(line: string, layers: Map<string, LayerState>): string | undefined {
+  let event: PullEvent;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!event.id || !event.status || /^(Pulling from|Digest:|Status:)/.test(event.status)) return event.error;
+  const layer = layers.get(event.id) ?? { status: "", current: 0, total: 0 };
+  layer.status = event.status;
+  if (event.status === "Downloading") {
+    layer.current = event.progressDetail?.current ?? layer.current;
+    layer.total = event.progressDetail?.total ?? layer.total;
+  } else if (/download complete|pull complete/i.test(event.status)) {
+    layer.current = layer.total;
+  }
+  layers.set(event.id, layer);
+  return event.error;
+}
+
+/**
+ * Reads a pull's stream to its end, reporting layers and bytes about once a second; returns the layers and
+ * the daemon's error ("" when none).
+ */
+async function followPull(
+  stream: Readable,
+  image: string,
+  report: (line: string) => void,
+): Promise<{ layers: Map<string, LayerState>; failure: string }> {
+  const layers = new Map<string, LayerState>();
+  let lastReport = 0;
+  let buffered = "";
+  let failure = "";
+  await new Promise<void>((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) failure = readPullLine(line, layers) ?? failure;
+      if (Date.now() - lastReport >= 1000 && layers.size > 0) {
+        lastReport = Date.now();
+        report(`Pulling ${image}: ${summarize(layers)}`);
+      }
+    });
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", reject);
+  });
+  return { layers, failure };
+}
+
+/** Asks the daemon to pull, with the registry's credentials when ~/.docker/config.json has them. */
+function startPull(docker: Docker, image: string, query: Record<string, unknown>): Promise<Readable> {
+  const pullWithAuth = docker.pull as unknown as (
+    this: Docker,
+    image: string,
+    query: object,
+    callback: undefined,
+    auth?: object,
+  ) => Promise<Readable>;
+  return pullWithAuth.call(docker, image, query, undefined, registryAuth(image));
+}
+
 /** Pulls the image, reporting layers and bytes about once a second, within the timeout. */
 async function pull(docker: Docker, image: string, options: PullOptions): Promise<void> {
   const report = options.onProgress ?? (() => {});
   const abort = new AbortController();
   const query: Record<string, unknown> = { abortSignal: abort.signal };
   if (options.platform) query.platform = options.platform;
-  const auth = registryAuth(image);
   let timedOut = false;
   let stream: Readable | undefined;
   const timer = setTimeout(() => {
@@ -100,57 +170,8 @@ async function pull(docker: Docker, image: string, options: PullOptions): Promis
   const started = Date.now();
   report(`Pulling Docker image ${image} (not present on the daemon)...`);
   try {
-    const pullWithAuth = docker.pull as unknown as (
-      this: Docker,
-      image: string,
-      query: object,
-      callback: undefined,
-      auth?: object,
-    ) => Promise<Readable>;
-    stream = await pullWithAuth.call(docker, image, query, undefined, auth);
-    const layers = new Map<string, LayerState>();
-    let lastReport = 0;
-    let buffered = "";
-    let failure = "";
-    await new Promise<void>((resolve, reject) => {
-      stream?.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          if (!line.trim()) continue;
-          let event: {
-            id?: string;
-            status?: string;
-            error?: string;
-            progressDetail?: { current?: number; total?: number };
-          };
-          try {
-            event = JSON.parse(line);
-          } catch {
-            continue;
-          }
-          if (event.error) failure = event.error;
-          if (!event.id || !event.status || /^(Pulling from|Digest:|Status:)/.test(event.status)) continue;
-          const layer = layers.get(event.id) ?? { status: "", current: 0, total: 0 };
-          layer.status = event.status;
-          if (event.status === "Downloading") {
-            layer.current = event.progressDetail?.current ?? layer.current;
-            layer.total = event.progressDetail?.total ?? layer.total;
-          } else if (/download complete|pull complete/i.test(event.status)) {
-            layer.current = layer.total;
-          }
-          layers.set(event.id, layer);
-        }
-        if (Date.now() - lastReport >= 1000 && layers.size > 0) {
-          lastReport = Date.now();
-          report(`Pulling ${image}: ${summarize(layers)}`);
-        }
-      });
-      stream?.once("end", resolve);
-      stream?.once("close", resolve);
-      stream?.once("error", reject);
-    });
+    stream = await startPull(docker, image, query);
+    const { layers, failure } = await followPull(stream, image, report);
     if (timedOut) throw new Error("timed out");
     if (failure) throw new Error(failure);
     report(`Pulled ${image} in ${((Date.now() - started) / 1000).toFixed(1)} s (${summarize(layers)})`);
