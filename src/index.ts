@@ -73,8 +73,6 @@ export { DeterministicModel, ScriptExhausted } from "./models/deterministic.js";
 export { createModel, MODEL_TYPES, type ModelContext, serializeModelConfig } from "./models/index.js";
 export type { Model, QueryOptions } from "./models/model.js";
 export { MissingApiKeyError, OpenAIModel } from "./models/openai.js";
-// Trajectories: reading any of mini-swe-agent's formats.
-export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./replay/load.js";
 // The run pipeline: a run from a resolved config, with hooks and subscribers.
 export { checkOutputPath, fallbackPath } from "./run/output.js";
 export {
@@ -100,3 +98,5 @@ export {
   trajectoryConfig,
   trajectoryInfo,
 } from "./trajectory.js";
+// Trajectories: reading any of mini-swe-agent's formats.
+export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory-reader.js";

@@ -17,7 +17,6 @@ import {
   replayedObservations,
   type StepComparison,
 } from "../replay/divergence.js";
-import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
@@ -31,6 +30,7 @@ import {
   type RunSession,
 } from "../run/run.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import type { TrajectoryKind } from "../trajectory-reader.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import {
@@ -7,7 +8,6 @@ import {
   type SubmissionComparison,
   unifiedDiff,
 } from "./divergence.js";
-import type { TrajectoryKind } from "./load.js";
 
 /** The `--report` JSON: per step how the replay compared, and the submissions. */
 export interface ReplayReport {

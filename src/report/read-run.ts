@@ -3,8 +3,8 @@ import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
 import { normalizeUsage } from "../models/cost.js";
-import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedStep, recordedObservation, recordedRun } from "../replay/recorded.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { commandProgram, isReadOnlyCommand } from "./command-name.js";
 import {
   addTokens,

@@ -1,12 +1,12 @@
 import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { loadTrajectory } from "../replay/load.js";
+import { type FolderTrajectory, folderTrajectories } from "../folder-trajectories.js";
 import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
 import { runFactsOf } from "../report/read-run.js";
 import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../report/verdict.js";
-import { type FolderTrajectory, folderTrajectories } from "../run-folder.js";
 import { caseFromFacts, type RunCase } from "../runs/case.js";
 import { looseRun, readRun, type StoredRun } from "../runs/store.js";
+import { loadTrajectory } from "../trajectory-reader.js";
 import { packDetail } from "./embed.js";
 import { instanceDetail } from "./instance-detail.js";
 import type { InstanceRow, VerdictView, ViewRun } from "./model.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/messages.js";
-import type { LoadedTrajectory } from "../../src/replay/load.js";
 import { isReadOnlyCommand } from "../../src/report/command-name.js";
 import { runFactsOf } from "../../src/report/read-run.js";
 import { behaviorMetrics as metricsOfFacts, patchLines, sumMetrics } from "../../src/runs/metrics.js";
+import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
 
 /** The metrics of a trajectory as every reader gets them: from its facts. */
 function behaviorMetrics(trajectory: { info?: Record<string, unknown>; messages: unknown[] } | unknown[]) {

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
-import { EXPECTED_TRAJECTORY, loadTrajectory } from "../../src/replay/load.js";
-import { packageRoot } from "../../src/util/package-root.js";
-import { tempDir } from "../helpers/tmp.js";
+import { UserError } from "../src/errors.js";
+import { EXPECTED_TRAJECTORY, loadTrajectory } from "../src/trajectory-reader.js";
+import { packageRoot } from "../src/util/package-root.js";
+import { tempDir } from "./helpers/tmp.js";
 
 const FIXTURES = join(packageRoot(), "test", "fixtures", "replay");
 
