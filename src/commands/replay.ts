@@ -19,7 +19,7 @@ import {
 } from "../replay/divergence.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
-import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
+import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/replay-report.js";
 import { checkOutputPath } from "../run/output.js";
 import {
   createRunModel,

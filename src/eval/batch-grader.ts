@@ -13,6 +13,7 @@ import { instanceFacts } from "./evaluate.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { LOG_FILES } from "./harness-constants.js";
+import { type RunReport, writeRunReport } from "./harness-report.js";
 import { limiter } from "./pool.js";
 import { verdictLine } from "./progress.js";
 import {
@@ -22,7 +23,6 @@ import {
   recordEvalInRunJson,
   verdictOf,
 } from "./run-json.js";
-import { type RunReport, writeRunReport } from "./run-report.js";
 
 export interface BatchGraderOptions {
   /** The daemon gradings run on without a pool of hosts. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { verdictOfRecord } from "../report/verdict.js";
-import { CASE_VERDICT_KEYS, caseVerdict } from "../runs/case.js";
+import { verdictOfRecord } from "../facts/verdict.js";
+import { CASE_VERDICT_KEYS, caseVerdict } from "../tracking/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";
 import type { GradeResult, GradeStatus } from "./grade-instance.js";

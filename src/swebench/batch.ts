@@ -6,7 +6,7 @@ import type { DockerHostConfig } from "../config/docker-hosts.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
-import type { DatasetSelection } from "../runs/snapshot.js";
+import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";

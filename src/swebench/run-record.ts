@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { SwerunConfig } from "../config/schema.js";
-import { factsWithoutTrajectory, readRunFacts } from "../report/read-run.js";
-import type { RunFacts } from "../report/run-facts.js";
-import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../runs/case.js";
-import { type BehaviorMetrics, sumMetrics } from "../runs/metrics.js";
-import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../runs/snapshot.js";
+import { factsWithoutTrajectory, readRunFacts } from "../facts/read-run.js";
+import type { RunFacts } from "../facts/run-facts.js";
+import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../tracking/case.js";
+import { type BehaviorMetrics, sumMetrics } from "../tracking/metrics.js";
+import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";

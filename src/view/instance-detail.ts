@@ -1,5 +1,5 @@
-import { runFactsOf } from "../report/read-run.js";
-import type { RunFacts, ToolCallFacts } from "../report/run-facts.js";
+import { runFactsOf } from "../facts/read-run.js";
+import type { RunFacts, ToolCallFacts } from "../facts/run-facts.js";
 import type { LoadedTrajectory } from "../trajectory-reader.js";
 import type { CallView, InstanceDetail, StepView, VerdictView } from "./model.js";
 

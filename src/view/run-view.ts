@@ -1,11 +1,11 @@
 import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { evalRunDir, trajectoryInputs } from "../facts/inputs.js";
+import { runFactsOf } from "../facts/read-run.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
 import { type FolderTrajectory, folderTrajectories } from "../folder-trajectories.js";
-import { evalRunDir, trajectoryInputs } from "../report/inputs.js";
-import { runFactsOf } from "../report/read-run.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../report/verdict.js";
-import { caseFromFacts, type RunCase } from "../runs/case.js";
-import { looseRun, readRun, type StoredRun } from "../runs/store.js";
+import { caseFromFacts, type RunCase } from "../tracking/case.js";
+import { looseRun, readRun, type StoredRun } from "../tracking/store.js";
 import { loadTrajectory } from "../trajectory-reader.js";
 import { packDetail } from "./embed.js";
 import { instanceDetail } from "./instance-detail.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { isReadOnlyCommand } from "../../src/facts/command-name.js";
+import { runFactsOf } from "../../src/facts/read-run.js";
 import type { Message } from "../../src/messages.js";
-import { isReadOnlyCommand } from "../../src/report/command-name.js";
-import { runFactsOf } from "../../src/report/read-run.js";
-import { behaviorMetrics as metricsOfFacts, patchLines, sumMetrics } from "../../src/runs/metrics.js";
+import { behaviorMetrics as metricsOfFacts, patchLines, sumMetrics } from "../../src/tracking/metrics.js";
 import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
 
 /** The metrics of a trajectory as every reader gets them: from its facts. */

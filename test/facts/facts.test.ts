@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readInstanceFacts } from "../../src/facts/folder-facts.js";
+import { runFactsOf } from "../../src/facts/read-run.js";
+import { runTotals } from "../../src/facts/run-totals.js";
+import { folderVerdicts, instanceVerdict } from "../../src/facts/verdict.js";
 import type { Message } from "../../src/messages.js";
-import { readInstanceFacts } from "../../src/report/folder-facts.js";
-import { runFactsOf } from "../../src/report/read-run.js";
-import { runTotals } from "../../src/report/run-totals.js";
-import { folderVerdicts, instanceVerdict } from "../../src/report/verdict.js";
 import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
 import { instanceDetail } from "../../src/view/instance-detail.js";
 import { tempDir } from "../helpers/tmp.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { configChanges } from "../../src/runs/compare.js";
-import { looseRun, type StoredRun } from "../../src/runs/store.js";
+import { configChanges } from "../../src/tracking/compare.js";
+import { looseRun, type StoredRun } from "../../src/tracking/store.js";
 import { registerSecret } from "../../src/util/secrets.js";
 
 const run = (config: Record<string, unknown>): StoredRun => ({

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { factsWithoutTrajectory, readRunFacts } from "../../src/report/read-run.js";
-import type { RunFacts, ToolCallFacts, TurnFacts } from "../../src/report/run-facts.js";
-import { colorsFor, metricDelta, seedDate } from "../../src/runs/format.js";
-import { behaviorMetrics } from "../../src/runs/metrics.js";
+import { factsWithoutTrajectory, readRunFacts } from "../../src/facts/read-run.js";
+import type { RunFacts, ToolCallFacts, TurnFacts } from "../../src/facts/run-facts.js";
+import { colorsFor, metricDelta, seedDate } from "../../src/tracking/format.js";
+import { behaviorMetrics } from "../../src/tracking/metrics.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 // sniffbench's own functions made these (scripts/gen-sniffbench-fixtures.mjs), its dates in UTC.

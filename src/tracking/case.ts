@@ -1,4 +1,4 @@
-import type { RunFacts, VerdictFacts, VerdictReason } from "../report/run-facts.js";
+import type { RunFacts, VerdictFacts, VerdictReason } from "../facts/run-facts.js";
 import { type BehaviorMetrics, behaviorMetrics, patchLines } from "./metrics.js";
 
 /** Who grades swerun's cases (sniffbench's `gradedBy`): the SWE-bench harness's grading (`swerun eval`, `swebench --eval`). */

@@ -1,7 +1,7 @@
-import type { RunFacts } from "../report/run-facts.js";
+import type { RunFacts } from "../facts/run-facts.js";
 
 /**
- * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/report/run-facts.ts),
+ * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/facts/run-facts.ts),
  * plus what matters for SWE-bench. A tool call is a command the agent ran. Tokens follow Anthropic's
  * counting, as sniffbench: `inputTokens` are prompt tokens neither read from nor written to the cache,
  * `totalTokens` = input + output, `cacheHitRatio` = cache reads / (input + cache reads). Ratios and averages

@@ -4,8 +4,8 @@ import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import { contextLengthOf } from "./context-length.js";
 import { factsWithoutTrajectory, readRunFacts } from "./read-run.js";
+import { buildReport, reportText } from "./report-json.js";
 import type { RunFacts } from "./run-facts.js";
-import { buildReport, reportText } from "./swival-report.js";
 
 /** What the run knows when its trajectory cannot tell (no trajectory yet, or no task recorded). */
 export interface RunReportContext {

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { readInstanceFacts } from "../facts/folder-facts.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
 import { folderTrajectories } from "../folder-trajectories.js";
-import { readInstanceFacts } from "../report/folder-facts.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../report/verdict.js";
 import { processAlive } from "../util/process-alive.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
 import { type BehaviorMetrics, sumMetrics } from "./metrics.js";
