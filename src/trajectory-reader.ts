@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { isPlainObject } from "./config/merge.js";
 import { UserError } from "./errors.js";
 import type { Message } from "./messages.js";
 import { TRAJECTORY_FORMAT } from "./trajectory.js";
+import { isPlainObject } from "./util/plain-object.js";
 
 /**
  * The trajectory shapes swerun replays: `mini-swe-agent-1.1` (swerun, mini-swe-agent 2.x; tool calls or
