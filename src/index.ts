@@ -52,9 +52,9 @@ export {
   UserInterruption,
 } from "./errors.js";
 export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
-// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
-export type { InstanceReport, TestsStatus } from "./eval/grading.js";
 export type { EvalType, TestStatus } from "./eval/harness-constants.js";
+// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
+export type { InstanceReport, TestsStatus } from "./eval/instance-report.js";
 export { LogParserError } from "./eval/log-parsers/django.js";
 export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
 // Events: what a run reports while it runs, and the bus subscribers listen on.

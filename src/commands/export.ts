@@ -8,10 +8,10 @@ import { readRunFacts } from "../facts/read-run.js";
 import type { RunFacts } from "../facts/run-facts.js";
 import { summaryResult } from "../facts/summary.js";
 import { type FolderVerdicts, folderVerdicts } from "../facts/verdict.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun export` flags, as cac hands them over. */
 export interface ExportFlags {

@@ -4,11 +4,11 @@ import { contextLengthOf } from "../facts/context-length.js";
 import { trajectoryInputs } from "../facts/inputs.js";
 import { readRunFacts } from "../facts/read-run.js";
 import { buildReport, reportText } from "../facts/report-json.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun report` flags, as cac hands them over. */
 export interface ReportFlags {

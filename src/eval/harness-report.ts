@@ -6,10 +6,10 @@ import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import { instanceLogDir } from "./grade-instance.js";
-import { normaliseNewlines } from "./grading.js";
 import { LOG_FILES } from "./harness-constants.js";
 import { classifyLogs } from "./infra-failure.js";
-import { pythonJson } from "./python-json.js";
+import { normaliseNewlines } from "./instance-report.js";
+import { pythonJson } from "./python-json-dumps.js";
 
 /** The harness's run report (`<model>.<run_id>.json`, schema_version 2), keys in its order. */
 export interface RunReport {

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
+import type { RunRecord } from "./batch-record.js";
 import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";
 import type { PredictionsFile } from "./predictions.js";
-import type { RunRecord } from "./run-record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join, posix, relative } from "node:path";
 import type Docker from "dockerode";
-import { type TarEntry, writeTar } from "./tar.js";
+import { type TarEntry, writeTar } from "../util/tar.js";
 
 /**
  * Images built offline, in seconds, from this machine's own files: a root filesystem holding bash,

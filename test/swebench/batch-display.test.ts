@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { imagesLine, plainDisplay, terminalDisplay } from "../../src/swebench/progress.js";
+import { imagesLine, plainDisplay, terminalDisplay } from "../../src/swebench/batch-display.js";
 
 const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
   instance_id,

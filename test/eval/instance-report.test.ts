@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeEvalScript } from "../../src/eval/eval-script.js";
-import { evalReport, logsEval, normaliseNewlines, testExitCode } from "../../src/eval/grading.js";
 import type { EvalType } from "../../src/eval/harness-constants.js";
+import { evalReport, logsEval, normaliseNewlines, testExitCode } from "../../src/eval/instance-report.js";
 import { logParser } from "../../src/eval/log-parsers/registry.js";
-import { pythonJson } from "../../src/eval/python-json.js";
+import { pythonJson } from "../../src/eval/python-json-dumps.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
 interface Case {
