@@ -165,7 +165,7 @@ function setup(path: string, flags: ReplayFlags): Setup {
 /** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
 async function continueAgent(session: RunSession, agent: Agent): Promise<RunResult> {
   try {
-    await agent.continue();
+    await agent.runLoop();
     return await session.finish(agent);
   } catch (error) {
     return session.finish(agent, error);

@@ -54,7 +54,7 @@ async function replay(run: RecordedRun, cwd: string, options: Partial<ReplayMode
   });
   agent = new Agent({ model, env, config });
   agent.addMessages(...structuredClone(run.prefix));
-  const result = await agent.continue();
+  const result = await agent.runLoop();
   return { agent, result, steps, model };
 }
 
