@@ -1,4 +1,4 @@
-import { type RunFacts, repoOfInstance } from "./run-facts.js";
+import { type RunFacts, repoOfInstance, type TurnFacts } from "./run-facts.js";
 import { durationMs, type ExportStatus, exportStatus } from "./status.js";
 import { inputOf, outputOf } from "./summary.js";
 
@@ -37,6 +37,60 @@ export const AGENT = "swerun";
 
 const ms = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 1000));
 
+/** The steps of one turn: its thought, its message, its invalid tool calls and format error, its commands. */
+function turnSteps(turn: TurnFacts, relative: (time: number | null) => number | null): StepBody[] {
+  const at = relative(turn.timestamp);
+  const steps: StepBody[] = [];
+  if (turn.reasoning) steps.push({ type: "thought", content: turn.reasoning, timestamp: at });
+  if (turn.content?.trim()) steps.push({ type: "message", content: turn.content, timestamp: at });
+  for (const call of turn.invalid_tool_calls ?? []) {
+    steps.push({
+      type: "tool_call",
+      name: call.name,
+      status: "failed",
+      input: { arguments: call.arguments },
+      output: turn.format_feedback ?? turn.format_error ?? "",
+      duration: null,
+      timestamp: at,
+      returncode: null,
+    });
+  }
+  if (turn.format_error !== null) {
+    steps.push({ type: "format_error", content: turn.format_feedback ?? turn.format_error, timestamp: at });
+  }
+  for (const call of turn.tool_calls) {
+    steps.push({
+      type: "tool_call",
+      name: call.name,
+      status: call.failed ? "failed" : "completed",
+      input: { command: call.command },
+      output: call.exception_info
+        ? `${call.output}${call.output ? "\n" : ""}${call.exception_info}`
+        : call.output,
+      duration: ms(call.duration_s),
+      timestamp: relative(call.started_at),
+      returncode: call.returncode,
+    });
+  }
+  return steps;
+}
+
+/** The record's `metadata`: the instance, the agent and model, and what came of the run. */
+function metadataOf(facts: RunFacts): Record<string, unknown> {
+  return {
+    instance_id: facts.instance_id,
+    repo: repoOfInstance(facts.instance_id),
+    agent: AGENT,
+    model: facts.model,
+    exit_status: facts.exit_status,
+    cost: facts.cost === null ? null : Math.round(facts.cost * 1e10) / 1e10,
+    api_calls: facts.api_calls,
+    steps: facts.steps,
+    resolved: facts.verdict.resolved,
+    verdict: facts.verdict.reason,
+  };
+}
+
 /**
  * The full judge record of one run: every step untruncated, with ids `<id>-step-<n>`, timestamps in ms from
  * the run's start. `timing` is the run's start and end in Unix ms, `end - start` its wall time (the facts').
@@ -44,64 +98,18 @@ const ms = (seconds: number | null) => (seconds === null ? null : Math.round(sec
 export function judgeRecord(facts: RunFacts): JudgeRecord {
   const start = facts.started_at;
   const relative = (time: number | null) => (time === null || start === null ? null : ms(time - start));
-  const steps: JudgeStep[] = [];
-  const add = (step: StepBody) =>
-    steps.push({ ...step, stepId: `${facts.id}-step-${steps.length + 1}` } as JudgeStep);
-  for (const turn of facts.turns) {
-    const at = relative(turn.timestamp);
-    if (turn.reasoning) add({ type: "thought", content: turn.reasoning, timestamp: at });
-    if (turn.content?.trim()) add({ type: "message", content: turn.content, timestamp: at });
-    for (const call of turn.invalid_tool_calls ?? []) {
-      add({
-        type: "tool_call",
-        name: call.name,
-        status: "failed",
-        input: { arguments: call.arguments },
-        output: turn.format_feedback ?? turn.format_error ?? "",
-        duration: null,
-        timestamp: at,
-        returncode: null,
-      });
-    }
-    if (turn.format_error !== null) {
-      add({ type: "format_error", content: turn.format_feedback ?? turn.format_error, timestamp: at });
-    }
-    for (const call of turn.tool_calls) {
-      add({
-        type: "tool_call",
-        name: call.name,
-        status: call.failed ? "failed" : "completed",
-        input: { command: call.command },
-        output: call.exception_info
-          ? `${call.output}${call.output ? "\n" : ""}${call.exception_info}`
-          : call.output,
-        duration: ms(call.duration_s),
-        timestamp: relative(call.started_at),
-        returncode: call.returncode,
-      });
-    }
-  }
+  const steps = facts.turns
+    .flatMap((turn) => turnSteps(turn, relative))
+    .map((step, index) => ({ ...step, stepId: `${facts.id}-step-${index + 1}` }) as JudgeStep);
   const first = steps.find((step) => step.timestamp !== null)?.timestamp ?? null;
   const startMs = ms(start);
   const duration = durationMs(facts);
-  const verdict = facts.verdict;
   return {
     id: facts.id,
     input: inputOf(facts),
     output: outputOf(facts),
     trajectory: steps,
-    metadata: {
-      instance_id: facts.instance_id,
-      repo: repoOfInstance(facts.instance_id),
-      agent: AGENT,
-      model: facts.model,
-      exit_status: facts.exit_status,
-      cost: facts.cost === null ? null : Math.round(facts.cost * 1e10) / 1e10,
-      api_calls: facts.api_calls,
-      steps: facts.steps,
-      resolved: verdict.resolved,
-      verdict: verdict.reason,
-    },
+    metadata: metadataOf(facts),
     timing: {
       start: startMs,
       end: startMs === null || duration === null ? ms(facts.ended_at) : startMs + duration,

@@ -1,4 +1,4 @@
-import type { RetryFacts, RunFacts, TurnFacts } from "./run-facts.js";
+import type { RetryFacts, RunFacts, ToolCallFacts, TurnFacts } from "./run-facts.js";
 
 /** swival's report outcomes. */
 export type Outcome = "success" | "exhausted" | "error";
@@ -107,32 +107,36 @@ function finishReasonOf(turn: TurnFacts): string {
 /** Counts of one tool name. */
 type Counts = { succeeded: number; failed: number };
 
-/**
- * The swival-shaped report of one run: outcome, settings, aggregate stats and the action-by-action
- * timeline, read from the run's facts. Pure: the same facts give the same report. Every model request
- * attempt is an `llm_call` (failed ones with `finish_reason: "error"`), every command a `tool_call` named
- * after its program, every format error a `guardrail` (and a `tool_call` with `arguments: null` when the
- * reply's tool call was not valid JSON), every reply cut at the token limit a `truncated_response`.
- */
-export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunReport {
-  const timeline: TimelineEntry[] = [];
-  const byName: Record<string, Counts> = {};
-  let llmCalls = 0;
-  let llmTime: number | null = null;
-  let toolTime: number | null = null;
-  let guardrails = 0;
-  let truncated = 0;
-  const addTime = (total: number | null, seconds: number | null) =>
-    seconds === null ? total : (total ?? 0) + seconds;
-  const count = (name: string, ok: boolean) => {
-    byName[name] ??= { succeeded: 0, failed: 0 };
-    (byName[name] as Counts)[ok ? "succeeded" : "failed"] += 1;
-  };
-  const failedAttempts = (turn: number, attempts: RetryFacts[], promptTokens: number | null) => {
+/** A total of seconds that stays null until a time is added. */
+function addTime(total: number | null, seconds: number | null): number | null {
+  return seconds === null ? total : (total ?? 0) + seconds;
+}
+
+/** The timeline of a run as it is read turn by turn, and the totals its stats need. */
+class Timeline {
+  readonly entries: TimelineEntry[] = [];
+  readonly byName: Record<string, Counts> = {};
+  llmCalls = 0;
+  llmTime: number | null = null;
+  toolTime: number | null = null;
+  guardrails = 0;
+  truncated = 0;
+
+  /** A turn: its failed request attempts, its call, a truncation, its invalid tool calls, its format error, its commands. */
+  addTurn(turn: TurnFacts, stopsRun: boolean): void {
+    this.addFailedAttempts(turn.turn, turn.retries, turn.prompt_tokens);
+    this.#addCall(turn);
+    for (const call of turn.invalid_tool_calls ?? []) this.#addInvalidToolCall(turn, call.name);
+    if (turn.format_error !== null) this.#addGuardrail(turn, turn.format_error, stopsRun);
+    for (const call of turn.tool_calls) this.#addToolCall(turn.turn, call);
+  }
+
+  /** Request attempts that failed (retried, or never answered): an `llm_call` each, with the error. */
+  addFailedAttempts(turn: number, attempts: RetryFacts[], promptTokens: number | null): void {
     attempts.forEach((attempt, index) => {
-      llmCalls += 1;
-      llmTime = addTime(llmTime, attempt.duration_s);
-      timeline.push({
+      this.llmCalls += 1;
+      this.llmTime = addTime(this.llmTime, attempt.duration_s);
+      this.entries.push({
         turn,
         type: "llm_call",
         duration_s: roundOrNull(attempt.duration_s),
@@ -142,14 +146,13 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunRe
         error: attempt.error,
       });
     });
-  };
-  const lastTurn = facts.turns.at(-1)?.turn;
-  for (const turn of facts.turns) {
-    failedAttempts(turn.turn, turn.retries, turn.prompt_tokens);
-    llmCalls += 1;
-    llmTime = addTime(llmTime, turn.duration_s);
+  }
+
+  #addCall(turn: TurnFacts): void {
+    this.llmCalls += 1;
+    this.llmTime = addTime(this.llmTime, turn.duration_s);
     const finishReason = finishReasonOf(turn);
-    timeline.push({
+    this.entries.push({
       turn: turn.turn,
       type: "llm_call",
       duration_s: roundOrNull(turn.duration_s),
@@ -158,67 +161,115 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunRe
       is_retry: turn.retries.length > 0,
     });
     if (finishReason === "length") {
-      truncated += 1;
-      timeline.push({ turn: turn.turn, type: "truncated_response" });
-    }
-    for (const call of turn.invalid_tool_calls ?? []) {
-      count(call.name, false);
-      toolTime = addTime(toolTime, 0);
-      timeline.push({
-        turn: turn.turn,
-        type: "tool_call",
-        name: call.name,
-        arguments: null,
-        succeeded: false,
-        duration_s: 0,
-        result_length: (turn.format_feedback ?? "").length,
-        error: turn.format_error ?? "the arguments are not valid JSON",
-      });
-    }
-    if (turn.format_error !== null) {
-      guardrails += 1;
-      const stop = turn.turn === lastTurn && facts.exit_status === "RepeatedFormatError";
-      timeline.push({
-        turn: turn.turn,
-        type: "guardrail",
-        tool: turn.invalid_tool_calls?.[0]?.name ?? "bash",
-        level: stop ? "stop" : "nudge",
-        error: turn.format_error,
-      });
-    }
-    for (const call of turn.tool_calls) {
-      const ok = !call.failed;
-      count(call.name, ok);
-      toolTime = addTime(toolTime, call.duration_s);
-      const error = call.exception_info || (call.returncode === null ? "" : `exit code ${call.returncode}`);
-      timeline.push({
-        turn: turn.turn,
-        type: "tool_call",
-        name: call.name,
-        arguments: { command: call.command },
-        succeeded: ok,
-        duration_s: roundOrNull(call.duration_s),
-        result_length: call.output.length,
-        ...(ok ? {} : { error }),
-      });
+      this.truncated += 1;
+      this.entries.push({ turn: turn.turn, type: "truncated_response" });
     }
   }
-  const unanswered = facts.unanswered_attempts ?? [];
-  failedAttempts(facts.turns.length + 1, unanswered, null);
-  // Calls the trajectory counts but records nothing of (a call cut short by an interruption).
-  const unrecorded = Math.max(
-    0,
-    (facts.api_calls ?? 0) - facts.turns.length - (unanswered.length > 0 ? 1 : 0),
-  );
+
+  /** A tool call whose arguments were not valid JSON: a failed `tool_call` with `arguments: null`. */
+  #addInvalidToolCall(turn: TurnFacts, name: string): void {
+    this.#count(name, false);
+    this.toolTime = addTime(this.toolTime, 0);
+    this.entries.push({
+      turn: turn.turn,
+      type: "tool_call",
+      name,
+      arguments: null,
+      succeeded: false,
+      duration_s: 0,
+      result_length: (turn.format_feedback ?? "").length,
+      error: turn.format_error ?? "the arguments are not valid JSON",
+    });
+  }
+
+  /** A format error: a `guardrail` that nudges, or stops the run when it was the last one allowed. */
+  #addGuardrail(turn: TurnFacts, error: string, stopsRun: boolean): void {
+    this.guardrails += 1;
+    this.entries.push({
+      turn: turn.turn,
+      type: "guardrail",
+      tool: turn.invalid_tool_calls?.[0]?.name ?? "bash",
+      level: stopsRun ? "stop" : "nudge",
+      error,
+    });
+  }
+
+  #addToolCall(turn: number, call: ToolCallFacts): void {
+    const ok = !call.failed;
+    this.#count(call.name, ok);
+    this.toolTime = addTime(this.toolTime, call.duration_s);
+    const error = call.exception_info || (call.returncode === null ? "" : `exit code ${call.returncode}`);
+    this.entries.push({
+      turn,
+      type: "tool_call",
+      name: call.name,
+      arguments: { command: call.command },
+      succeeded: ok,
+      duration_s: roundOrNull(call.duration_s),
+      result_length: call.output.length,
+      ...(ok ? {} : { error }),
+    });
+  }
+
+  #count(name: string, ok: boolean): void {
+    this.byName[name] ??= { succeeded: 0, failed: 0 };
+    (this.byName[name] as Counts)[ok ? "succeeded" : "failed"] += 1;
+  }
+}
+
+/** The report's `result`: the outcome, the answer unless it failed, the exit code and the error. */
+function resultOf(facts: RunFacts): RunReport["result"] {
   const outcome = outcomeOf(facts.exit_status);
-  const result: RunReport["result"] = {
+  return {
     outcome,
     answer: outcome === "error" ? null : facts.submission,
     exit_code: exitCodeOfFacts(facts),
     ...(outcome === "error" ? { error_message: errorMessageOf(facts) } : {}),
   };
-  const counts = Object.values(byName);
-  const noCalls = llmCalls === 0 && unrecorded === 0;
+}
+
+/** The report's `stats`, from the timeline's totals; `unrecorded` calls count but left nothing to read. */
+function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): RunReport["stats"] {
+  const counts = Object.values(timeline.byName);
+  const noCalls = timeline.llmCalls === 0 && unrecorded === 0;
+  return {
+    turns: facts.steps,
+    tool_calls_total: counts.reduce((sum, c) => sum + c.succeeded + c.failed, 0),
+    tool_calls_succeeded: counts.reduce((sum, c) => sum + c.succeeded, 0),
+    tool_calls_failed: counts.reduce((sum, c) => sum + c.failed, 0),
+    tool_calls_by_name: Object.fromEntries(
+      Object.entries(timeline.byName).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    ),
+    compactions: 0,
+    turn_drops: 0,
+    guardrail_interventions: timeline.guardrails,
+    truncated_responses: timeline.truncated,
+    llm_calls: timeline.llmCalls + unrecorded,
+    total_llm_time_s: noCalls ? 0 : roundOrNull(timeline.llmTime),
+    total_tool_time_s: counts.length === 0 ? 0 : roundOrNull(timeline.toolTime),
+  };
+}
+
+/**
+ * The swival-shaped report of one run: outcome, settings, aggregate stats and the action-by-action
+ * timeline, read from the run's facts. Pure: the same facts give the same report. Every model request
+ * attempt is an `llm_call` (failed ones with `finish_reason: "error"`), every command a `tool_call` named
+ * after its program, every format error a `guardrail` (and a `tool_call` with `arguments: null` when the
+ * reply's tool call was not valid JSON), every reply cut at the token limit a `truncated_response`.
+ */
+export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunReport {
+  const timeline = new Timeline();
+  const lastTurn = facts.turns.at(-1)?.turn;
+  for (const turn of facts.turns) {
+    timeline.addTurn(turn, turn.turn === lastTurn && facts.exit_status === "RepeatedFormatError");
+  }
+  const unanswered = facts.unanswered_attempts ?? [];
+  timeline.addFailedAttempts(facts.turns.length + 1, unanswered, null);
+  // Calls the trajectory counts but records nothing of (a call cut short by an interruption).
+  const unrecorded = Math.max(
+    0,
+    (facts.api_calls ?? 0) - facts.turns.length - (unanswered.length > 0 ? 1 : 0),
+  );
   return {
     version: 1,
     timestamp: facts.ended_at === null ? null : isoTimestamp(facts.ended_at),
@@ -226,24 +277,9 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunRe
     model: facts.model,
     provider: providerOf(facts.model, facts.model_class),
     settings: settingsOf(facts, options.contextLength ?? null),
-    result,
-    stats: {
-      turns: facts.steps,
-      tool_calls_total: counts.reduce((sum, c) => sum + c.succeeded + c.failed, 0),
-      tool_calls_succeeded: counts.reduce((sum, c) => sum + c.succeeded, 0),
-      tool_calls_failed: counts.reduce((sum, c) => sum + c.failed, 0),
-      tool_calls_by_name: Object.fromEntries(
-        Object.entries(byName).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      ),
-      compactions: 0,
-      turn_drops: 0,
-      guardrail_interventions: guardrails,
-      truncated_responses: truncated,
-      llm_calls: llmCalls + unrecorded,
-      total_llm_time_s: noCalls ? 0 : roundOrNull(llmTime),
-      total_tool_time_s: counts.length === 0 ? 0 : roundOrNull(toolTime),
-    },
-    timeline,
+    result: resultOf(facts),
+    stats: statsOf(facts, timeline, unrecorded),
+    timeline: timeline.entries,
   };
 }
 
