@@ -140,41 +140,33 @@ function summarize(cases: CaseSide[], bothGraded: boolean[]): SideSummary {
   };
 }
 
-/** Compares two runs over their common instances, the flips first. */
-export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
-  const ids = Object.keys(a.cases)
-    .filter((id) => id in b.cases)
-    .sort();
-  const cases = ids.map((id) => {
-    const left = side(a.cases[id] as RunCase);
-    const right = side(b.cases[id] as RunCase);
-    return {
-      instance_id: id,
-      a: left,
-      b: right,
-      tokensChangePct: pct(left.totalTokens, right.totalTokens),
-      costChangePct: pct(left.costUsd, right.costUsd),
-    };
-  });
-  const flips: Flip[] = [];
-  for (const c of cases) {
-    if (c.a.resolved !== null && c.b.resolved !== null && c.a.resolved !== c.b.resolved)
-      flips.push({
-        instance_id: c.instance_id,
-        kind: "resolved",
-        direction: c.b.resolved ? "gained" : "lost",
-      });
-    else if (c.a.submitted !== c.b.submitted)
-      flips.push({
-        instance_id: c.instance_id,
-        kind: "submitted",
-        direction: c.b.submitted ? "gained" : "lost",
-      });
+/** How a common instance did in each run. */
+function caseComparison(id: string, a: StoredRun, b: StoredRun): CaseComparison {
+  const left = side(a.cases[id] as RunCase);
+  const right = side(b.cases[id] as RunCase);
+  return {
+    instance_id: id,
+    a: left,
+    b: right,
+    tokensChangePct: pct(left.totalTokens, right.totalTokens),
+    costChangePct: pct(left.costUsd, right.costUsd),
+  };
+}
+
+/** An instance resolved in one run only, or else submitted in one run only; none when both did the same. */
+function flipOf(c: CaseComparison): Flip | undefined {
+  if (c.a.resolved !== null && c.b.resolved !== null && c.a.resolved !== c.b.resolved) {
+    return { instance_id: c.instance_id, kind: "resolved", direction: c.b.resolved ? "gained" : "lost" };
   }
-  const flipped = new Set(flips.map((flip) => flip.instance_id));
-  const bothGradedById = new Map(cases.map((c) => [c.instance_id, c.a.grade !== null && c.b.grade !== null]));
-  cases.sort((x, y) => Number(flipped.has(y.instance_id)) - Number(flipped.has(x.instance_id)));
-  const info = (run: StoredRun) => ({
+  if (c.a.submitted !== c.b.submitted) {
+    return { instance_id: c.instance_id, kind: "submitted", direction: c.b.submitted ? "gained" : "lost" };
+  }
+  return undefined;
+}
+
+/** What the comparison shows of a run. */
+function runInfo(run: StoredRun): RunComparison["runs"][0] {
+  return {
     id: run.id,
     label: run.label,
     createdAt: run.created,
@@ -183,10 +175,28 @@ export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
     model: run.model,
     state: run.state,
     cases: Object.keys(run.cases).length,
-  });
-  const bothGraded = cases.map((c) => bothGradedById.get(c.instance_id) === true);
+  };
+}
+
+/** The instances of `a` that `b` does not have, sorted. */
+function onlyIn(a: StoredRun, b: StoredRun): string[] {
+  return Object.keys(a.cases)
+    .filter((id) => !(id in b.cases))
+    .sort();
+}
+
+/** Compares two runs over their common instances, the flips first. */
+export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
+  const ids = Object.keys(a.cases)
+    .filter((id) => id in b.cases)
+    .sort();
+  const cases = ids.map((id) => caseComparison(id, a, b));
+  const flips = cases.map(flipOf).filter((flip): flip is Flip => flip !== undefined);
+  const flipped = new Set(flips.map((flip) => flip.instance_id));
+  cases.sort((x, y) => Number(flipped.has(y.instance_id)) - Number(flipped.has(x.instance_id)));
+  const bothGraded = cases.map((c) => c.a.grade !== null && c.b.grade !== null);
   return {
-    runs: [info(a), info(b)],
+    runs: [runInfo(a), runInfo(b)],
     configChanges: configChanges(a, b),
     flips,
     cases,
@@ -201,11 +211,7 @@ export function compareRuns(a: StoredRun, b: StoredRun): RunComparison {
         bothGraded,
       ),
     },
-    onlyInA: Object.keys(a.cases)
-      .filter((id) => !(id in b.cases))
-      .sort(),
-    onlyInB: Object.keys(b.cases)
-      .filter((id) => !(id in a.cases))
-      .sort(),
+    onlyInA: onlyIn(a, b),
+    onlyInB: onlyIn(b, a),
   };
 }

@@ -186,14 +186,39 @@ export function showJson(run: StoredRun) {
   };
 }
 
-/**
- * `swerun runs show`, laid out as `sniff runs show`: a box titled `Run: <id>` with the run's details, its
- * agent configuration and summary, then the case results (Case ID, Grade, Graded By, Notes: the verdict)
- * followed by swerun's columns.
- */
-export function showText(run: StoredRun, colors: Colors = plain): string {
+/** The agent configuration a run recorded (`runs show`), or its model and `(not recorded)`. */
+function agentLines(run: StoredRun): string[] {
+  const a = run.agent;
+  if (!a) return [`Model: ${printableLine(run.model || "-")}`, "(not recorded)"];
+  return [
+    `Agent: ${a.name}`,
+    `Version: ${a.version}`,
+    `Model: ${a.model}`,
+    `Model class: ${a.model_class}`,
+    ...Object.entries(a.template_sha256).map(([key, hash]) => `${key}: ${hash.slice(0, 8)}...`),
+    `Config: ${a.config_sha256.slice(0, 8)}...`,
+    `Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
+    `Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
+  ];
+}
+
+/** The dataset line of `runs show` (none when the run recorded no dataset). */
+function datasetLines(run: StoredRun): string[] {
+  const d = run.dataset;
+  if (!d) return [];
+  const parts = [`${d.subset}/${d.split}`];
+  if (d.slice) parts.push(`slice ${d.slice}`);
+  if (d.filter) parts.push(`filter ${d.filter}`);
+  if (d.instance_ids) parts.push(`ids ${d.instance_ids}`);
+  if (d.shard) parts.push(`shard ${d.shard}`);
+  return [`Dataset: ${parts.join(", ")}`];
+}
+
+/** The inside of the `runs show` box: details, agent configuration, dataset, summary. */
+function runDetailLines(run: StoredRun, colors: Colors): string[] {
   const n = counts(run);
-  const lines = [
+  const t = run.totals;
+  return [
     colors.bold("Run Details"),
     "",
     `ID: ${printableLine(run.id)}${run.unreadable ? ` (run.json could not be read: ${printableLine(run.unreadable)})` : run.imported ? " (imported)" : ""}`,
@@ -203,31 +228,8 @@ export function showText(run: StoredRun, colors: Colors = plain): string {
     `State: ${run.state}`,
     "",
     colors.bold("Agent Configuration:"),
-  ];
-  if (run.agent) {
-    const a = run.agent;
-    lines.push(
-      `Agent: ${a.name}`,
-      `Version: ${a.version}`,
-      `Model: ${a.model}`,
-      `Model class: ${a.model_class}`,
-      ...Object.entries(a.template_sha256).map(([key, hash]) => `${key}: ${hash.slice(0, 8)}...`),
-      `Config: ${a.config_sha256.slice(0, 8)}...`,
-      `Limits: ${a.step_limit ? `${a.step_limit} steps` : "no step limit"}, ${a.cost_limit ? `$${a.cost_limit}` : "no cost limit"}, ${a.wall_time_limit_seconds ? `${a.wall_time_limit_seconds} s` : "no time limit"}`,
-      `Environment: ${a.environment_class}${a.exec_mode ? ` (${a.exec_mode})` : ""}${a.image_template ? `, image ${a.image_template}` : ""}`,
-    );
-  } else lines.push(`Model: ${printableLine(run.model || "-")}`, "(not recorded)");
-  if (run.dataset) {
-    const d = run.dataset;
-    const parts = [`${d.subset}/${d.split}`];
-    if (d.slice) parts.push(`slice ${d.slice}`);
-    if (d.filter) parts.push(`filter ${d.filter}`);
-    if (d.instance_ids) parts.push(`ids ${d.instance_ids}`);
-    if (d.shard) parts.push(`shard ${d.shard}`);
-    lines.push(`Dataset: ${parts.join(", ")}`);
-  }
-  const t = run.totals;
-  lines.push(
+    ...agentLines(run),
+    ...datasetLines(run),
     "",
     colors.bold("Summary:"),
     `Cases: ${n.graded}/${n.cases} graded`,
@@ -236,37 +238,52 @@ export function showText(run: StoredRun, colors: Colors = plain): string {
     `Cost: ${money(t.costUsd)}   Tokens: ${count(t.totalTokens)} (cache read ${count(t.cacheReadTokens)})   Steps: ${t.steps}`,
     `Commands: ${t.toolCount} (reads ${t.readCount}, exploration ${t.explorationRatio}, avg ${t.avgToolDurationMs} ms)   Format errors: ${t.formatErrors}   Timeouts: ${t.timeouts}`,
     `Wall time (sum): ${seconds(t.wallTimeSeconds)}`,
-  );
-  const out = [box(lines.join("\n"), `Run: ${printableLine(run.id.slice(0, 20))}`, colors)];
+  ];
+}
+
+/** The case results table of `runs show` (none without cases): sniffbench's columns, then swerun's. */
+function caseResultLines(run: StoredRun, colors: Colors): string[] {
   const cases = Object.entries(run.cases).sort(([a], [b]) => (a < b ? -1 : 1));
-  if (cases.length > 0) {
-    const rows = [
-      ["Case ID", "Grade", "Graded By", "Notes", "Exit status", "Steps", "Tokens", "Cost", "Wall time"],
-    ];
-    for (const [id, c] of cases) {
-      rows.push([
-        id,
-        typeof c.grade === "number" ? `${c.grade}/10` : "N/A",
-        c.gradedBy ?? "-",
-        c.verdict ?? "-",
-        c.exit_status,
-        String(c.steps),
-        count(c.behaviorMetrics.totalTokens),
-        money(c.cost),
-        seconds(c.duration_s),
-      ]);
-    }
-    const [header = "", ...body] = table(rows).split("\n");
-    out.push(
-      colors.bold("  Case Results:"),
-      "",
-      colors.dim(`  ${header}`),
-      colors.dim(`  ${"─".repeat(Math.max(...[header, ...body].map((line) => line.length)))}`),
-      ...body.map((line) => `  ${line}`),
-      "",
-    );
+  if (cases.length === 0) return [];
+  const rows = [
+    ["Case ID", "Grade", "Graded By", "Notes", "Exit status", "Steps", "Tokens", "Cost", "Wall time"],
+  ];
+  for (const [id, c] of cases) {
+    rows.push([
+      id,
+      typeof c.grade === "number" ? `${c.grade}/10` : "N/A",
+      c.gradedBy ?? "-",
+      c.verdict ?? "-",
+      c.exit_status,
+      String(c.steps),
+      count(c.behaviorMetrics.totalTokens),
+      money(c.cost),
+      seconds(c.duration_s),
+    ]);
   }
-  return out.join("\n");
+  const [header = "", ...body] = table(rows).split("\n");
+  return [
+    colors.bold("  Case Results:"),
+    "",
+    colors.dim(`  ${header}`),
+    colors.dim(`  ${"─".repeat(Math.max(...[header, ...body].map((line) => line.length)))}`),
+    ...body.map((line) => `  ${line}`),
+    "",
+  ];
+}
+
+/**
+ * `swerun runs show`, laid out as `sniff runs show`: a box titled `Run: <id>` with the run's details, its
+ * agent configuration and summary, then the case results (Case ID, Grade, Graded By, Notes: the verdict)
+ * followed by swerun's columns.
+ */
+export function showText(run: StoredRun, colors: Colors = plain): string {
+  const details = box(
+    runDetailLines(run, colors).join("\n"),
+    `Run: ${printableLine(run.id.slice(0, 20))}`,
+    colors,
+  );
+  return [details, ...caseResultLines(run, colors)].join("\n");
 }
 
 /**
@@ -308,46 +325,45 @@ function shown(value: unknown): string {
   return line.length > 80 ? `${line.slice(0, 77)}... (${text.length} chars)` : line;
 }
 
-/**
- * `swerun runs compare`, laid out as `sniff compare`: the "Run Comparison" box, the two runs, the config
- * changes key by key (dotted paths, old → new), the cases (grades, tokens and cost with their deltas), the
- * aggregate summary; then swerun's flips (an instance resolved, or submitted, in one run only).
- */
-export function compareText(cmp: RunComparison, colors: Colors): string {
-  const [a, b] = cmp.runs as [RunComparison["runs"][0], RunComparison["runs"][0]];
-  const rule = colors.dim("  ─".repeat(40));
-  const lines = [
-    box(
-      `${colors.bold("Run Comparison")}\n\n${colors.dim("Comparing two evaluation runs side-by-side.")}`,
-      "swerun runs compare",
-      colors,
-    ),
-    colors.bold("\n  Run Information:\n"),
-    rule,
-  ];
-  const runLines = (name: string, run: typeof a) => [
+type ComparedRun = RunComparison["runs"][0];
+
+/** A run's lines under "Run Information". */
+function runInfoLines(name: string, run: ComparedRun, colors: Colors): string[] {
+  return [
     `  ${colors.bold(`${name}:`)} ${printableLine(run.id.slice(0, 20))} ${run.label ? colors.cyan(`[${printableLine(run.label)}]`) : ""}`.trimEnd(),
     `         Created: ${seedDate(run.createdAt)}`,
     `         Agent: ${run.agent} ${run.version ?? ""}`.trimEnd(),
     `         Model: ${printableLine(run.model)}`,
     `         Cases: ${run.cases}   State: ${run.state}`,
   ];
-  lines.push(...runLines("Run 1", a), "", ...runLines("Run 2", b));
-  if (cmp.configChanges.length > 0) {
-    lines.push(colors.bold("\n  Configuration Changes:\n"), rule);
-    for (const c of cmp.configChanges)
-      lines.push(`  ${c.field}: ${colors.red(shown(c.old))} → ${colors.green(shown(c.new))}`);
-  } else lines.push(colors.dim("\n  No configuration changes detected.\n"));
-  lines.push(colors.bold("\n  Case Comparison:\n"), rule);
-  if (cmp.cases.length === 0) {
-    lines.push("  No common cases to compare.");
-    if (cmp.onlyInA.length > 0) lines.push(colors.dim(`  Cases only in run 1: ${cmp.onlyInA.join(", ")}`));
-    if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
-    return lines.join("\n");
-  }
+}
+
+/** The config changes key by key, or a line saying there are none. */
+function configChangeLines(cmp: RunComparison, colors: Colors, rule: string): string[] {
+  if (cmp.configChanges.length === 0) return [colors.dim("\n  No configuration changes detected.\n")];
+  return [
+    colors.bold("\n  Configuration Changes:\n"),
+    rule,
+    ...cmp.configChanges.map(
+      (c) => `  ${c.field}: ${colors.red(shown(c.old))} → ${colors.green(shown(c.new))}`,
+    ),
+  ];
+}
+
+/** The lines naming the cases only one of the runs has; `gap` before the first. */
+function onlyInLines(cmp: RunComparison, colors: Colors, gap: string): string[] {
+  const lines: string[] = [];
+  if (cmp.onlyInA.length > 0)
+    lines.push(colors.dim(`${gap}  Cases only in run 1: ${cmp.onlyInA.join(", ")}`));
+  if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
+  return lines;
+}
+
+/** The case table: grades, tokens and cost with their deltas, exit statuses; then its closing rule. */
+function caseComparisonLines(cmp: RunComparison, colors: Colors): string[] {
   const idWidth = Math.max(22, ...cmp.cases.map((c) => c.instance_id.length));
   const header = `${padEnd("Case ID", idWidth)} Grade 1   Grade 2   ${padEnd("Tokens", 29)} ${padEnd("Cost", 28)} Exit status`;
-  lines.push(colors.dim(`  ${header}`), colors.dim(`  ${"─".repeat(header.length)}`));
+  const lines = [colors.dim(`  ${header}`), colors.dim(`  ${"─".repeat(header.length)}`)];
   const grade = (value: number | null) => (value === null ? "N/A" : `${value}/10`);
   for (const c of cmp.cases) {
     lines.push(
@@ -357,10 +373,15 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
         (c.a.exit_status === c.b.exit_status ? c.a.exit_status : `${c.a.exit_status} → ${c.b.exit_status}`),
     );
   }
+  lines.push(colors.dim(`\n  ${"─".repeat(header.length)}`));
+  return lines;
+}
+
+/** The aggregate summary: grades, tokens, cost, submissions, resolutions and steps, run 1 → run 2. */
+function aggregateLines(cmp: RunComparison, colors: Colors): string[] {
   const sa = cmp.summary.a;
   const sb = cmp.summary.b;
-  lines.push(colors.dim(`\n  ${"─".repeat(header.length)}`), colors.bold("\n  Aggregate Summary:\n"));
-  lines.push(`  Cases compared: ${cmp.summary.casesCompared}`);
+  const lines = [colors.bold("\n  Aggregate Summary:\n"), `  Cases compared: ${cmp.summary.casesCompared}`];
   if (sa.averageGrade !== null && sb.averageGrade !== null)
     lines.push(
       `  Average grade: ${sa.averageGrade.toFixed(1)} → ${sb.averageGrade.toFixed(1)} ${metricDelta(sa.averageGrade, sb.averageGrade, false, colors)}`,
@@ -372,15 +393,49 @@ export function compareText(cmp: RunComparison, colors: Colors): string {
     `  Resolved: ${sa.resolved ?? "-"} → ${sb.resolved ?? "-"}`,
     `  Steps: ${sa.steps} → ${sb.steps}`,
   );
-  if (cmp.onlyInA.length > 0) lines.push(colors.dim(`\n  Cases only in run 1: ${cmp.onlyInA.join(", ")}`));
-  if (cmp.onlyInB.length > 0) lines.push(colors.dim(`  Cases only in run 2: ${cmp.onlyInB.join(", ")}`));
-  lines.push(colors.bold("\n  Flips:\n"));
+  return lines;
+}
+
+/** swerun's flips: an instance resolved, or submitted, in one run only (green when run 2 gained it). */
+function flipLines(cmp: RunComparison, colors: Colors): string[] {
+  const [a, b] = cmp.runs as [ComparedRun, ComparedRun];
+  const lines = [colors.bold("\n  Flips:\n")];
   if (cmp.flips.length === 0) lines.push("  None: every common case has the same outcome.");
-  const name = (run: typeof a) => printableLine(run.label ?? run.id);
+  const name = (run: ComparedRun) => printableLine(run.label ?? run.id);
   for (const f of cmp.flips) {
     const text = `  ${f.instance_id}: ${f.kind} only in ${f.direction === "gained" ? name(b) : name(a)}`;
     lines.push(f.direction === "gained" ? colors.green(text) : colors.red(text));
   }
-  lines.push("");
+  return lines;
+}
+
+/**
+ * `swerun runs compare`, laid out as `sniff compare`: the "Run Comparison" box, the two runs, the config
+ * changes key by key (dotted paths, old → new), the cases (grades, tokens and cost with their deltas), the
+ * aggregate summary; then swerun's flips (an instance resolved, or submitted, in one run only).
+ */
+export function compareText(cmp: RunComparison, colors: Colors): string {
+  const [a, b] = cmp.runs as [ComparedRun, ComparedRun];
+  const rule = colors.dim("  ─".repeat(40));
+  const lines = [
+    box(
+      `${colors.bold("Run Comparison")}\n\n${colors.dim("Comparing two evaluation runs side-by-side.")}`,
+      "swerun runs compare",
+      colors,
+    ),
+    colors.bold("\n  Run Information:\n"),
+    rule,
+    ...runInfoLines("Run 1", a, colors),
+    "",
+    ...runInfoLines("Run 2", b, colors),
+    ...configChangeLines(cmp, colors, rule),
+    colors.bold("\n  Case Comparison:\n"),
+    rule,
+  ];
+  if (cmp.cases.length === 0) {
+    return [...lines, "  No common cases to compare.", ...onlyInLines(cmp, colors, "")].join("\n");
+  }
+  lines.push(...caseComparisonLines(cmp, colors), ...aggregateLines(cmp, colors));
+  lines.push(...onlyInLines(cmp, colors, "\n"), ...flipLines(cmp, colors), "");
   return lines.join("\n");
 }
