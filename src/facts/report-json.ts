@@ -6,8 +6,8 @@ export type Outcome = "success" | "exhausted" | "error";
 /** A timeline entry (swival's `llm_call`, `tool_call`, `guardrail`, `truncated_response`). */
 export type TimelineEntry = { turn: number; type: string } & Record<string, unknown>;
 
-/** The run report, with swival's keys (`version` 1). */
-export interface RunReport {
+/** `swerun report`'s JSON of one run, with swival's keys (`version` 1). */
+export interface ReportJson {
   version: 1;
   timestamp: string | null;
   task: string | null;
@@ -218,7 +218,7 @@ class Timeline {
 }
 
 /** The report's `result`: the outcome, the answer unless it failed, the exit code and the error. */
-function resultOf(facts: RunFacts): RunReport["result"] {
+function resultOf(facts: RunFacts): ReportJson["result"] {
   const outcome = outcomeOf(facts.exit_status);
   return {
     outcome,
@@ -229,7 +229,7 @@ function resultOf(facts: RunFacts): RunReport["result"] {
 }
 
 /** The report's `stats`, from the timeline's totals; `unrecorded` calls count but left nothing to read. */
-function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): RunReport["stats"] {
+function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): ReportJson["stats"] {
   const counts = Object.values(timeline.byName);
   const noCalls = timeline.llmCalls === 0 && unrecorded === 0;
   return {
@@ -257,7 +257,7 @@ function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): RunRe
  * after its program, every format error a `guardrail` (and a `tool_call` with `arguments: null` when the
  * reply's tool call was not valid JSON), every reply cut at the token limit a `truncated_response`.
  */
-export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunReport {
+export function buildReport(facts: RunFacts, options: ReportOptions = {}): ReportJson {
   const timeline = new Timeline();
   const lastTurn = facts.turns.at(-1)?.turn;
   for (const turn of facts.turns) {
@@ -284,6 +284,6 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): RunRe
 }
 
 /** The report as written: JSON, indent 2, trailing newline. */
-export function reportText(report: RunReport): string {
+export function reportText(report: ReportJson): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }

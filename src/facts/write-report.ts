@@ -8,14 +8,14 @@ import { buildReport, reportText } from "./report-json.js";
 import type { RunFacts } from "./run-facts.js";
 
 /** What the run knows when its trajectory cannot tell (no trajectory yet, or no task recorded). */
-export interface RunReportContext {
+export interface ReportContext {
   task: string;
   model?: string | null;
   /** The error that ended the run, if one did. */
   error?: unknown;
 }
 
-function noTrajectoryFacts(path: string, context: RunReportContext): RunFacts {
+function noTrajectoryFacts(path: string, context: ReportContext): RunFacts {
   const error = context.error;
   return {
     ...factsWithoutTrajectory(path, {
@@ -32,10 +32,10 @@ function noTrajectoryFacts(path: string, context: RunReportContext): RunFacts {
  * Writes the report of a run that just ended (after its trajectory was flushed), atomically (`-`: standard
  * output) and with secrets redacted. Without a trajectory (the run failed before the agent started) the report says so.
  */
-export async function writeRunReport(
+export async function writeReportFile(
   reportPath: string,
   trajectoryPath: string,
-  context: RunReportContext,
+  context: ReportContext,
 ): Promise<void> {
   const facts = existsSync(trajectoryPath)
     ? readRunFacts(trajectoryPath)
