@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/load.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
-import { ensureFixtureImage } from "../src/images/fixture-image.js";
-import { instancePreparer } from "../src/images/instance-preparer.js";
+import { ensureFixtureImage } from "../src/fixture-images/fixture-image.js";
+import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
 import { runBatch } from "../src/swebench/batch.js";
+import type { BatchDisplay } from "../src/swebench/batch-display.js";
 import type { Instance } from "../src/swebench/dataset.js";
 import { readDatasetFile } from "../src/swebench/dataset.js";
-import type { BatchDisplay } from "../src/swebench/progress.js";
 import { apiExec, bareSession, median } from "./docker-floor.js";
 import { BENCH_IMAGE, scriptedCalcDataset } from "./scripted-dataset.js";
 

@@ -19,12 +19,12 @@ import {
   connectDocker,
   resolveDockerEndpoint,
 } from "../src/environments/docker/client.js";
-import { ensureFixtureImage } from "../src/images/fixture-image.js";
-import { instancePreparer } from "../src/images/instance-preparer.js";
+import { ensureFixtureImage } from "../src/fixture-images/fixture-image.js";
+import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
 import { runBatch } from "../src/swebench/batch.js";
+import type { BatchDisplay } from "../src/swebench/batch-display.js";
 import { type Instance, readDatasetFile } from "../src/swebench/dataset.js";
 import { HostPool } from "../src/swebench/host-pool.js";
-import type { BatchDisplay } from "../src/swebench/progress.js";
 import {
   type ExtraDaemon,
   extraDaemonsProblem,

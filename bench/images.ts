@@ -20,11 +20,11 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { loadConfig } from "../src/config/load.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
-import { instancePreparer } from "../src/images/instance-preparer.js";
-import { baseRootfs } from "../src/images/rootfs.js";
+import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
+import { baseRootfs } from "../src/fixture-images/rootfs.js";
 import { runBatch } from "../src/swebench/batch.js";
+import type { BatchDisplay } from "../src/swebench/batch-display.js";
 import type { Instance } from "../src/swebench/dataset.js";
-import type { BatchDisplay } from "../src/swebench/progress.js";
 import { formatBytes } from "../src/util/bytes.js";
 import { step } from "../test/helpers/datasets.js";
 import {

@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { normaliseNewlines } from "../src/eval/grading.js";
+import { normaliseNewlines } from "../src/eval/instance-report.js";
 import type { ParserSpec } from "../src/eval/log-parsers/parser-spec.js";
 import { LOG_PARSERS, type LogParser } from "../src/eval/log-parsers/registry.js";
 import { packageRoot } from "../src/util/package-root.js";

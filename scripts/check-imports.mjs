@@ -2,7 +2,7 @@
 // Checks the import graph of src/: no import cycles between files (through static or dynamic imports), and no
 // folder importing a folder above it.
 // Layers, top to bottom (a file may import its own layer and the layers below):
-//   commands, cli.ts, index.ts > eval (grading) > images (offline Docker images) > swebench > run > report, runs, view (readers of what runs wrote) > console
+//   commands, cli.ts, index.ts > eval (grading) > fixture-images (Docker images built from host files) > swebench > run > facts, tracking, view (readers of what runs wrote) > console
 //   > agent, models, environments, replay
 //   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
@@ -13,10 +13,10 @@ const LAYERS = [
   ["config", "templates", "util", "(root)"],
   ["agent", "models", "environments", "replay"],
   ["console"],
-  ["report", "runs", "view"],
+  ["facts", "tracking", "view"],
   ["run"],
   ["swebench"],
-  ["images"],
+  ["fixture-images"],
   ["eval"],
   ["commands", "cli.ts", "index.ts"],
 ];

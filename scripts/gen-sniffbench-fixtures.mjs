@@ -19,8 +19,8 @@ import { transformWithOxc } from "vite";
 process.env.TZ = "UTC";
 const root = resolve(process.argv[2] ?? "");
 const here = resolve(new URL("..", import.meta.url).pathname);
-const { readRunFacts } = await import(pathToFileURL(join(here, "dist/src/report/read-run.js")).href);
-const { isReadOnlyCommand } = await import(pathToFileURL(join(here, "dist/src/report/command-name.js")).href);
+const { readRunFacts } = await import(pathToFileURL(join(here, "dist/src/facts/read-run.js")).href);
+const { isReadOnlyCommand } = await import(pathToFileURL(join(here, "dist/src/facts/command-name.js")).href);
 
 const transpile = async (source) => (await transformWithOxc(source, "source.ts", { lang: "ts" })).code;
 

@@ -52,9 +52,9 @@ export {
   UserInterruption,
 } from "./errors.js";
 export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
-// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
-export type { InstanceReport, TestsStatus } from "./eval/grading.js";
 export type { EvalType, TestStatus } from "./eval/harness-constants.js";
+// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
+export type { InstanceReport, TestsStatus } from "./eval/instance-report.js";
 export { LogParserError } from "./eval/log-parsers/django.js";
 export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
 // Events: what a run reports while it runs, and the bus subscribers listen on.
@@ -73,8 +73,6 @@ export { DeterministicModel, ScriptExhausted } from "./models/deterministic.js";
 export { createModel, MODEL_TYPES, type ModelContext, serializeModelConfig } from "./models/index.js";
 export type { Model, QueryOptions } from "./models/model.js";
 export { MissingApiKeyError, OpenAIModel } from "./models/openai.js";
-// Trajectories: reading any of mini-swe-agent's formats.
-export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./replay/load.js";
 // The run pipeline: a run from a resolved config, with hooks and subscribers.
 export { checkOutputPath, fallbackPath } from "./run/output.js";
 export {
@@ -100,3 +98,5 @@ export {
   trajectoryConfig,
   trajectoryInfo,
 } from "./trajectory.js";
+// Trajectories: reading any of mini-swe-agent's formats.
+export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory-reader.js";

@@ -49,7 +49,12 @@ export interface AgentOptions {
 /** Template variables that mini-swe-agent's configs type as floats. */
 const FLOAT_VARS = ["cost_limit", "cost_per_call", "model_cost"];
 
-/** The agent loop: ask the model for commands, run them, show it the output, until it submits or a limit hits. */
+/**
+ * The agent loop: ask the model for commands, run them, show it the output, until it submits or a limit hits.
+ * `run` builds the first messages and calls `runLoop`, which repeats `step` (`query`, then `executeActions`)
+ * and saves the trajectory after each; what a step throws becomes messages in `#recordThrown` (exceptions carry
+ * the messages to append, as in mini-swe-agent), and the loop ends when the last message is an exit message.
+ */
 export class Agent {
   readonly model: Model;
   readonly env: Environment;
@@ -67,7 +72,8 @@ export class Agent {
   #vars: Record<string, unknown> = {};
   #startedAt = Date.now();
   #formatErrors = 0;
-  #step = new AbortController();
+  /** Aborts the running step's model call or command (Ctrl-C, stop). */
+  #stepAbort = new AbortController();
   #interrupted = false;
   #stopped = false;
   #stopStatus = "UserInterruption";
@@ -114,14 +120,14 @@ export class Agent {
       this.#add(this.#format({ role: "system", content: system }));
       this.#add(this.#format({ role: "user", content: instance }));
     } catch (error) {
-      await this.#recover(error); // a template error: recorded and saved, then re-thrown
+      await this.#recordThrown(error); // a template error: recorded and saved, then re-thrown
     }
-    return this.continue();
+    return this.runLoop();
   }
 
   /**
    * Takes over a conversation recorded elsewhere (replay, --continue): its messages and usage so far, and the
-   * template variables, without announcing them as new events. Then `continue()` runs the loop from there.
+   * template variables, without announcing them as new events. Then `runLoop()` runs the loop from there.
    */
   restore(
     messages: Message[],
@@ -139,8 +145,11 @@ export class Agent {
     this.#vars = { ...this.config, ...this.env.templateVars(), ...this.model.templateVars(), ...extraVars };
   }
 
-  /** Runs the loop from the current messages (after `run` starts it, or after `restore`). */
-  async continue(): Promise<Record<string, unknown>> {
+  /**
+   * The loop: step until the last message is an exit message, saving the trajectory after every step, from the
+   * current messages (after `run` builds the first ones, or after `restore`). Returns the exit message's `extra`.
+   */
+  async runLoop(): Promise<Record<string, unknown>> {
     this.#emit({
       type: "agent_start",
       model: this.model.name,
@@ -152,9 +161,8 @@ export class Agent {
       try {
         await this.step();
         this.#formatErrors = 0;
-      } catch (error) {
-        // Records what happened; an uncaught error is saved, flushed and re-thrown from here.
-        await this.#recover(error);
+      } catch (thrown) {
+        await this.#recordThrown(thrown); // an unexpected error is saved, flushed and re-thrown from here
       }
       this.save();
       if (this.messages.at(-1)?.role === "exit") break;
@@ -165,6 +173,55 @@ export class Agent {
     return extra;
   }
 
+  /**
+   * Turns what a step threw into messages: a format error fed back to the model (or the exit after too many),
+   * a submission the user may turn into a new task, the messages an `InterruptAgentFlow` carries, the exit of a
+   * stopped run. Anything else is unexpected: recorded as the exit message, saved, then re-thrown.
+   */
+  async #recordThrown(error: unknown): Promise<void> {
+    if (error instanceof FormatError) {
+      // The call was paid before its reply failed to parse; mini-swe-agent's feedback message carries the cost.
+      const paid = error.messages[0];
+      if (paid && paid.role !== "assistant") this.#cost += messageCost(paid);
+      this.#addAll(error.messages);
+      this.#formatErrors += 1;
+      const content = String(error.messages.at(-1)?.content ?? "");
+      this.#emit({ type: "format_error", consecutive: this.#formatErrors, content });
+      const max = this.config.max_consecutive_format_errors;
+      if (max > 0 && this.#formatErrors >= max) this.#add(exitMessage("RepeatedFormatError"));
+      return;
+    }
+    if (error instanceof Submitted && this.#interaction && this.config.confirm_exit) {
+      const exit = error.messages.at(-1);
+      const note = exit ? await this.#interaction.confirmExit(exit) : null;
+      if (note !== null) {
+        this.#addAll(error.messages.filter((message) => message.role !== "exit"));
+        // mini-swe-agent's words for a new task typed instead of accepting the submission.
+        const content = `The user added a new task: ${note}`;
+        this.#add({ role: "user", content, extra: { interrupt_type: "UserNewTask" } });
+        return;
+      }
+    }
+    if (error instanceof InterruptAgentFlow) {
+      this.#addAll(error.messages);
+      const status = this.messages.at(-1)?.extra?.exit_status;
+      if (error instanceof LimitsExceeded && typeof status === "string") {
+        this.#emit({ type: "limit_reached", exit_status: status });
+      }
+      return;
+    }
+    if (this.#stopped) {
+      this.#add(exitMessage(this.#stopStatus));
+      return;
+    }
+    if (this.#interrupted) return; // an aborted model call: the next step asks the user
+    this.#add(this.#format(errorExitMessage(error)));
+    this.save();
+    await this.flush();
+    this.#emitEnd(this.messages.at(-1)?.extra ?? {});
+    throw error;
+  }
+
   /** Waits until the trajectory on disk holds every message so far. */
   async flush(): Promise<void> {
     await this.#writer?.flush();
@@ -173,25 +230,26 @@ export class Agent {
   /** Ctrl-C: stop the running step (command or model call) and ask the user what to do next. */
   interrupt(): void {
     this.#interrupted = true;
-    this.#step.abort(new Error("interrupted by the user"));
+    this.#stepAbort.abort(new Error("interrupted by the user"));
   }
 
   /** End the run as soon as possible with this exit status (second Ctrl-C, SIGTERM, no TTY; batch runs say Interrupted). */
   stop(exitStatus = "UserInterruption"): void {
     this.#stopStatus = exitStatus;
     this.#stopped = true;
-    this.#step.abort(new Error("stopped by the user"));
+    this.#stepAbort.abort(new Error("stopped by the user"));
   }
 
   /** One step: query the model, run its actions, append the observations. */
   async step(): Promise<void> {
-    this.#step = new AbortController();
+    this.#stepAbort = new AbortController();
     await this.#handleInterruption();
     const message = await this.query();
     this.#throwIfStopped();
     await this.executeActions(message);
   }
 
+  /** Asks the model for the next message (after checking the step, cost and time limits) and appends it. */
   async query(): Promise<Message> {
     const { step_limit, cost_limit, wall_time_limit_seconds } = this.config;
     if ((step_limit > 0 && this.nCalls >= step_limit) || (cost_limit > 0 && this.cost >= cost_limit)) {
@@ -217,7 +275,7 @@ export class Agent {
     };
     let message: Message;
     try {
-      message = await this.model.query(this.messages, { signal: this.#step.signal });
+      message = await this.model.query(this.messages, { signal: this.#stepAbort.signal });
     } catch (error) {
       // A stand-in that ends the run instead of answering (replay's end, a human quitting) made no call.
       if (!(error instanceof InterruptAgentFlow) || error instanceof FormatError) this.#nCalls = call;
@@ -230,6 +288,7 @@ export class Agent {
     return message;
   }
 
+  /** Runs the message's actions (after the user confirms them, when asked to) and appends their observations. */
   async executeActions(message: Message): Promise<void> {
     const actions = (message.extra?.actions ?? []) as Action[];
     if (actions.length > 0 && this.#interaction) {
@@ -268,7 +327,7 @@ export class Agent {
     const step = this.nCalls;
     this.#emit({ type: "action_start", step, action });
     const started = performance.now();
-    const output = await this.env.execute(action, { signal: this.#step.signal });
+    const output = await this.env.execute(action, { signal: this.#stepAbort.signal });
     const duration_s = (performance.now() - started) / 1000;
     output.extra = { ...(output.extra ?? {}), duration_s };
     this.#emit({
@@ -332,50 +391,6 @@ export class Agent {
   /** Adds messages that were built elsewhere (replay, continue). */
   addMessages(...messages: Message[]): void {
     this.#addAll(messages);
-  }
-
-  async #recover(error: unknown): Promise<void> {
-    if (error instanceof FormatError) {
-      // The call was paid before its reply failed to parse; mini-swe-agent's feedback message carries the cost.
-      const paid = error.messages[0];
-      if (paid && paid.role !== "assistant") this.#cost += messageCost(paid);
-      this.#addAll(error.messages);
-      this.#formatErrors += 1;
-      const content = String(error.messages.at(-1)?.content ?? "");
-      this.#emit({ type: "format_error", consecutive: this.#formatErrors, content });
-      const max = this.config.max_consecutive_format_errors;
-      if (max > 0 && this.#formatErrors >= max) this.#add(exitMessage("RepeatedFormatError"));
-      return;
-    }
-    if (error instanceof Submitted && this.#interaction && this.config.confirm_exit) {
-      const exit = error.messages.at(-1);
-      const note = exit ? await this.#interaction.confirmExit(exit) : null;
-      if (note !== null) {
-        this.#addAll(error.messages.filter((message) => message.role !== "exit"));
-        // mini-swe-agent's words for a new task typed instead of accepting the submission.
-        const content = `The user added a new task: ${note}`;
-        this.#add({ role: "user", content, extra: { interrupt_type: "UserNewTask" } });
-        return;
-      }
-    }
-    if (error instanceof InterruptAgentFlow) {
-      this.#addAll(error.messages);
-      const status = this.messages.at(-1)?.extra?.exit_status;
-      if (error instanceof LimitsExceeded && typeof status === "string") {
-        this.#emit({ type: "limit_reached", exit_status: status });
-      }
-      return;
-    }
-    if (this.#stopped) {
-      this.#add(exitMessage(this.#stopStatus));
-      return;
-    }
-    if (this.#interrupted) return; // an aborted model call: the next step asks the user
-    this.#add(this.#format(errorExitMessage(error)));
-    this.save();
-    await this.flush();
-    this.#emitEnd(this.messages.at(-1)?.extra ?? {});
-    throw error;
   }
 
   async #handleInterruption(): Promise<void> {

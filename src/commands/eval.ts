@@ -5,8 +5,8 @@ import { closeDockerClient, connectDocker } from "../environments/docker/client.
 import { UserError } from "../errors.js";
 import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
+import { plainEvalDisplay, terminalEvalDisplay } from "../eval/grading-display.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
-import { plainEvalDisplay, terminalEvalDisplay } from "../eval/progress.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
@@ -185,7 +185,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       prepare: async (instance) => {
         const row = fixtures.get(instance.instance_id);
         if (row && datasetDir) {
-          const { ensureFixtureImage } = await import("../images/fixture-image.js");
+          const { ensureFixtureImage } = await import("../fixture-images/fixture-image.js");
           await ensureFixtureImage(instance.image, row, datasetDir);
         }
       },

@@ -1,18 +1,18 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { readInstanceFacts } from "../report/folder-facts.js";
-import { trajectoryInputs } from "../report/inputs.js";
-import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
-import { readRunFacts } from "../report/read-run.js";
-import type { RunFacts } from "../report/run-facts.js";
-import { summaryResult } from "../report/summary.js";
-import { type FolderVerdicts, folderVerdicts } from "../report/verdict.js";
+import { readInstanceFacts } from "../facts/folder-facts.js";
+import { trajectoryInputs } from "../facts/inputs.js";
+import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../facts/judge.js";
+import { readRunFacts } from "../facts/read-run.js";
+import type { RunFacts } from "../facts/run-facts.js";
+import { summaryResult } from "../facts/summary.js";
+import { type FolderVerdicts, folderVerdicts } from "../facts/verdict.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun export` flags (commands/options.ts). */
 export type ExportFlags = FlagsOf<"export">;

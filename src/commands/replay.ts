@@ -16,10 +16,9 @@ import {
   replayedObservations,
   type StepComparison,
 } from "../replay/divergence.js";
-import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, type ReplayedStep, ReplayModel } from "../replay/replay-model.js";
-import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
+import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/replay-report.js";
 import { checkOutputPath } from "../run/output.js";
 import {
   createRunModel,
@@ -31,6 +30,7 @@ import {
 } from "../run/run.js";
 import { copySetupDir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
@@ -137,7 +137,7 @@ function setup(path: string, flags: ReplayFlags): Setup {
 /** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
 async function continueAgent(session: RunSession, agent: Agent): Promise<RunResult> {
   try {
-    await agent.continue();
+    await agent.runLoop();
     return await session.finish(agent);
   } catch (error) {
     return session.finish(agent, error);

@@ -1,15 +1,15 @@
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { contextLengthOf } from "../report/context-length.js";
-import { trajectoryInputs } from "../report/inputs.js";
-import { readRunFacts } from "../report/read-run.js";
-import { buildReport, reportText } from "../report/swival-report.js";
+import { contextLengthOf } from "../facts/context-length.js";
+import { trajectoryInputs } from "../facts/inputs.js";
+import { readRunFacts } from "../facts/read-run.js";
+import { buildReport, reportText } from "../facts/report-json.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun report` flags (commands/options.ts). */
 export type ReportFlags = FlagsOf<"report">;

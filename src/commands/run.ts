@@ -96,8 +96,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   printRunEnd(result);
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (report) {
-    const { writeRunReport } = await import("../report/write-report.js");
-    await writeRunReport(report, result.trajectory ?? output, {
+    const { writeReportFile } = await import("../facts/write-report.js");
+    await writeReportFile(report, result.trajectory ?? output, {
       task,
       model: config.model.model_name,
       error: result.error,

@@ -4,10 +4,17 @@ import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
-import { instancePreparer } from "../images/instance-preparer.js";
+import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { failedRun, type RunOptions, type RunResult, runTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
+import {
+  caseOf,
+  newRunRecord,
+  readRunRecord,
+  updateTotals,
+  writeRunRecord,
+} from "../swebench/batch-record.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
@@ -15,7 +22,6 @@ import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { loadSwebench } from "../swebench/load.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
-import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
 import { openEventLog } from "./event-log.js";
 import { checkLabel } from "./label.js";

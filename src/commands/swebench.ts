@@ -4,15 +4,15 @@ import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hos
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import { instancePreparer } from "../images/instance-preparer.js";
+import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { checkOutputDir } from "../run/output.js";
 import { type BatchOptions, type BatchSummary, runBatch } from "../swebench/batch.js";
+import { plainDisplay, terminalDisplay } from "../swebench/batch-display.js";
 import type { BatchImages } from "../swebench/batch-images.js";
+import { readRunRecord } from "../swebench/batch-record.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { loadSwebench } from "../swebench/load.js";
-import { plainDisplay, terminalDisplay } from "../swebench/progress.js";
-import { readRunRecord } from "../swebench/run-record.js";
 import { asList } from "../util/as-list.js";
 import { parseSize } from "../util/bytes.js";
 import { newRunId, timestampSlug } from "../util/ids.js";

@@ -1,4 +1,5 @@
 import { UserError } from "../errors.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputFile } from "../run/output.js";
 import { writeOutput } from "../util/output-file.js";
 import { buildView, viewTarget } from "../view/build.js";
@@ -6,7 +7,6 @@ import { browserOpener, openInBrowser } from "../view/open.js";
 import type { DetailCache } from "../view/run-view.js";
 import { watchFolders } from "../view/watch.js";
 import type { FlagsOf } from "./options.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun view` flags (commands/options.ts). */
 export type ViewFlags = FlagsOf<"view">;

@@ -1,7 +1,6 @@
-/** Plain-object check: YAML mappings and JSON objects, not arrays or null. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from "../util/plain-object.js";
+
+export { isPlainObject };
 
 /**
  * Merges `source` into `target` recursively (objects merge, everything else replaces) and records,

@@ -12,17 +12,17 @@ import type { EvalInstance } from "./eval-instance.js";
 import { instanceFacts } from "./evaluate.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
+import { verdictLine } from "./grading-display.js";
 import { LOG_FILES } from "./harness-constants.js";
+import { type RunReport, writeRunReport } from "./harness-report.js";
 import { limiter } from "./pool.js";
-import { verdictLine } from "./progress.js";
 import {
   isFinalVerdict,
   type RunJsonEval,
   type RunJsonVerdict,
   recordEvalInRunJson,
   verdictOf,
-} from "./run-json.js";
-import { type RunReport, writeRunReport } from "./run-report.js";
+} from "./verdict-record.js";
 
 export interface BatchGraderOptions {
   /** The daemon gradings run on without a pool of hosts. */
@@ -175,7 +175,7 @@ export function batchGrader(options: BatchGraderOptions) {
   const imageReady = async (instance: EvalInstance) => {
     const row = rows.get(instance.instance_id);
     if (row?.fixture && options.datasetDir) {
-      const { ensureFixtureImage } = await import("../images/fixture-image.js");
+      const { ensureFixtureImage } = await import("../fixture-images/fixture-image.js");
       const endpoint: DockerEndpoint | undefined = daemonOf(instance.instance_id)?.endpoint;
       await ensureFixtureImage(instance.image, row, options.datasetDir, endpoint);
     }

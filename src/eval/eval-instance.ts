@@ -1,9 +1,9 @@
 import { UserError } from "../errors.js";
 import type { Instance } from "../swebench/dataset.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
-import type { GradingSpec } from "./grading.js";
 import type { EvalType } from "./harness-constants.js";
 import { type ImageAsset, parseImageAssets } from "./image-assets.js";
+import type { GradingSpec } from "./instance-report.js";
 import { instanceLanguage } from "./parser-language.js";
 
 /** What grading one instance needs from its dataset row (SWE-bench 5.x columns). */

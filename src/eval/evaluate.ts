@@ -4,12 +4,12 @@ import type Docker from "dockerode";
 import type { Prediction } from "../swebench/predictions.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
+import type { EvalDisplay } from "./grading-display.js";
 import { LOG_FILES } from "./harness-constants.js";
+import { type RunReport, writeRunReport } from "./harness-report.js";
 import { runPool } from "./pool.js";
-import type { EvalDisplay } from "./progress.js";
 import { regradeInstance } from "./regrade.js";
-import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./run-json.js";
-import { type RunReport, writeRunReport } from "./run-report.js";
+import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./verdict-record.js";
 
 export interface EvaluationOptions {
   /** The daemon the gradings run on; none when regrading (no container is started). */

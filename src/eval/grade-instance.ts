@@ -2,15 +2,14 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { daemonMessage } from "../environments/docker/pull.js";
-import { writeTar } from "../images/tar.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { redact } from "../util/secrets.js";
+import { writeTar } from "../util/tar.js";
 import { decodeOutput, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { evalCommand, makeEvalScript, splitEvalOutput } from "./eval-script.js";
-import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
@@ -23,9 +22,10 @@ import {
 import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
 import { classifyText } from "./infra-failure.js";
 import { InstanceLog } from "./instance-log.js";
+import { evalReport, type InstanceReport, normaliseNewlines } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
-import { pythonJson } from "./python-json.js";
+import { pythonJson } from "./python-json-dumps.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
 export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";

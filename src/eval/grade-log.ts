@@ -1,6 +1,6 @@
 import { UserError } from "../errors.js";
-import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
 import type { EvalType } from "./harness-constants.js";
+import { evalReport, type InstanceReport, normaliseNewlines } from "./instance-report.js";
 import type { ParserSpec } from "./log-parsers/parser-spec.js";
 import { LOG_PARSERS, logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 

@@ -5,10 +5,10 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, instanceLogDir } from "./grade-instance.js";
-import { evalReport, type InstanceReport, readLogText } from "./grading.js";
 import { LOG_FILES } from "./harness-constants.js";
+import { evalReport, type InstanceReport, readLogText } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
-import { pythonJson } from "./python-json.js";
+import { pythonJson } from "./python-json-dumps.js";
 
 /**
  * Grades an instance again from the test_output.txt of an earlier grading, as the harness's report step

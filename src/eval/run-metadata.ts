@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
-import { pythonJson } from "./python-json.js";
+import { pythonJson } from "./python-json-dumps.js";
 
 /**
  * What an evaluation run graded against, as the harness 5.x keeps it in

@@ -76,6 +76,15 @@ function publicConfig(config: ModelConfig): Record<string, unknown> {
   return JSON.parse(redact(JSON.stringify({ ...config, model_kwargs }))) as Record<string, unknown>;
 }
 
+/** A failed request attempt, as the reply records it (`extra.retries`). */
+type RetryRecord = {
+  attempt: number;
+  error: string;
+  error_class: string;
+  duration_s: number;
+  delay_s: number;
+};
+
 /** A model behind any OpenAI-compatible chat-completions endpoint, with tool-call or text-based actions. */
 export class OpenAIModel implements Model {
   readonly name: string;
@@ -176,75 +185,14 @@ export class OpenAIModel implements Model {
     return new OpenAIModel(resolved, endpoint, key, options);
   }
 
+  /** One model call: the messages sent (with retries), the reply as a message, its actions parsed. */
   async query(messages: Message[], options: QueryOptions = {}): Promise<Message> {
     const stats = globalModelStats();
     stats.checkBeforeCall();
-    let outgoing: Record<string, unknown>[] = messages
-      .filter((message) => message.role !== "exit")
-      .map((message) =>
-        Object.fromEntries(SENT_FIELDS.filter((f) => message[f] !== undefined).map((f) => [f, message[f]])),
-      );
-    if (this.config.set_cache_control) outgoing = setCacheControl(outgoing, this.config.set_cache_control);
-    const policy: RetryPolicy = {
-      attempts: this.config.retry_attempts,
-      minWaitS: this.config.retry_min_wait,
-      maxWaitS: this.config.retry_max_wait,
-    };
-    // Failed attempts are recorded on the reply (`extra.retries`) for reports: error and duration each.
-    const retries: Array<{
-      attempt: number;
-      error: string;
-      error_class: string;
-      duration_s: number;
-      delay_s: number;
-    }> = [];
-    let attemptStarted = 0;
-    const attempt = (number: number) => {
-      attemptStarted = performance.now();
-      return this.#request(outgoing, options.signal, number);
-    };
-    const { response, durationS } = await withRetry(attempt, policy, {
-      signal: options.signal,
-      // The attempts of a call that never got a reply are recorded with the run's error (its exit message).
-      endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
-      onRetry: ({ attempt, maxRetries, error, errorClass, delayS }) => {
-        retries.push({
-          attempt,
-          error,
-          error_class: errorClass,
-          duration_s: (performance.now() - attemptStarted) / 1000,
-          delay_s: delayS,
-        });
-        this.#emit?.({
-          type: "model_retry",
-          attempt,
-          max_retries: maxRetries,
-          error_class: errorClass,
-          error,
-          delay_s: delayS,
-          time: Date.now() / 1000,
-        });
-      },
-      onExhausted: ({ attempts, error, errorClass }) => {
-        retries.push({
-          attempt: attempts,
-          error,
-          error_class: errorClass,
-          duration_s: (performance.now() - attemptStarted) / 1000,
-          delay_s: 0,
-        });
-        this.#emit?.({
-          type: "model_retry_exhausted",
-          attempts,
-          error_class: errorClass,
-          error,
-          time: Date.now() / 1000,
-        });
-      },
-    }).catch((error: unknown) => {
-      if (error instanceof ModelRetriesExhaustedError) error.retries = retries;
-      throw error;
-    });
+    const { response, durationS, retries } = await this.#requestWithRetries(
+      this.#outgoing(messages),
+      options.signal,
+    );
     const { cost } = await responseCost(response, this.#pricing);
     stats.add(cost);
     const choice = (response.choices as Array<Record<string, unknown>>)[0] ?? {};
@@ -263,6 +211,83 @@ export class OpenAIModel implements Model {
         ...(retries.length > 0 ? { retries } : {}),
       },
     };
+    this.#parseActions(message, finishReason);
+    return message;
+  }
+
+  /** The messages as sent: the exit message left out, only the fields the API takes, cache control marked. */
+  #outgoing(messages: Message[]): Record<string, unknown>[] {
+    const outgoing = messages
+      .filter((message) => message.role !== "exit")
+      .map((message) =>
+        Object.fromEntries(SENT_FIELDS.filter((f) => message[f] !== undefined).map((f) => [f, message[f]])),
+      );
+    return this.config.set_cache_control
+      ? setCacheControl(outgoing, this.config.set_cache_control)
+      : outgoing;
+  }
+
+  /**
+   * The request, retried as the config says. Failed attempts are recorded (`retries`: error and duration each,
+   * for reports) and announced as events; when all fail, the error carries them.
+   */
+  async #requestWithRetries(
+    outgoing: Record<string, unknown>[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Record<string, unknown>; durationS: number; retries: RetryRecord[] }> {
+    const policy: RetryPolicy = {
+      attempts: this.config.retry_attempts,
+      minWaitS: this.config.retry_min_wait,
+      maxWaitS: this.config.retry_max_wait,
+    };
+    const retries: RetryRecord[] = [];
+    let attemptStarted = 0;
+    const attempt = (number: number) => {
+      attemptStarted = performance.now();
+      return this.#request(outgoing, signal, number);
+    };
+    const record = (attempt: number, error: string, errorClass: string, delayS: number) =>
+      retries.push({
+        attempt,
+        error,
+        error_class: errorClass,
+        duration_s: (performance.now() - attemptStarted) / 1000,
+        delay_s: delayS,
+      });
+    const { response, durationS } = await withRetry(attempt, policy, {
+      signal,
+      // The attempts of a call that never got a reply are recorded with the run's error (its exit message).
+      endpoint: `${this.#errors.baseURL} (model "${this.#errors.model}")`,
+      onRetry: ({ attempt, maxRetries, error, errorClass, delayS }) => {
+        record(attempt, error, errorClass, delayS);
+        const time = Date.now() / 1000;
+        this.#emit?.({
+          type: "model_retry",
+          attempt,
+          max_retries: maxRetries,
+          error_class: errorClass,
+          error,
+          delay_s: delayS,
+          time,
+        });
+      },
+      onExhausted: ({ attempts, error, errorClass }) => {
+        record(attempts, error, errorClass, 0);
+        const time = Date.now() / 1000;
+        this.#emit?.({ type: "model_retry_exhausted", attempts, error_class: errorClass, error, time });
+      },
+    }).catch((error: unknown) => {
+      if (error instanceof ModelRetriesExhaustedError) error.retries = retries;
+      throw error;
+    });
+    return { response, durationS, retries };
+  }
+
+  /**
+   * Sets the reply's `extra.actions` (from its text or its tool calls). A FormatError's feedback message keeps
+   * the call's cost and raw response, as mini-swe-agent's does.
+   */
+  #parseActions(message: Message, finishReason: string | null): void {
     const template = formatErrorTemplate(this.config);
     try {
       const actions = this.#textBased
@@ -275,7 +300,6 @@ export class OpenAIModel implements Model {
         : parseToolCallActions(message.tool_calls, template, finishReason);
       message.extra = { ...message.extra, actions };
     } catch (error) {
-      // As mini-swe-agent: the feedback message keeps the call's cost and raw response.
       const feedback = error instanceof FormatError ? error.messages[0] : undefined;
       if (feedback) {
         const { actions: _actions, ...paid } = message.extra ?? {};
@@ -283,7 +307,6 @@ export class OpenAIModel implements Model {
       }
       throw error;
     }
-    return message;
   }
 
   /** One attempt, bounded by the request timeout; failures come back classified (retry or stop). */

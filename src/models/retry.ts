@@ -117,6 +117,13 @@ function isCutConnection(error: TypeError): boolean {
  */
 export function classifyError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof TransientModelError || error instanceof ModelRequestError) return error;
+  if (error instanceof APIError && error.status !== undefined)
+    return classifyHttpError(error, error.status, context);
+  return classifyTransportError(error, context) ?? error;
+}
+
+/** A response that did not arrive whole, or a server that could not be reached: worth another attempt. */
+function classifyTransportError(error: unknown, context: ErrorContext): TransientModelError | undefined {
   // A body cut off on the way (a proxy, a dropped connection) is worth another attempt, like a 5xx.
   if (error instanceof SyntaxError) {
     return new TransientModelError(
@@ -140,8 +147,11 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
       error.constructor.name,
     );
   }
-  if (!(error instanceof APIError) || error.status === undefined) return error;
-  const status = error.status;
+  return undefined;
+}
+
+/** An HTTP error status: 408, 409, 429 (but an exhausted quota) and 5xx are retried; the others stop the run. */
+function classifyHttpError(error: APIError, status: number, context: ErrorContext): Error {
   const message = serverMessage(error);
   const where = `${context.baseURL} (model "${context.model}")`;
   if (status === 429 && error.code === "insufficient_quota") {
@@ -154,16 +164,7 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
       error.constructor.name,
     );
   }
-  if (status === 401) {
-    const source = context.keySource
-      ? ` (the key in use came from ${context.keySource})`
-      : " (no key was found)";
-    return new ModelAuthenticationError(
-      `authentication failed (HTTP 401) at ${where}: ${message}. Set ${context.keyVar} in the environment, ` +
-        `in .env, or with \`swerun config set ${context.keyVar} <key>\`${source}`,
-      status,
-    );
-  }
+  if (status === 401) return authenticationError(status, where, message, context);
   if (status === 403)
     return new ModelPermissionError(`permission denied (HTTP 403) at ${where}: ${message}`, status);
   if (status === 404) {
@@ -185,6 +186,18 @@ export function classifyError(error: unknown, context: ErrorContext): unknown {
     );
   }
   return new ModelRequestError(`request refused (HTTP ${status}) at ${where}: ${message}`, status);
+}
+
+/** HTTP 401: says which key was used (where it came from) and how to set one. */
+function authenticationError(status: number, where: string, message: string, context: ErrorContext): Error {
+  const source = context.keySource
+    ? ` (the key in use came from ${context.keySource})`
+    : " (no key was found)";
+  return new ModelAuthenticationError(
+    `authentication failed (HTTP 401) at ${where}: ${message}. Set ${context.keyVar} in the environment, ` +
+      `in .env, or with \`swerun config set ${context.keyVar} <key>\`${source}`,
+    status,
+  );
 }
 
 /** Waits `seconds`, or rejects with the signal's reason when it aborts first. */

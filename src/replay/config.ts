@@ -10,7 +10,7 @@ import {
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import type { LoadedTrajectory } from "./load.js";
+import type { LoadedTrajectory } from "../trajectory-reader.js";
 
 const CLASS_SHAPES: Record<string, Set<string>> = {
   local: new Set(Object.keys(localEnvironmentSchema.shape)),
@@ -92,6 +92,76 @@ export interface ReplayEnvironment {
   recordedCwd: string;
 }
 
+/** The environment sections of the `-c` specs and the flags, merged in order into `merged`. */
+function mergeLayers(
+  merged: Record<string, unknown>,
+  specs: string[],
+  flags: ConfigOverride[],
+  provenance: Map<string, string>,
+): void {
+  for (const spec of specs) {
+    const kv = parseKeyValueSpec(spec);
+    if (kv) {
+      if (isEnvironmentSpec(spec)) mergeInto(merged, setPath(kv.path, kv.value), kv.origin, provenance);
+      continue;
+    }
+    const path = findConfigFile(spec);
+    const data = readConfigFile(path);
+    if (isPlainObject(data.environment))
+      mergeInto(merged, { environment: data.environment }, path, provenance);
+  }
+  for (const flag of flags) {
+    if (flag.value !== undefined) mergeInto(merged, setPath(flag.path, flag.value), flag.origin, provenance);
+  }
+}
+
+/**
+ * The environment class the merged layers ask for (local when none does, unless the recorded run used one
+ * swerun cannot recreate), by its class name; a class swerun does not have is a ConfigError naming its origin.
+ */
+function environmentClassOf(
+  environment: Record<string, unknown>,
+  unknownType: string | undefined,
+  trajectoryPath: string,
+  provenance: Map<string, string>,
+): string {
+  if (environment.environment_class === undefined) {
+    if (unknownType) {
+      throw new UserError(
+        `${trajectoryPath}: the recorded run used ${unknownType}, which swerun cannot recreate: choose an environment with --environment-class local or docker`,
+      );
+    }
+    environment.environment_class = "local";
+  }
+  const given = environment.environment_class;
+  const environmentClass = typeof given === "string" ? CLASS_NAMES[given] : undefined;
+  if (!environmentClass) {
+    const origin = originOf("environment.environment_class", provenance) ?? "config";
+    throw new ConfigError(
+      `${origin}: environment.environment_class: "${String(given)}" is not supported (supported: local, docker)`,
+    );
+  }
+  return environmentClass;
+}
+
+/** The merged environment, validated; the first problem is a ConfigError naming the layer it came from. */
+function validEnvironment(
+  environment: Record<string, unknown>,
+  provenance: Map<string, string>,
+): EnvironmentConfig {
+  const result = environmentSchema.safeParse(environment);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = ["environment", ...(issue?.path ?? []).map(String)].join(".");
+  const keys = issue?.code === "unrecognized_keys" ? issue.keys.map((key) => `${path}.${key}`) : [];
+  const origin = originOf(keys[0] ?? path, provenance) ?? "config";
+  const what =
+    keys.length > 0
+      ? `${keys.join(", ")}: unknown key${keys.length > 1 ? "s" : ""}`
+      : `${path}: ${issue?.message ?? "invalid"}`;
+  throw new ConfigError(`${origin}: ${what}`);
+}
+
 /**
  * The replay's environment: the recorded `info.config.environment`, then the environment sections of
  * the `-c` specs in order (files, built-in names, `environment.*=value`), then `flags`. When a later
@@ -107,37 +177,9 @@ export function replayEnvironment(
   const merged: Record<string, unknown> = {};
   const provenance = new Map<string, string>();
   mergeInto(merged, { environment: recorded.environment }, recordedOrigin, provenance);
-  for (const spec of specs) {
-    const kv = parseKeyValueSpec(spec);
-    if (kv) {
-      if (isEnvironmentSpec(spec)) mergeInto(merged, setPath(kv.path, kv.value), kv.origin, provenance);
-      continue;
-    }
-    const path = findConfigFile(spec);
-    const data = readConfigFile(path);
-    if (isPlainObject(data.environment))
-      mergeInto(merged, { environment: data.environment }, path, provenance);
-  }
-  for (const flag of flags) {
-    if (flag.value !== undefined) mergeInto(merged, setPath(flag.path, flag.value), flag.origin, provenance);
-  }
+  mergeLayers(merged, specs, flags, provenance);
   const environment = merged.environment as Record<string, unknown>;
-  if (environment.environment_class === undefined) {
-    if (recorded.unknownType) {
-      throw new UserError(
-        `${trajectory.path}: the recorded run used ${recorded.unknownType}, which swerun cannot recreate: choose an environment with --environment-class local or docker`,
-      );
-    }
-    environment.environment_class = "local";
-  }
-  const given = environment.environment_class;
-  const environmentClass = typeof given === "string" ? CLASS_NAMES[given] : undefined;
-  if (!environmentClass) {
-    const origin = originOf("environment.environment_class", provenance) ?? "config";
-    throw new ConfigError(
-      `${origin}: environment.environment_class: "${String(given)}" is not supported (supported: local, docker)`,
-    );
-  }
+  const environmentClass = environmentClassOf(environment, recorded.unknownType, trajectory.path, provenance);
   environment.environment_class = environmentClass;
   dropOtherClassKeys(environment, environmentClass);
   const notes: string[] = [];
@@ -147,18 +189,6 @@ export function replayEnvironment(
   for (const key of Object.keys(environment)) {
     if (!shape.has(key) && provenance.get(`environment.${key}`) === recordedOrigin) delete environment[key];
   }
-  const result = environmentSchema.safeParse(environment);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = ["environment", ...(issue?.path ?? []).map(String)].join(".");
-    const keys = issue?.code === "unrecognized_keys" ? issue.keys.map((key) => `${path}.${key}`) : [];
-    const origin = originOf(keys[0] ?? path, provenance) ?? "config";
-    const what =
-      keys.length > 0
-        ? `${keys.join(", ")}: unknown key${keys.length > 1 ? "s" : ""}`
-        : `${path}: ${issue?.message ?? "invalid"}`;
-    throw new ConfigError(`${origin}: ${what}`);
-  }
   const recordedCwd = typeof recorded.environment.cwd === "string" ? recorded.environment.cwd : "";
-  return { environment: result.data, notes, recordedCwd };
+  return { environment: validEnvironment(environment, provenance), notes, recordedCwd };
 }

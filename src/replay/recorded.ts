@@ -1,7 +1,7 @@
 import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Action, Message } from "../messages.js";
-import type { LoadedTrajectory } from "./load.js";
+import type { LoadedTrajectory } from "../trajectory-reader.js";
 
 /** mini-swe-agent's submission marker before 1.x; replayed trajectories may still use it. */
 export const LEGACY_SUBMIT_MARKER = "MINI_SWE_AGENT_FINAL_OUTPUT";
@@ -212,42 +212,44 @@ function synthesizeLegacyExit(run: RecordedRun): void {
 }
 
 /**
- * Splits a trajectory into its steps: each model call with the actions it asked for and what they
- * printed. `actionRegex` (the config's, when the user set one) parses text actions that are not recorded.
+ * Older swerun trajectories keep a malformed reply as an assistant message with no actions, then the feedback:
+ * whether `message` is that feedback, right after such a reply.
  */
-export function recordedRun(
-  trajectory: LoadedTrajectory,
-  actionRegex: string,
-  configuredRegex?: string,
-): RecordedRun {
-  const regex = actionRegexFor(trajectory, configuredRegex, actionRegex);
-  const run: RecordedRun = {
-    prefix: [],
-    steps: [],
-    trailing: [],
-    exitStatus: "",
-    submission: undefined,
-    style: "text",
-  };
-  const recordsActions = trajectory.kind === "mini-swe-agent-1.1";
+function isLegacyFormatFeedback(
+  current: RecordedStep | undefined,
+  pending: Message[],
+  message: Message,
+): boolean {
+  return (
+    current?.kind === "actions" &&
+    current.assistant !== undefined &&
+    current.actions.length === 0 &&
+    current.after.length === 0 &&
+    pending.length === 0 &&
+    interruptType(message) === "FormatError"
+  );
+}
+
+/**
+ * Reads the messages up to the exit message into `run`: the prefix before the first step, the steps (each
+ * model call with what followed it) and the exit message. Returns the messages left after the last step.
+ */
+function collectSteps(
+  messages: Message[],
+  regex: string,
+  recordsActions: boolean,
+  run: RecordedRun,
+): Message[] {
   let pending: Message[] = [];
   let current: RecordedStep | undefined;
-  for (const message of trajectory.messages) {
+  for (const message of messages) {
     if (message.role === "exit") {
       run.exit = message;
       break;
     }
     if (message.role === "assistant") {
       current = newStep(message, pending, regex, recordsActions);
-    } else if (
-      current?.kind === "actions" &&
-      current.assistant &&
-      current.actions.length === 0 &&
-      current.after.length === 0 &&
-      pending.length === 0 &&
-      interruptType(message) === "FormatError"
-    ) {
-      // Older swerun trajectories keep the malformed reply as an assistant message with no actions, then the feedback.
+    } else if (current && isLegacyFormatFeedback(current, pending, message)) {
       current.kind = "format_error";
       current.after.push(message);
       continue;
@@ -268,8 +270,12 @@ export function recordedRun(
     current.step = run.steps.length + 1;
     run.steps.push(current);
   }
-  run.trailing = pending;
-  for (const step of run.steps) {
+  return pending;
+}
+
+/** Marks rejected steps, and gives each action step's actions their observations (by tool call id, else in order). */
+function attachObservations(steps: RecordedStep[]): void {
+  for (const step of steps) {
     if (step.after.some((message) => interruptType(message) === "UserRejection")) step.kind = "rejected";
     if (step.kind !== "actions") continue;
     step.observations = step.actions.map((action, index) => {
@@ -279,6 +285,29 @@ export function recordedRun(
       return message ? recordedObservation(message) : undefined;
     });
   }
+}
+
+/**
+ * Splits a trajectory into its steps: each model call with the actions it asked for and what they
+ * printed. `actionRegex` (the config's, when the user set one) parses text actions that are not recorded.
+ */
+export function recordedRun(
+  trajectory: LoadedTrajectory,
+  actionRegex: string,
+  configuredRegex?: string,
+): RecordedRun {
+  const regex = actionRegexFor(trajectory, configuredRegex, actionRegex);
+  const run: RecordedRun = {
+    prefix: [],
+    steps: [],
+    trailing: [],
+    exitStatus: "",
+    submission: undefined,
+    style: "text",
+  };
+  const recordsActions = trajectory.kind === "mini-swe-agent-1.1";
+  run.trailing = collectSteps(trajectory.messages, regex, recordsActions, run);
+  attachObservations(run.steps);
   if (run.steps.some((step) => step.actions.some((action) => action.tool_call_id))) run.style = "toolcall";
   run.exitStatus = String((run.exit ? extraOf(run.exit).exit_status : trajectory.info.exit_status) ?? "");
   // mini-swe-agent's default agent keeps no observation of the step whose command submitted.

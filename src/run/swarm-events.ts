@@ -238,6 +238,7 @@ export class SwarmEventStream {
     }
   }
 
+  /** Each agent event, turned into the swarm events it stands for. */
   #on(event: AgentEvent): void {
     switch (event.type) {
       case "run_start":
@@ -257,23 +258,10 @@ export class SwarmEventStream {
         this.#callEnd(event.usage, event.cost);
         break;
       case "model_retry":
-        this.emit("llm_retry_attempt", {
-          model: this.#facts.name,
-          attempt: event.attempt,
-          max_retries: event.max_retries,
-          error_class: event.error_class,
-          error_message: event.error,
-          retry_delay: event.delay_s,
-        });
+        this.#retry(event);
         break;
       case "model_retry_exhausted":
-        this.#retriesExhausted = true;
-        this.emit("llm_retry_exhausted", {
-          model: this.#facts.name,
-          attempts: event.attempts,
-          error_class: event.error_class,
-          error_message: event.error,
-        });
+        this.#retryExhausted(event);
         break;
       case "model_request":
         this.emit("llm_api_request", { provider: event.provider, body: event.body, attempt: event.attempt });
@@ -282,40 +270,14 @@ export class SwarmEventStream {
         this.#apiResponse(event);
         break;
       case "action_start":
-        this.emit("tool_call", {
-          tool_call_id: this.#toolId(event.action),
-          tool: "bash",
-          arguments: { command: event.action.command },
-          metadata: { step: event.step },
-        });
+        this.#toolCall(event);
         break;
       case "action_end":
-        this.emit("tool_result", {
-          tool_call_id: this.#toolId(event.action),
-          tool: "bash",
-          result: event.output,
-          metadata: {
-            step: event.step,
-            returncode: event.returncode,
-            duration: Math.round(event.duration_s * 1e6) / 1e6,
-            exception_info: event.exception_info,
-          },
-        });
+        this.#toolResult(event);
         break;
-      case "format_error": {
-        const reply = this.#pendingReply;
-        this.#pendingReply = undefined;
-        this.emit("format_error", {
-          model: this.#facts.name,
-          consecutive: event.consecutive,
-          content: reply ? text(reply.content) : undefined,
-          finish_reason: reply ? finishReason(reply) : undefined,
-          feedback: event.content,
-          usage: this.#usage(),
-        });
-        this.#contextWarnings();
+      case "format_error":
+        this.#formatError(event);
         break;
-      }
       case "limit_reached":
         this.emit("limit_reached", { exit_status: event.exit_status });
         break;
@@ -325,6 +287,65 @@ export class SwarmEventStream {
       case "saved":
         break;
     }
+  }
+
+  #retry(event: Extract<AgentEvent, { type: "model_retry" }>): void {
+    this.emit("llm_retry_attempt", {
+      model: this.#facts.name,
+      attempt: event.attempt,
+      max_retries: event.max_retries,
+      error_class: event.error_class,
+      error_message: event.error,
+      retry_delay: event.delay_s,
+    });
+  }
+
+  #retryExhausted(event: Extract<AgentEvent, { type: "model_retry_exhausted" }>): void {
+    this.#retriesExhausted = true;
+    this.emit("llm_retry_exhausted", {
+      model: this.#facts.name,
+      attempts: event.attempts,
+      error_class: event.error_class,
+      error_message: event.error,
+    });
+  }
+
+  #toolCall(event: Extract<AgentEvent, { type: "action_start" }>): void {
+    this.emit("tool_call", {
+      tool_call_id: this.#toolId(event.action),
+      tool: "bash",
+      arguments: { command: event.action.command },
+      metadata: { step: event.step },
+    });
+  }
+
+  #toolResult(event: Extract<AgentEvent, { type: "action_end" }>): void {
+    this.emit("tool_result", {
+      tool_call_id: this.#toolId(event.action),
+      tool: "bash",
+      result: event.output,
+      metadata: {
+        step: event.step,
+        returncode: event.returncode,
+        duration: Math.round(event.duration_s * 1e6) / 1e6,
+        exception_info: event.exception_info,
+      },
+    });
+  }
+
+  /** `format_error`, with the reply that failed to parse (held back until now), then any context warnings. */
+  #formatError(event: Extract<AgentEvent, { type: "format_error" }>): void {
+    const reply = this.#pendingReply;
+    this.#pendingReply = undefined;
+    this.emit("format_error", {
+      model: this.#facts.name,
+      consecutive: event.consecutive,
+      content: reply ? text(reply.content) : undefined,
+      finish_reason: reply ? finishReason(reply) : undefined,
+      feedback: event.content,
+      usage: this.#usage(),
+    });
+    this.#contextWarnings();
   }
 
   /** `user_prompt`, once per agent, before its first model call: the user message it sends (the task). */

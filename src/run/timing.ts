@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type RecordedTiming, TIMING_INFO_KEY } from "../report/run-facts.js";
+import { type RecordedTiming, TIMING_INFO_KEY } from "../facts/run-facts.js";
 import { addTrajectoryInfo } from "../trajectory.js";
 
 /**

@@ -1,6 +1,7 @@
 import { translateRunArgs } from "../config/docker-run-args.js";
 import type { DockerEnvironmentConfig, SwerunConfig } from "../config/schema.js";
 import { configEndpoint, hostEndpoint } from "../environments/docker/client.js";
+import type { BatchDisplay } from "./batch-display.js";
 import type { Instance } from "./dataset.js";
 import type { HostPool, PoolHost } from "./host-pool.js";
 import {
@@ -11,7 +12,6 @@ import {
   type PoolDaemon,
 } from "./image-pool.js";
 import { type BudgetSetting, imagePreflight } from "./image-preflight.js";
-import type { BatchDisplay } from "./progress.js";
 import type { Scheduler } from "./scheduler.js";
 
 /** How a Docker batch handles its images (`--image-budget`, `--pull-workers`, `--keep-image`). */

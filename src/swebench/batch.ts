@@ -7,12 +7,15 @@ import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
-import type { DatasetSelection } from "../runs/snapshot.js";
+import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import type { BatchDisplay } from "./batch-display.js";
 import { type BatchImages, openBatchImages } from "./batch-images.js";
+import type { RunRecord } from "./batch-record.js";
+import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./batch-record.js";
 import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import { HostPool } from "./host-pool.js";
@@ -25,10 +28,7 @@ import {
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
-import type { BatchDisplay } from "./progress.js";
 import { recordedResults, recoverFolder } from "./recover.js";
-import type { RunRecord } from "./run-record.js";
-import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./run-record.js";
 import { Scheduler } from "./scheduler.js";
 
 export interface BatchOptions {

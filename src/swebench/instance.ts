@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
-import type { RecordedTiming } from "../report/run-facts.js";
+import type { RecordedTiming } from "../facts/run-facts.js";
 import { failedRun, type RunOptions, runTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES } from "../trajectory.js";

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
+import type { RunRecord } from "./batch-record.js";
 import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";
 import type { PredictionsFile } from "./predictions.js";
-import type { RunRecord } from "./run-record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.

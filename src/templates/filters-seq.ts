@@ -158,6 +158,129 @@ function random(value: unknown): unknown {
   return items[Math.floor(Math.random() * items.length)];
 }
 
+/** `join`: the items as strings, joined by `d` (an attribute of each with `attribute`). */
+function join(value: unknown, ...args: unknown[]): unknown {
+  const [d, attribute] = bindArgs("join", args, [
+    ["d", ""],
+    ["attribute", null],
+  ]);
+  const get = attrGetter(attribute);
+  return iterate(value)
+    .map((x) => pyStr(get(x)))
+    .join(pyStr(d));
+}
+
+/** `first`: the first item of the sequence. */
+function first(value: unknown): unknown {
+  const items = iterate(value);
+  return items.length > 0 ? items[0] : undefinedWithHint("No first item, sequence was empty.");
+}
+
+/** `last`: the last item of a sequence (Jinja reverses it, so an iterator is a TypeError). */
+function last(value: unknown): unknown {
+  if (isDict(value) || isStr(value) || Array.isArray(value)) {
+    const items = iterate(value);
+    return items.length > 0
+      ? items[items.length - 1]
+      : undefinedWithHint("No last item, sequence was empty.");
+  }
+  throw typeError("argument to reversed() must be a sequence");
+}
+
+/** `reverse`: the items in reverse order (a string stays a string). */
+function reverse(value: unknown): unknown {
+  const items = [...iterate(value)].reverse();
+  return isStr(value) ? items.join("") : items;
+}
+
+/** `sort`: the items sorted, by attributes with `attribute`. */
+function sort(value: unknown, ...args: unknown[]): unknown {
+  const [reverse, caseSensitive, attribute] = bindArgs("sort", args, [
+    ["reverse", false],
+    ["case_sensitive", false],
+    ["attribute", null],
+  ]);
+  return sortBy([...iterate(value)], multiGetter(attribute, !truthy(caseSensitive)), truthy(reverse));
+}
+
+/** `dictsort`: a mapping's (key, value) pairs sorted by key or by value. */
+function dictsort(value: unknown, ...args: unknown[]): unknown {
+  const [caseSensitive, by, reverse] = bindArgs("dictsort", args, [
+    ["case_sensitive", false],
+    ["by", "key"],
+    ["reverse", false],
+  ]);
+  if (!isDict(value)) throw typeError("dictsort requires a mapping");
+  const pos = by === "key" ? 0 : by === "value" ? 1 : -1;
+  if (pos < 0) throw new PyError("FilterArgumentError", "You can only sort by either 'key' or 'value'");
+  const lower = !truthy(caseSensitive);
+  const key = (x: unknown): unknown => {
+    const v = (x as unknown[])[pos];
+    return lower && isStr(v) ? v.toString().toLowerCase() : v;
+  };
+  return sortBy(
+    Object.entries(value).map((e) => makeTuple(e)),
+    key,
+    truthy(reverse),
+  );
+}
+
+/** `items`: a mapping's (key, value) pairs (none for undefined). */
+function items(value: unknown): unknown {
+  if (isUndefined(value)) return [];
+  if (!isDict(value)) throw typeError("Can only get item pairs from a mapping.");
+  return Object.entries(value).map((e) => makeTuple(e));
+}
+
+/** `unique`: the items without repeats, first one kept. */
+function unique(value: unknown, ...args: unknown[]): unknown {
+  const [caseSensitive, attribute] = bindArgs("unique", args, [
+    ["case_sensitive", false],
+    ["attribute", null],
+  ]);
+  const key = attrGetter(attribute, !truthy(caseSensitive));
+  const seen: unknown[] = [];
+  return iterate(value).filter((item) => {
+    const k = key(item);
+    if (seen.some((s) => pyEq(s, k))) return false;
+    seen.push(k);
+    return true;
+  });
+}
+
+/** `sum`: the items (or an attribute of each) added to `start`. */
+function sum(value: unknown, ...args: unknown[]): unknown {
+  const [attribute, start] = bindArgs("sum", args, [
+    ["attribute", null],
+    ["start", 0],
+  ]);
+  const get = attrGetter(attribute);
+  return iterate(value).reduce((acc: unknown, item) => pyAdd(acc, get(item)), start);
+}
+
+/** `map`: an attribute of each item, or each item through the filter `lookup` finds by name. */
+function map(lookup: Lookup): FilterFn {
+  return (value, ...args) => {
+    const { positional, kwargs } = splitArgs(args);
+    if (positional.length === 0 && kwargs.has("attribute")) {
+      const get = attrGetter(kwargs.get("attribute"), false, kwargs.get("default"));
+      return iterate(value).map(get);
+    }
+    const [name, ...rest] = positional;
+    if (name === undefined) throw typeError("map requires a filter argument");
+    const fn = lookup.filter(pyStr(name));
+    if (!fn) throw new PyError("TemplateRuntimeError", `No filter named ${pyStr(name)}.`);
+    const extra = kwargs.size > 0 ? [...rest, { ...Object.fromEntries(kwargs), __keywords: true }] : rest;
+    return iterate(value).map((item) => fn(item, ...extra));
+  };
+}
+
+/** `attr`: an attribute of the value. */
+function attr(value: unknown, ...args: unknown[]): unknown {
+  const [name] = bindArgs("attr", args, [["name", REQUIRED]]);
+  return pyAttribute(value, pyStr(name));
+}
+
 /** The sequence filters, by name; `lookup` finds the filters and tests `map` and `select` name. */
 export function sequenceFilters(lookup: Lookup): Array<[string, FilterFn]> {
   return [
@@ -165,144 +288,23 @@ export function sequenceFilters(lookup: Lookup): Array<[string, FilterFn]> {
     ["slice", sliceFilter],
     ["groupby", groupby],
     ["random", random],
-    [
-      "join",
-      (value, ...args) => {
-        const [d, attribute] = bindArgs("join", args, [
-          ["d", ""],
-          ["attribute", null],
-        ]);
-        const get = attrGetter(attribute);
-        return iterate(value)
-          .map((x) => pyStr(get(x)))
-          .join(pyStr(d));
-      },
-    ],
-    [
-      "first",
-      (value) => {
-        const items = iterate(value);
-        return items.length > 0 ? items[0] : undefinedWithHint("No first item, sequence was empty.");
-      },
-    ],
-    [
-      "last",
-      (value) => {
-        if (isDict(value) || isStr(value) || Array.isArray(value)) {
-          const items = iterate(value);
-          return items.length > 0
-            ? items[items.length - 1]
-            : undefinedWithHint("No last item, sequence was empty.");
-        }
-        throw typeError("argument to reversed() must be a sequence");
-      },
-    ],
+    ["join", join],
+    ["first", first],
+    ["last", last],
     ["list", (value) => [...iterate(value)]],
-    [
-      "reverse",
-      (value) => {
-        const items = [...iterate(value)].reverse();
-        return isStr(value) ? items.join("") : items;
-      },
-    ],
-    [
-      "sort",
-      (value, ...args) => {
-        const [reverse, caseSensitive, attribute] = bindArgs("sort", args, [
-          ["reverse", false],
-          ["case_sensitive", false],
-          ["attribute", null],
-        ]);
-        return sortBy([...iterate(value)], multiGetter(attribute, !truthy(caseSensitive)), truthy(reverse));
-      },
-    ],
-    [
-      "dictsort",
-      (value, ...args) => {
-        const [caseSensitive, by, reverse] = bindArgs("dictsort", args, [
-          ["case_sensitive", false],
-          ["by", "key"],
-          ["reverse", false],
-        ]);
-        if (!isDict(value)) throw typeError("dictsort requires a mapping");
-        const pos = by === "key" ? 0 : by === "value" ? 1 : -1;
-        if (pos < 0) throw new PyError("FilterArgumentError", "You can only sort by either 'key' or 'value'");
-        const lower = !truthy(caseSensitive);
-        const key = (x: unknown): unknown => {
-          const v = (x as unknown[])[pos];
-          return lower && isStr(v) ? v.toString().toLowerCase() : v;
-        };
-        return sortBy(
-          Object.entries(value).map((e) => makeTuple(e)),
-          key,
-          truthy(reverse),
-        );
-      },
-    ],
-    [
-      "items",
-      (value) => {
-        if (isUndefined(value)) return [];
-        if (!isDict(value)) throw typeError("Can only get item pairs from a mapping.");
-        return Object.entries(value).map((e) => makeTuple(e));
-      },
-    ],
-    [
-      "unique",
-      (value, ...args) => {
-        const [caseSensitive, attribute] = bindArgs("unique", args, [
-          ["case_sensitive", false],
-          ["attribute", null],
-        ]);
-        const key = attrGetter(attribute, !truthy(caseSensitive));
-        const seen: unknown[] = [];
-        return iterate(value).filter((item) => {
-          const k = key(item);
-          if (seen.some((s) => pyEq(s, k))) return false;
-          seen.push(k);
-          return true;
-        });
-      },
-    ],
+    ["reverse", reverse],
+    ["sort", sort],
+    ["dictsort", dictsort],
+    ["items", items],
+    ["unique", unique],
     ["min", minMax("min", 1)],
     ["max", minMax("max", -1)],
-    [
-      "sum",
-      (value, ...args) => {
-        const [attribute, start] = bindArgs("sum", args, [
-          ["attribute", null],
-          ["start", 0],
-        ]);
-        const get = attrGetter(attribute);
-        return iterate(value).reduce((acc: unknown, item) => pyAdd(acc, get(item)), start);
-      },
-    ],
-    [
-      "map",
-      (value, ...args) => {
-        const { positional, kwargs } = splitArgs(args);
-        if (positional.length === 0 && kwargs.has("attribute")) {
-          const get = attrGetter(kwargs.get("attribute"), false, kwargs.get("default"));
-          return iterate(value).map(get);
-        }
-        const [name, ...rest] = positional;
-        if (name === undefined) throw typeError("map requires a filter argument");
-        const fn = lookup.filter(pyStr(name));
-        if (!fn) throw new PyError("TemplateRuntimeError", `No filter named ${pyStr(name)}.`);
-        const extra = kwargs.size > 0 ? [...rest, { ...Object.fromEntries(kwargs), __keywords: true }] : rest;
-        return iterate(value).map((item) => fn(item, ...extra));
-      },
-    ],
+    ["sum", sum],
+    ["map", map(lookup)],
     ["select", selectOrReject(lookup, "select", false, true)],
     ["reject", selectOrReject(lookup, "reject", false, false)],
     ["selectattr", selectOrReject(lookup, "selectattr", true, true)],
     ["rejectattr", selectOrReject(lookup, "rejectattr", true, false)],
-    [
-      "attr",
-      (value, ...args) => {
-        const [name] = bindArgs("attr", args, [["name", REQUIRED]]);
-        return pyAttribute(value, pyStr(name));
-      },
-    ],
+    ["attr", attr],
   ];
 }

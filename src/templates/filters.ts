@@ -43,37 +43,21 @@ function defaultFilter(value: unknown, dflt: unknown, boolean: unknown): unknown
 /** Filters that accept an undefined value (StrictUndefined lets these through). */
 export const TOLERANT_FILTERS: ReadonlySet<string> = new Set(["default", "d", "items"]);
 
-/** All builtin filters; `lookup` finds other filters and tests by name (for `map`, `select`, ...). */
-export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
-  const dflt: Params = [
-    ["default_value", ""],
-    ["boolean", false],
-  ];
+/** The parameters of `default` (and its alias `d`). */
+const DEFAULT_PARAMS: Params = [
+  ["default_value", ""],
+  ["boolean", false],
+];
+
+/** Filters of any value: numbers, lengths, defaults, conversions. */
+function valueFilters(): Array<[string, FilterFn]> {
   return [
     def("abs", [], abs),
-    def("capitalize", [], (v) => capitalize(pyStr(v))),
-    def("center", [["width", 80]], (v, w) => pyCenter(pyStr(v), isNumeric(w) ? numValue(w) : 80)),
     def("count", [], pyLen),
-    def("d", dflt, defaultFilter),
-    def("default", dflt, defaultFilter),
-    def("e", [], escapeHtml),
-    def("escape", [], escapeHtml),
+    def("d", DEFAULT_PARAMS, defaultFilter),
+    def("default", DEFAULT_PARAMS, defaultFilter),
     def("filesizeformat", [["binary", false]], (v, b) => filesizeformat(v, truthy(b))),
     def("float", [["default", new PyFloat(0)]], toFloat),
-    def("forceescape", [], (v) => escapeHtml(pyStr(v))),
-    ["format", (v, ...args) => format(v, args)],
-    def(
-      "indent",
-      [
-        ["width", 4],
-        ["first", false],
-        ["blank", false],
-      ],
-      (v, w, f, b) => {
-        const out = indent(pyStr(v), w, f, b);
-        return v instanceof Markup ? new Markup(out) : out;
-      },
-    ),
     def(
       "int",
       [
@@ -83,17 +67,7 @@ export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
       toInt,
     ),
     def("length", [], pyLen),
-    def("lower", [], (v) => pyStr(v).toLowerCase()),
     def("pprint", [], pformat),
-    def(
-      "replace",
-      [
-        ["old", REQUIRED],
-        ["new", REQUIRED],
-        ["count", null],
-      ],
-      (v, o, n, c) => pyReplace(pyStr(v), pyStr(o), pyStr(n), isNumeric(c) ? numValue(c) : -1),
-    ),
     def(
       "round",
       [
@@ -102,23 +76,19 @@ export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
       ],
       round,
     ),
-    def("safe", [], (v) => (v instanceof Markup ? v : new Markup(pyStr(v)))),
     def("string", [], softStr),
-    def("striptags", [], striptags),
-    def("title", [], (v) => title(pyStr(v))),
     def("tojson", [["indent", null]], (v, i) => new Markup(toJson(v, i))),
-    def("trim", [["chars", null]], (v, chars) => pyStrip(pyStr(v), chars === null ? null : pyStr(chars))),
-    def(
-      "truncate",
-      [
-        ["length", 255],
-        ["killwords", false],
-        ["end", "..."],
-        ["leeway", null],
-      ],
-      (v, length, kill, end, lee) => truncate(pyStr(v), length, kill, end, lee),
-    ),
-    def("upper", [], (v) => pyStr(v).toUpperCase()),
+  ];
+}
+
+/** Filters that escape, mark safe or build HTML and URLs. */
+function markupFilters(): Array<[string, FilterFn]> {
+  return [
+    def("e", [], escapeHtml),
+    def("escape", [], escapeHtml),
+    def("forceescape", [], (v) => escapeHtml(pyStr(v))),
+    def("safe", [], (v) => (v instanceof Markup ? v : new Markup(pyStr(v)))),
+    def("striptags", [], striptags),
     def("urlencode", [], urlencode),
     def(
       "urlize",
@@ -137,6 +107,51 @@ export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
           extraSchemes: schemes === null ? [] : (schemes as unknown[]).map(pyStr),
         }),
     ),
+    def("xmlattr", [["autospace", true]], (v, a) => xmlattr(v, truthy(a))),
+  ];
+}
+
+/** Filters of strings: case, padding, replacing, wrapping. */
+function textFilters(): Array<[string, FilterFn]> {
+  return [
+    def("capitalize", [], (v) => capitalize(pyStr(v))),
+    def("center", [["width", 80]], (v, w) => pyCenter(pyStr(v), isNumeric(w) ? numValue(w) : 80)),
+    ["format", (v, ...args) => format(v, args)],
+    def(
+      "indent",
+      [
+        ["width", 4],
+        ["first", false],
+        ["blank", false],
+      ],
+      (v, w, f, b) => {
+        const out = indent(pyStr(v), w, f, b);
+        return v instanceof Markup ? new Markup(out) : out;
+      },
+    ),
+    def("lower", [], (v) => pyStr(v).toLowerCase()),
+    def(
+      "replace",
+      [
+        ["old", REQUIRED],
+        ["new", REQUIRED],
+        ["count", null],
+      ],
+      (v, o, n, c) => pyReplace(pyStr(v), pyStr(o), pyStr(n), isNumeric(c) ? numValue(c) : -1),
+    ),
+    def("title", [], (v) => title(pyStr(v))),
+    def("trim", [["chars", null]], (v, chars) => pyStrip(pyStr(v), chars === null ? null : pyStr(chars))),
+    def(
+      "truncate",
+      [
+        ["length", 255],
+        ["killwords", false],
+        ["end", "..."],
+        ["leeway", null],
+      ],
+      (v, length, kill, end, lee) => truncate(pyStr(v), length, kill, end, lee),
+    ),
+    def("upper", [], (v) => pyStr(v).toUpperCase()),
     def("wordcount", [], (v) => wordcount(pyStr(v))),
     def(
       "wordwrap",
@@ -148,7 +163,10 @@ export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
       ],
       (v, w, b, s, h) => wordwrap(pyStr(v), w, b, s, h),
     ),
-    def("xmlattr", [["autospace", true]], (v, a) => xmlattr(v, truthy(a))),
-    ...sequenceFilters(lookup),
   ];
+}
+
+/** All builtin filters; `lookup` finds other filters and tests by name (for `map`, `select`, ...). */
+export function builtinFilters(lookup: Lookup): Array<[string, FilterFn]> {
+  return [...valueFilters(), ...textFilters(), ...markupFilters(), ...sequenceFilters(lookup)];
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { compareRuns } from "../runs/compare.js";
+import { compareRuns } from "../tracking/compare.js";
 import { swerunVersion } from "../util/package-root.js";
 import type { ViewCompare, ViewPage } from "./model.js";
 import { pageChunks } from "./page.js";

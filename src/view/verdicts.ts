@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
-import { type EvalReport, evalReports } from "../report/inputs.js";
+import { type EvalReport, evalReports } from "../facts/inputs.js";
 import type { VerdictView } from "./model.js";
 
 /** At most this many test-log lines are kept as evidence. */

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { expect, it } from "vitest";
-import { readRunFacts } from "../../src/report/read-run.js";
+import { readRunFacts } from "../../src/facts/read-run.js";
 import { runCli } from "../helpers/cli.js";
 import { describeDocker } from "../helpers/docker.js";
 import { completion, OpenAIServer, TEST_KEY, TEST_PRICES, toolCall } from "../helpers/openai-server.js";

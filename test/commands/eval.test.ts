@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recordEvalInRunJson } from "../../src/eval/run-json.js";
-import type { RunCase } from "../../src/runs/case.js";
-import { type RunRecord, writeRunRecord } from "../../src/swebench/run-record.js";
+import { recordEvalInRunJson } from "../../src/eval/verdict-record.js";
+import { type RunRecord, writeRunRecord } from "../../src/swebench/batch-record.js";
+import type { RunCase } from "../../src/tracking/case.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 

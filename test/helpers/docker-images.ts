@@ -10,9 +10,9 @@ import {
   importImage,
   RootfsCollector,
   sha,
-} from "../../src/images/rootfs.js";
+} from "../../src/fixture-images/rootfs.js";
 
-export { rootfsTar } from "../../src/images/rootfs.js";
+export { rootfsTar } from "../../src/fixture-images/rootfs.js";
 
 /**
  * Test images built offline, in seconds, from this machine's own files: a root filesystem holding bash,

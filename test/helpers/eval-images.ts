@@ -3,7 +3,13 @@ import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { baseRootfs, imageExists, importImage, type RootfsCollector, sha } from "../../src/images/rootfs.js";
+import {
+  baseRootfs,
+  imageExists,
+  importImage,
+  type RootfsCollector,
+  sha,
+} from "../../src/fixture-images/rootfs.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { commitFixedRepo } from "./docker-images.js";
 

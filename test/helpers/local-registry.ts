@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type Docker from "dockerode";
-import { baseRootfs } from "../../src/images/rootfs.js";
+import { baseRootfs } from "../../src/fixture-images/rootfs.js";
 
 /**
  * A real Docker registry (Debian's `docker-registry`, the CNCF distribution registry) on 127.0.0.1 with a

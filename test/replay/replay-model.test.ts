@@ -6,9 +6,9 @@ import type { Interaction } from "../../src/agent/interaction.js";
 import { agentSchema, localEnvironmentSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import type { Message } from "../../src/messages.js";
-import { loadTrajectory } from "../../src/replay/load.js";
 import { type RecordedRun, recordedRun } from "../../src/replay/recorded.js";
 import { type ReplayedStep, ReplayModel, type ReplayModelOptions } from "../../src/replay/replay-model.js";
+import { loadTrajectory } from "../../src/trajectory-reader.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { act, OBSERVATION, SUBMIT, scriptedAgent } from "../helpers/agent.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -54,7 +54,7 @@ async function replay(run: RecordedRun, cwd: string, options: Partial<ReplayMode
   });
   agent = new Agent({ model, env, config });
   agent.addMessages(...structuredClone(run.prefix));
-  const result = await agent.continue();
+  const result = await agent.runLoop();
   return { agent, result, steps, model };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalEvalDisplay } from "../../src/eval/progress.js";
+import { terminalEvalDisplay } from "../../src/eval/grading-display.js";
 import { formatSeconds, progressBar, terminalBlock } from "../../src/util/terminal-block.js";
 
 /** A stand-in terminal stream that keeps what was written (a real object, not a mock of a module). */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { recordEvalInRunJson } from "../../src/eval/run-json.js";
+import { recordEvalInRunJson } from "../../src/eval/verdict-record.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { artifactsDir, describeBrowser, launchBrowser, openFile } from "./browser.js";

@@ -83,29 +83,70 @@ function contextEndpoint(
   }
 }
 
+/** Where the daemon is said to be (DOCKER_HOST, else the current context) and whether to talk TLS to it. */
+interface HostSetting {
+  host: string;
+  source: string;
+  tlsDir: string;
+  verify: boolean;
+  useTls: boolean;
+}
+
+/** The daemon address the environment or the current docker context sets, if any. */
+function hostSetting(env: NodeJS.ProcessEnv): HostSetting | undefined {
+  const verify = Boolean(env.DOCKER_TLS_VERIFY);
+  if (env.DOCKER_HOST) {
+    const tlsDir = env.DOCKER_CERT_PATH || dockerConfigDir(env);
+    return {
+      host: env.DOCKER_HOST,
+      source: "DOCKER_HOST",
+      tlsDir,
+      verify,
+      useTls: verify || Boolean(env.DOCKER_TLS),
+    };
+  }
+  const context = contextEndpoint(env);
+  if (!context) return undefined;
+  const { host, source, tlsDir } = context;
+  // A context uses TLS when `docker context create` stored TLS material for it.
+  const useTls = existsSync(join(tlsDir, "ca.pem")) || existsSync(join(tlsDir, "cert.pem"));
+  return { host, source, tlsDir, verify: useTls && !context.skipVerify, useTls };
+}
+
+/** A TCP endpoint: TLS when asked for, or for https:// and port 2376, with the certificates in `tlsDir`. */
+function tcpEndpoint(setting: HostSetting, url: URL): DockerEndpoint {
+  const useTls = setting.useTls || url.protocol === "https:" || url.port === "2376";
+  const port = url.port ? Number(url.port) : useTls ? 2376 : 2375;
+  const endpoint: DockerEndpoint = {
+    host: setting.host,
+    source: setting.source,
+    kind: "tcp",
+    hostname: url.hostname,
+    port,
+  };
+  if (useTls) {
+    endpoint.tls = {
+      ca: readIfExists(join(setting.tlsDir, "ca.pem")),
+      cert: readIfExists(join(setting.tlsDir, "cert.pem")),
+      key: readIfExists(join(setting.tlsDir, "key.pem")),
+      verify: setting.verify,
+    };
+  }
+  return endpoint;
+}
+
 /** Resolves the daemon address like the docker CLI: DOCKER_HOST, then the current context, then the default socket. */
 export function resolveDockerEndpoint(env: NodeJS.ProcessEnv = process.env): DockerEndpoint {
-  let host = env.DOCKER_HOST;
-  let source = "DOCKER_HOST";
-  let tlsDir = env.DOCKER_CERT_PATH || dockerConfigDir(env);
-  let verify = Boolean(env.DOCKER_TLS_VERIFY);
-  let useTls = verify || Boolean(env.DOCKER_TLS);
-  if (!host) {
-    const context = contextEndpoint(env);
-    if (context) {
-      ({ host, source, tlsDir } = context);
-      // A context uses TLS when `docker context create` stored TLS material for it.
-      useTls = existsSync(join(tlsDir, "ca.pem")) || existsSync(join(tlsDir, "cert.pem"));
-      verify = useTls && !context.skipVerify;
-    }
-  }
-  if (!host)
+  const setting = hostSetting(env);
+  if (!setting?.host) {
     return {
       host: `unix://${DEFAULT_SOCKET}`,
       source: "the default",
       kind: "unix",
       socketPath: DEFAULT_SOCKET,
     };
+  }
+  const { host, source } = setting;
   if (host.startsWith("unix://")) {
     return { host, source, kind: "unix", socketPath: host.slice("unix://".length) || DEFAULT_SOCKET };
   }
@@ -132,18 +173,7 @@ export function resolveDockerEndpoint(env: NodeJS.ProcessEnv = process.env): Doc
       `${source} is "${host}": swerun supports unix://, tcp:// and ssh:// Docker addresses, not ${url.protocol}//`,
     );
   }
-  useTls ||= url.protocol === "https:" || url.port === "2376";
-  const port = url.port ? Number(url.port) : useTls ? 2376 : 2375;
-  const endpoint: DockerEndpoint = { host, source, kind: "tcp", hostname: url.hostname, port };
-  if (useTls) {
-    endpoint.tls = {
-      ca: readIfExists(join(tlsDir, "ca.pem")),
-      cert: readIfExists(join(tlsDir, "cert.pem")),
-      key: readIfExists(join(tlsDir, "key.pem")),
-      verify,
-    };
-  }
-  return endpoint;
+  return tcpEndpoint(setting, url);
 }
 
 /**

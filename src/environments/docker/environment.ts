@@ -106,6 +106,86 @@ function createOptions(config: DockerEnvironmentConfig, context: EnvironmentCont
   return { options, platform: translated.platform };
 }
 
+/** What a failed startup tells the user: the daemon unreachable, or the daemon's reason. */
+function startupError(error: unknown, image: string, endpoint: DockerEndpoint): Error {
+  if (error instanceof UserError) return error;
+  if (isConnectionError(error)) return new DockerUnavailableError(unreachableMessage(endpoint, error));
+  return new UserError(`Could not start a Docker container from image "${image}": ${daemonMessage(error)}`);
+}
+
+/**
+ * A container being started: registered for removal before anything exists (`pending`), so an interrupt at
+ * any point of the startup still removes it; `abandon` undoes what was done when the startup fails.
+ */
+class ContainerStartup {
+  readonly name: string;
+  readonly pending: LiveContainer;
+  session: DockerSession | undefined;
+  #docker: Docker | undefined;
+  #created: Docker.Container | undefined;
+  #cancelled = false;
+  #creating: Promise<unknown> = Promise.resolve();
+
+  constructor(name: string) {
+    this.name = name;
+    this.pending = {
+      name,
+      remove: async () => {
+        this.#cancelled = true;
+        await this.#creating.catch(() => {});
+        if (this.#created) await removeContainer(this.#created).catch(() => {});
+      },
+    };
+    registerContainer(this.pending);
+  }
+
+  /** Throws when an interrupt removed the container while it was starting. */
+  checkCancelled(): void {
+    if (this.#cancelled) throw new UserError(`Interrupted while starting Docker container ${this.name}`);
+  }
+
+  async connect(endpoint: DockerEndpoint): Promise<Docker> {
+    const client = await connectDocker(endpoint);
+    this.#docker = client;
+    this.checkCancelled();
+    return client;
+  }
+
+  /**
+   * Creates the container (attaching the shell session first when `withSession`) and starts it. An image
+   * without /bin/sh cannot run the session: then no container, and `fallback` says why.
+   */
+  async start(
+    client: Docker,
+    options: Docker.ContainerCreateOptions,
+    withSession: boolean,
+  ): Promise<{ container: Docker.Container | undefined; fallback: string }> {
+    const starting = client.createContainer(options).then(async (container) => {
+      this.#created = container;
+      chaosPoint("container-created");
+      this.session = withSession ? await DockerSession.attach(container) : undefined;
+      await container.start();
+      return container;
+    });
+    this.#creating = starting;
+    let fallback = "";
+    const container = await starting.catch((error: unknown) => {
+      if (!this.session || !/\/bin\/sh\b.*(no such file|not found)/i.test(daemonMessage(error))) throw error;
+      fallback = "it has no /bin/sh for swerun's shell session";
+      return undefined;
+    });
+    return { container, fallback };
+  }
+
+  /** Unregisters the container, closes the session, removes the container and closes the client. */
+  async abandon(): Promise<void> {
+    unregisterContainer(this.pending);
+    this.session?.close();
+    if (this.#created) await removeContainer(this.#created).catch(() => {});
+    if (this.#docker) closeDockerClient(this.#docker);
+  }
+}
+
 /**
  * Runs the actions of a run in one long-lived container, through the Docker Engine API: written to the
  * shell session that is the container's PID 1 (exec_mode session, see session.ts), or one exec
@@ -160,91 +240,66 @@ export class DockerEnvironment implements Environment {
       );
     }
     const endpoint = configEndpoint(config);
-    const name = containerName(context);
-    let docker: Docker | undefined;
-    let created: Docker.Container | undefined;
-    let session: DockerSession | undefined;
-    let cancelled = false;
-    let creating: Promise<unknown> = Promise.resolve();
-    // Registered before anything exists, so an interrupt at any point of the startup still removes the container.
-    const pending: LiveContainer = {
-      name,
-      remove: async () => {
-        cancelled = true;
-        await creating.catch(() => {});
-        if (created) await removeContainer(created).catch(() => {});
-      },
-    };
-    const checkCancelled = () => {
-      if (cancelled) throw new UserError(`Interrupted while starting Docker container ${name}`);
-    };
-    registerContainer(pending);
+    const startup = new ContainerStartup(containerName(context));
     try {
-      const { options, platform } = createOptions(config, context, name);
-      const client = await connectDocker(endpoint);
-      docker = client;
-      checkCancelled();
+      const { options, platform } = createOptions(config, context, startup.name);
+      const client = await startup.connect(endpoint);
       await ensureImage(client, config.image, {
         timeoutSeconds: config.pull_timeout,
         platform,
         onProgress: context.onProgress,
       });
-      checkCancelled();
-      const starting = client.createContainer(options).then(async (container) => {
-        created = container;
-        chaosPoint("container-created");
-        session = config.exec_mode === "session" ? await DockerSession.attach(container) : undefined;
-        await container.start();
-        return container;
-      });
-      creating = starting;
-      let fallback = "";
-      const container = await starting.catch((error: unknown) => {
-        // The session's PID 1 is /bin/sh: an image without it gets a `sleep` container found on PATH.
-        if (!session || !/\/bin\/sh\b.*(no such file|not found)/i.test(daemonMessage(error))) throw error;
-        fallback = "it has no /bin/sh for swerun's shell session";
-        return undefined;
-      });
-      checkCancelled();
-      if (
-        !container ||
-        (session &&
-          !(await session.begin({ lifetime: config.container_timeout, keep: config.keep_container })))
-      ) {
-        checkCancelled();
+      startup.checkCancelled();
+      const { container, fallback } = await startup.start(client, options, config.exec_mode === "session");
+      startup.checkCancelled();
+      const session = startup.session;
+      const lifetime = { lifetime: config.container_timeout, keep: config.keep_container };
+      if (!container || (session && !(await session.begin(lifetime)))) {
+        startup.checkCancelled();
         // The image's /bin/sh cannot run the session: a `sleep` container of its own, one exec per action.
-        unregisterContainer(pending);
-        session?.close();
-        if (created) await removeContainer(created).catch(() => {});
-        closeDockerClient(client);
+        await startup.abandon();
         report(context)(
           `Docker image ${config.image}: ${fallback || "its /bin/sh did not start swerun's shell session"}; running one exec per action (exec_mode: exec)`,
         );
         return await DockerEnvironment.create({ ...config, exec_mode: "exec" }, context);
       }
-      checkCancelled();
-      unregisterContainer(pending);
-      const live: LiveContainer = { name, remove: () => environment.close() };
-      const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
-      environment.#session = session;
-      registerContainer(live);
-      // Without /bin/sh, swerun's own scripts (the kill of a timed-out action) run in the interpreter.
-      if (!session && !(await hasBinSh(container))) environment.#shell = config.interpreter;
-      environment.#platform = session
-        ? session.platform
-        : await containerPlatform(container, environment.#shell);
-      return environment;
-    } catch (error) {
-      unregisterContainer(pending);
-      session?.close();
-      if (created) await removeContainer(created).catch(() => {});
-      if (docker) closeDockerClient(docker);
-      if (error instanceof UserError) throw error;
-      if (isConnectionError(error)) throw new DockerUnavailableError(unreachableMessage(endpoint, error));
-      throw new UserError(
-        `Could not start a Docker container from image "${config.image}": ${daemonMessage(error)}`,
+      startup.checkCancelled();
+      unregisterContainer(startup.pending);
+      return await DockerEnvironment.#started(
+        config,
+        context,
+        client,
+        endpoint,
+        container,
+        startup.name,
+        session,
       );
+    } catch (error) {
+      await startup.abandon();
+      throw startupError(error, config.image, endpoint);
     }
+  }
+
+  /** The environment of a started container, registered for removal on exit, its shell and platform known. */
+  static async #started(
+    config: DockerEnvironmentConfig,
+    context: EnvironmentContext,
+    client: Docker,
+    endpoint: DockerEndpoint,
+    container: Docker.Container,
+    name: string,
+    session: DockerSession | undefined,
+  ): Promise<DockerEnvironment> {
+    const live: LiveContainer = { name, remove: () => environment.close() };
+    const environment = new DockerEnvironment(config, context, client, endpoint, container, name, live);
+    environment.#session = session;
+    registerContainer(live);
+    // Without /bin/sh, swerun's own scripts (the kill of a timed-out action) run in the interpreter.
+    if (!session && !(await hasBinSh(container))) environment.#shell = config.interpreter;
+    environment.#platform = session
+      ? session.platform
+      : await containerPlatform(container, environment.#shell);
+    return environment;
   }
 
   async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {

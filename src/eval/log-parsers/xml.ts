@@ -41,91 +41,127 @@ function decode(text: string, at: number): string {
  */
 export function parseXml(xml: string): XmlElement {
   if (FORBIDDEN.test(xml)) fail("invalid character", xml.search(FORBIDDEN));
-  const stack: XmlElement[] = [];
-  let root: XmlElement | undefined;
-  let i = 0;
-  const skipSpace = () => {
-    SPACE.lastIndex = i;
-    SPACE.exec(xml);
-    i = SPACE.lastIndex;
-  };
-  const name = () => {
-    NAME.lastIndex = i;
-    const match = NAME.exec(xml);
-    if (!match) return fail("expected a name", i);
-    i = NAME.lastIndex;
-    return match[0];
-  };
-  while (i < xml.length) {
-    const lt = xml.indexOf("<", i);
-    const text = xml.slice(i, lt === -1 ? xml.length : lt);
-    if (text !== "") {
-      if (stack.length === 0 && text.trim() !== "") fail("text outside the root element", i);
-      decode(text, i);
-      if (text.includes("]]>")) fail("]]> in text", i);
-    }
-    if (lt === -1) break;
-    i = lt;
-    if (xml.startsWith("<!--", i)) {
-      const close = xml.indexOf("-->", i + 4);
-      if (close === -1 || xml.slice(i + 4, close).includes("--")) fail("bad comment", i);
-      i = close + 3;
-    } else if (xml.startsWith("<![CDATA[", i)) {
-      if (stack.length === 0) fail("CDATA outside the root element", i);
-      const close = xml.indexOf("]]>", i);
-      if (close === -1) fail("unclosed CDATA", i);
-      i = close + 3;
-    } else if (xml.startsWith("<?", i)) {
-      const close = xml.indexOf("?>", i + 2);
-      if (close === -1) fail("unclosed processing instruction", i);
-      i = close + 2;
-    } else if (xml.startsWith("<!", i)) {
-      fail("unsupported declaration", i);
-    } else if (xml.startsWith("</", i)) {
-      i += 2;
-      const tag = name();
-      skipSpace();
-      if (xml[i] !== ">") fail("bad end tag", i);
-      i += 1;
-      const open = stack.pop();
-      if (!open || open.tag !== tag) fail(`mismatched </${tag}>`, i);
-    } else {
-      i += 1;
-      const element: XmlElement = { tag: name(), attributes: new Map(), children: [] };
-      if (stack.length === 0 && root) fail("a second root element", i);
-      for (;;) {
-        const before = i;
-        skipSpace();
-        if (xml[i] === ">" || xml.startsWith("/>", i)) break;
-        if (i === before) fail("expected space before an attribute", i);
-        const key = name();
-        skipSpace();
-        if (xml[i] !== "=") fail("expected =", i);
-        i += 1;
-        skipSpace();
-        const quote = xml[i];
-        if (quote !== '"' && quote !== "'") fail("expected a quoted value", i);
-        const close = xml.indexOf(quote as string, i + 1);
-        if (close === -1) fail("unclosed attribute value", i);
-        const value = xml.slice(i + 1, close);
-        if (value.includes("<")) fail("< in an attribute value", i);
-        if (element.attributes.has(key)) fail(`duplicate attribute ${key}`, i);
-        const normalised = BREAKS.test(value)
-          ? value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " ")
-          : value;
-        element.attributes.set(key, decode(normalised, i));
-        i = close + 1;
-      }
-      const parent = stack.at(-1);
-      if (parent) parent.children.push(element);
-      else root = element;
-      if (xml[i] === ">") {
-        stack.push(element);
-        i += 1;
-      } else i += 2;
-    }
+  return new XmlReader(xml).document();
+}
+
+/** Reads a document left to right; `#i` is where it is, `#stack` the elements open there. */
+class XmlReader {
+  readonly #xml: string;
+  readonly #stack: XmlElement[] = [];
+  #root: XmlElement | undefined;
+  #i = 0;
+
+  constructor(xml: string) {
+    this.#xml = xml;
   }
-  if (!root) return fail("no element found", 0);
-  if (stack.length > 0) fail(`unclosed <${stack.at(-1)?.tag}>`, xml.length);
-  return root;
+
+  /** The root element, once every markup and text between them has been read. */
+  document(): XmlElement {
+    const xml = this.#xml;
+    while (this.#i < xml.length) {
+      const lt = xml.indexOf("<", this.#i);
+      this.#text(xml.slice(this.#i, lt === -1 ? xml.length : lt));
+      if (lt === -1) break;
+      this.#i = lt;
+      if (xml.startsWith("<!--", lt)) this.#comment();
+      else if (xml.startsWith("<![CDATA[", lt)) this.#cdata();
+      else if (xml.startsWith("<?", lt)) this.#skipTo("?>", 2, "unclosed processing instruction");
+      else if (xml.startsWith("<!", lt)) fail("unsupported declaration", lt);
+      else if (xml.startsWith("</", lt)) this.#endTag();
+      else this.#startTag();
+    }
+    if (!this.#root) return fail("no element found", 0);
+    if (this.#stack.length > 0) fail(`unclosed <${this.#stack.at(-1)?.tag}>`, xml.length);
+    return this.#root;
+  }
+
+  /** Text between markup: checked (only blanks outside the root, references well formed), then dropped. */
+  #text(text: string): void {
+    if (text === "") return;
+    if (this.#stack.length === 0 && text.trim() !== "") fail("text outside the root element", this.#i);
+    decode(text, this.#i);
+    if (text.includes("]]>")) fail("]]> in text", this.#i);
+  }
+
+  #comment(): void {
+    const close = this.#xml.indexOf("-->", this.#i + 4);
+    if (close === -1 || this.#xml.slice(this.#i + 4, close).includes("--")) fail("bad comment", this.#i);
+    this.#i = close + 3;
+  }
+
+  #cdata(): void {
+    if (this.#stack.length === 0) fail("CDATA outside the root element", this.#i);
+    this.#skipTo("]]>", 0, "unclosed CDATA");
+  }
+
+  /** Moves past the next `end` from `skip` characters on; `what` is malformed when there is none. */
+  #skipTo(end: string, skip: number, what: string): void {
+    const close = this.#xml.indexOf(end, this.#i + skip);
+    if (close === -1) fail(what, this.#i);
+    this.#i = close + end.length;
+  }
+
+  #endTag(): void {
+    this.#i += 2;
+    const tag = this.#name();
+    this.#skipSpace();
+    if (this.#xml[this.#i] !== ">") fail("bad end tag", this.#i);
+    this.#i += 1;
+    const open = this.#stack.pop();
+    if (!open || open.tag !== tag) fail(`mismatched </${tag}>`, this.#i);
+  }
+
+  /** A start tag and its attributes; the element stays open unless the tag closes itself (`/>`). */
+  #startTag(): void {
+    this.#i += 1;
+    const element: XmlElement = { tag: this.#name(), attributes: new Map(), children: [] };
+    if (this.#stack.length === 0 && this.#root) fail("a second root element", this.#i);
+    for (;;) {
+      const before = this.#i;
+      this.#skipSpace();
+      if (this.#xml[this.#i] === ">" || this.#xml.startsWith("/>", this.#i)) break;
+      if (this.#i === before) fail("expected space before an attribute", this.#i);
+      this.#attribute(element);
+    }
+    const parent = this.#stack.at(-1);
+    if (parent) parent.children.push(element);
+    else this.#root = element;
+    if (this.#xml[this.#i] === ">") {
+      this.#stack.push(element);
+      this.#i += 1;
+    } else this.#i += 2;
+  }
+
+  /** `key="value"`: the value's line breaks and tabs normalised to spaces, its references decoded. */
+  #attribute(element: XmlElement): void {
+    const key = this.#name();
+    this.#skipSpace();
+    if (this.#xml[this.#i] !== "=") fail("expected =", this.#i);
+    this.#i += 1;
+    this.#skipSpace();
+    const quote = this.#xml[this.#i];
+    if (quote !== '"' && quote !== "'") fail("expected a quoted value", this.#i);
+    const close = this.#xml.indexOf(quote as string, this.#i + 1);
+    if (close === -1) fail("unclosed attribute value", this.#i);
+    const value = this.#xml.slice(this.#i + 1, close);
+    if (value.includes("<")) fail("< in an attribute value", this.#i);
+    if (element.attributes.has(key)) fail(`duplicate attribute ${key}`, this.#i);
+    const normalised = BREAKS.test(value) ? value.replace(/\r\n?/g, "\n").replace(/[\t\n\r]/g, " ") : value;
+    element.attributes.set(key, decode(normalised, this.#i));
+    this.#i = close + 1;
+  }
+
+  #skipSpace(): void {
+    SPACE.lastIndex = this.#i;
+    SPACE.exec(this.#xml);
+    this.#i = SPACE.lastIndex;
+  }
+
+  #name(): string {
+    NAME.lastIndex = this.#i;
+    const match = NAME.exec(this.#xml);
+    if (!match) return fail("expected a name", this.#i);
+    this.#i = NAME.lastIndex;
+    return match[0];
+  }
 }

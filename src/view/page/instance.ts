@@ -72,6 +72,7 @@ function nav(id: string): HTMLElement {
   );
 }
 
+/** One run's side of an instance: its heading and facts, then its trajectory's sections when there is one. */
 function instanceColumn({ run, runIndex, row, detail }: Side): HTMLElement {
   const column = h("div", { class: "column", "data-run": runIndex });
   if (COMPARE)
@@ -82,22 +83,7 @@ function instanceColumn({ run, runIndex, row, detail }: Side): HTMLElement {
     column.append(h("p", { class: "missing" }, "This instance is not in this run."));
     return column;
   }
-  column.append(
-    h("h2", { class: "instance-id" }, row.id),
-    h(
-      "p",
-      { class: "facts" },
-      statusBadge(row.exit_status),
-      " ",
-      verdictBadge(row.resolved, row.verdict),
-      " ",
-      h(
-        "span",
-        { class: "meta" },
-        `${plural(row.steps, "step")} · ${fmtMoney(row.cost)} · ${fmtCount(row.tokens)} tokens · ${fmtSeconds(row.wall_s)}`,
-      ),
-    ),
-  );
+  column.append(h("h2", { class: "instance-id" }, row.id), instanceFacts(row));
   if (!detail) {
     column.append(
       h(
@@ -112,7 +98,30 @@ function instanceColumn({ run, runIndex, row, detail }: Side): HTMLElement {
     column.append(
       h("p", { class: "hint" }, detail.model ? `Model ${detail.model} · ` : "", `Trajectory: ${detail.path}`),
     );
-  column.append(
+  column.append(...detailSections(detail));
+  return column;
+}
+
+/** The instance's status and verdict badges, and its steps, cost, tokens and wall time. */
+function instanceFacts(row: InstanceRow): HTMLElement {
+  return h(
+    "p",
+    { class: "facts" },
+    statusBadge(row.exit_status),
+    " ",
+    verdictBadge(row.resolved, row.verdict),
+    " ",
+    h(
+      "span",
+      { class: "meta" },
+      `${plural(row.steps, "step")} · ${fmtMoney(row.cost)} · ${fmtCount(row.tokens)} tokens · ${fmtSeconds(row.wall_s)}`,
+    ),
+  );
+}
+
+/** The sections of a trajectory: the problem, the chart, the steps, the submission and the evaluation. */
+function detailSections(detail: InstanceDetail): HTMLElement[] {
+  return [
     section(
       "Problem statement",
       h(
@@ -135,8 +144,7 @@ function instanceColumn({ run, runIndex, row, detail }: Side): HTMLElement {
         : h("p", { class: "hint" }, "No patch was submitted."),
     ),
     section("Evaluation", verdictView(detail.verdict)),
-  );
-  return column;
+  ];
 }
 
 function section(title: string, ...children: Child[]): HTMLElement {
@@ -216,7 +224,52 @@ function steps(detail: InstanceDetail): HTMLElement {
   return list;
 }
 
+/** A step: its header (badges, model time, tokens, cost), then retries, reasoning, text, format error, commands. */
 function stepCard(step: StepView): HTMLElement {
+  const meta = [
+    step.duration_s !== null ? `model ${fmtSeconds(step.duration_s)}` : null,
+    step.prompt_tokens !== null ? `${fmtCount(step.prompt_tokens)} prompt tokens` : null,
+    step.cost !== null ? fmtMoney(step.cost) : null,
+  ].filter(Boolean);
+  return h(
+    "article",
+    {
+      class: `step${step.format_error ? " has-error" : ""}`,
+      id: `step-${step.n}`,
+      "data-step": step.n,
+      tabindex: -1,
+    },
+    h(
+      "header",
+      null,
+      h("h4", null, `Step ${step.n}`),
+      stepBadges(step),
+      h("span", { class: "meta" }, meta.join(" · ")),
+    ),
+    retriesList(step),
+    step.reasoning
+      ? h(
+          "details",
+          { class: "reasoning" },
+          h("summary", null, `Reasoning (${fmtCount(step.reasoning.length)} characters)`),
+          h("pre", null, step.reasoning),
+        )
+      : null,
+    step.text !== null && step.text !== ""
+      ? h(
+          "div",
+          { class: "block" },
+          h("div", { class: "label" }, "Model"),
+          h("pre", { class: "text" }, step.text),
+        )
+      : null,
+    formatErrorBlock(step),
+    step.calls.map(callBlock),
+  );
+}
+
+/** A step's badges: format error, retries, a reply cut at the token limit, commands that timed out. */
+function stepBadges(step: StepView): HTMLElement[] {
   const badges: HTMLElement[] = [];
   if (step.format_error)
     badges.push(
@@ -250,73 +303,42 @@ function stepCard(step: StepView): HTMLElement {
       badges.push(
         h("span", { class: "badge status-error", title: "The command ran out of time" }, "timeout"),
       );
-  const meta = [
-    step.duration_s !== null ? `model ${fmtSeconds(step.duration_s)}` : null,
-    step.prompt_tokens !== null ? `${fmtCount(step.prompt_tokens)} prompt tokens` : null,
-    step.cost !== null ? fmtMoney(step.cost) : null,
-  ].filter(Boolean);
+  return badges;
+}
+
+/** The failed attempts before the step's reply (none: nothing). */
+function retriesList(step: StepView): HTMLElement | null {
+  if (!step.retries.length) return null;
   return h(
-    "article",
-    {
-      class: `step${step.format_error ? " has-error" : ""}`,
-      id: `step-${step.n}`,
-      "data-step": step.n,
-      tabindex: -1,
-    },
-    h(
-      "header",
-      null,
-      h("h4", null, `Step ${step.n}`),
-      badges,
-      h("span", { class: "meta" }, meta.join(" · ")),
+    "ul",
+    { class: "retries" },
+    step.retries.map((r) =>
+      h(
+        "li",
+        null,
+        `Retried after: ${r.error}`,
+        r.duration_s !== null ? ` (${fmtSeconds(r.duration_s)})` : "",
+      ),
     ),
-    step.retries.length
-      ? h(
-          "ul",
-          { class: "retries" },
-          step.retries.map((r) =>
-            h(
-              "li",
-              null,
-              `Retried after: ${r.error}`,
-              r.duration_s !== null ? ` (${fmtSeconds(r.duration_s)})` : "",
-            ),
-          ),
-        )
-      : null,
-    step.reasoning
+  );
+}
+
+/** The step's format error, with the feedback the model was sent when it says more (none: nothing). */
+function formatErrorBlock(step: StepView): HTMLElement | null {
+  if (!step.format_error) return null;
+  return h(
+    "div",
+    { class: "format-error" },
+    h("strong", null, "Format error: "),
+    step.format_error,
+    step.format_feedback && step.format_feedback !== step.format_error
       ? h(
           "details",
-          { class: "reasoning" },
-          h("summary", null, `Reasoning (${fmtCount(step.reasoning.length)} characters)`),
-          h("pre", null, step.reasoning),
+          null,
+          h("summary", null, "Feedback sent to the model"),
+          h("pre", null, step.format_feedback),
         )
       : null,
-    step.text !== null && step.text !== ""
-      ? h(
-          "div",
-          { class: "block" },
-          h("div", { class: "label" }, "Model"),
-          h("pre", { class: "text" }, step.text),
-        )
-      : null,
-    step.format_error
-      ? h(
-          "div",
-          { class: "format-error" },
-          h("strong", null, "Format error: "),
-          step.format_error,
-          step.format_feedback && step.format_feedback !== step.format_error
-            ? h(
-                "details",
-                null,
-                h("summary", null, "Feedback sent to the model"),
-                h("pre", null, step.format_feedback),
-              )
-            : null,
-        )
-      : null,
-    step.calls.map(callBlock),
   );
 }
 

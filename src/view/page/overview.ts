@@ -187,9 +187,16 @@ function compareHeader(): HTMLElement {
   );
 }
 
+/** The filters above the instance table: flips or all when comparing, else one chip per exit status; then the text filter. */
 function filters(): HTMLElement {
   const wrap = h("div", { class: "filters", id: "filters" });
-  const text = h("input", {
+  wrap.append(...(COMPARE ? flipChips() : statusChips()), textFilter());
+  return wrap;
+}
+
+/** The instance id filter. */
+function textFilter(): HTMLElement {
+  return h("input", {
     type: "search",
     id: "filter-text",
     placeholder: "Filter by instance id",
@@ -201,75 +208,75 @@ function filters(): HTMLElement {
       renderTable();
     },
   });
-  if (COMPARE) {
-    const flips = compare().rows.filter((row) => row.flip).length;
-    wrap.append(
-      h("span", { class: "filter-label" }, "Show:"),
-      chip(
-        "All",
-        compare().rows.length,
-        !overview.flipsOnly,
-        "Every instance of either run",
-        () => {
-          overview.flipsOnly = false;
-        },
-        "all",
-      ),
-      chip(
-        "Flips",
-        flips,
-        overview.flipsOnly,
-        "Instances resolved (or submitted) in one run only",
-        () => {
-          overview.flipsOnly = true;
-        },
-        "flips",
-      ),
-      text,
-    );
-    return wrap;
-  }
+}
+
+/** Comparing: every instance, or the flips only. */
+function flipChips(): HTMLElement[] {
+  const flips = compare().rows.filter((row) => row.flip).length;
+  return [
+    h("span", { class: "filter-label" }, "Show:"),
+    chip(
+      "All",
+      compare().rows.length,
+      !overview.flipsOnly,
+      "Every instance of either run",
+      () => {
+        overview.flipsOnly = false;
+      },
+      "all",
+    ),
+    chip(
+      "Flips",
+      flips,
+      overview.flipsOnly,
+      "Instances resolved (or submitted) in one run only",
+      () => {
+        overview.flipsOnly = true;
+      },
+      "flips",
+    ),
+  ];
+}
+
+/** One run: all, then a chip per exit status (most frequent first) that adds it to the statuses shown. */
+function statusChips(): HTMLElement[] {
   const counts = new Map<string, number>();
   for (const row of FIRST_RUN.rows) {
     const status = row.exit_status || "unknown";
     counts.set(status, (counts.get(status) || 0) + 1);
   }
-  wrap.append(
-    ...[
-      h(
-        "span",
-        { class: "filter-label", title: "Click a status to show only it; click more to add them" },
-        "Exit status:",
-      ),
-      chip(
-        "All",
-        FIRST_RUN.rows.length,
-        overview.statuses.size === 0,
-        "Show every instance",
-        () => {
-          overview.statuses.clear();
-        },
-        "all",
-      ),
-      [...counts.entries()]
-        .sort((a, b) => b[1] - a[1])
-        .map(([status, count]) =>
-          chip(
-            status,
-            count,
-            overview.statuses.has(status),
-            statusHelp(status),
-            () => {
-              if (overview.statuses.has(status)) overview.statuses.delete(status);
-              else overview.statuses.add(status);
-            },
-            status,
-          ),
+  return [
+    h(
+      "span",
+      { class: "filter-label", title: "Click a status to show only it; click more to add them" },
+      "Exit status:",
+    ),
+    chip(
+      "All",
+      FIRST_RUN.rows.length,
+      overview.statuses.size === 0,
+      "Show every instance",
+      () => {
+        overview.statuses.clear();
+      },
+      "all",
+    ),
+    ...[...counts.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([status, count]) =>
+        chip(
+          status,
+          count,
+          overview.statuses.has(status),
+          statusHelp(status),
+          () => {
+            if (overview.statuses.has(status)) overview.statuses.delete(status);
+            else overview.statuses.add(status);
+          },
+          status,
         ),
-      text,
-    ].flat(),
-  );
-  return wrap;
+      ),
+  ];
 }
 
 function chip(

@@ -1,0 +1,182 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { CONTAINER_LABELS } from "../environments/docker/environment.js";
+import type { Prediction } from "../swebench/predictions.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { redact } from "../util/secrets.js";
+import { instanceLogDir } from "./grade-instance.js";
+import { LOG_FILES } from "./harness-constants.js";
+import { classifyLogs } from "./infra-failure.js";
+import { normaliseNewlines } from "./instance-report.js";
+import { pythonJson } from "./python-json-dumps.js";
+
+/** The harness's run report (`<model>.<run_id>.json`, schema_version 2), keys in its order. */
+export interface RunReport {
+  total_instances: number;
+  submitted_instances: number;
+  completed_instances: number;
+  resolved_instances: number;
+  unresolved_instances: number;
+  infra_failure_instances: number;
+  ambiguous_failure_instances: number;
+  empty_patch_instances: number;
+  error_instances: number;
+  completed_ids: string[];
+  incomplete_ids: string[];
+  empty_patch_ids: string[];
+  submitted_ids: string[];
+  resolved_ids: string[];
+  unresolved_ids: string[];
+  infra_failure_ids: string[];
+  ambiguous_failure_ids: string[];
+  failure_reasons: Record<string, string>;
+  error_ids: string[];
+  schema_version: 2;
+  unstopped_instances?: number;
+  unstopped_containers?: string[];
+  unremoved_images?: string[];
+}
+
+const sorted = (ids: Iterable<string>) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const readIfExists = (path: string) =>
+  existsSync(path) ? normaliseNewlines(readFileSync(path, "utf8")) : undefined;
+
+export interface RunReportOptions {
+  /** Every prediction read, by instance id. */
+  predictions: Map<string, Prediction>;
+  /** The dataset's instances (after --instance-ids / --filter): id and image. */
+  dataset: Array<{ instance_id: string; image: string }>;
+  runId: string;
+  /** The run id the grading containers are labelled with (default `runId`). */
+  containerRunId?: string;
+  /** The folder holding logs/run_evaluation, where the report is written too. */
+  outputDir: string;
+  /** With a client: containers of this run still there, and dataset images on the daemon (as the harness lists them). */
+  docker?: Docker;
+}
+
+/**
+ * Builds the run report from the instances' report.json files on disk, as the harness's `make_run_report`
+ * does (so a resumed run counts earlier reports), writes `<model>.<run_id>.json` (model of the first
+ * prediction, `/` as `__`) and returns it with its path and the harness's summary lines.
+ */
+export async function writeRunReport(
+  options: RunReportOptions,
+): Promise<{ report: RunReport; path: string; lines: string[] }> {
+  const { predictions, dataset, runId, outputDir } = options;
+  const completed = new Set<string>();
+  const resolved = new Set<string>();
+  const unresolved = new Set<string>();
+  const errors = new Set<string>();
+  const incomplete = new Set<string>();
+  const empty = new Set<string>();
+  for (const { instance_id: id } of dataset) {
+    const prediction = predictions.get(id);
+    if (!prediction) {
+      incomplete.add(id);
+      continue;
+    }
+    if (!prediction.model_patch) {
+      empty.add(id);
+      continue;
+    }
+    const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    if (!existsSync(reportPath)) {
+      errors.add(id);
+      continue;
+    }
+    completed.add(id);
+    try {
+      const text = readFileSync(reportPath, "utf8").trim();
+      if (!text) {
+        errors.add(id);
+        continue;
+      }
+      const entry = (JSON.parse(text) as Record<string, { resolved?: unknown }>)[id];
+      if (entry === undefined || !("resolved" in entry)) errors.add(id);
+      else if (entry.resolved) resolved.add(id);
+      else unresolved.add(id);
+    } catch {
+      errors.add(id);
+    }
+  }
+  const infra = new Set<string>();
+  const ambiguous = new Set<string>();
+  const reasons: Record<string, string> = {};
+  for (const id of [...unresolved, ...errors]) {
+    const prediction = predictions.get(id) as Prediction;
+    const dir = instanceLogDir(outputDir, runId, prediction);
+    const found = classifyLogs([
+      readIfExists(join(dir, LOG_FILES.testOutput)),
+      readIfExists(join(dir, LOG_FILES.instanceLog)),
+    ]);
+    if (!found) continue;
+    reasons[id] = found.reason;
+    (found.tier === "environment" ? infra : ambiguous).add(id);
+  }
+  const report: RunReport = {
+    total_instances: dataset.length,
+    submitted_instances: predictions.size,
+    completed_instances: completed.size,
+    resolved_instances: resolved.size,
+    unresolved_instances: unresolved.size,
+    infra_failure_instances: infra.size,
+    ambiguous_failure_instances: ambiguous.size,
+    empty_patch_instances: empty.size,
+    error_instances: errors.size,
+    completed_ids: sorted(completed),
+    incomplete_ids: sorted(incomplete),
+    empty_patch_ids: sorted(empty),
+    submitted_ids: sorted(predictions.keys()),
+    resolved_ids: sorted(resolved),
+    unresolved_ids: sorted(unresolved),
+    infra_failure_ids: sorted(infra),
+    ambiguous_failure_ids: sorted(ambiguous),
+    failure_reasons: Object.fromEntries(
+      sorted(Object.keys(reasons)).map((id) => [id, reasons[id] as string]),
+    ),
+    error_ids: sorted(errors),
+    schema_version: 2,
+  };
+  if (options.docker) {
+    const containers = await options.docker.listContainers({
+      all: true,
+      filters: { label: [`${CONTAINER_LABELS.runId}=${options.containerRunId ?? runId}`] },
+    });
+    const images = new Set(
+      (await options.docker.listImages({ all: true })).flatMap((image) => image.RepoTags ?? []),
+    );
+    const unstopped = sorted(
+      containers.map((container) => (container.Names[0] ?? container.Id).replace(/^\//, "")),
+    );
+    report.unstopped_instances = unstopped.length;
+    report.unstopped_containers = unstopped;
+    report.unremoved_images = sorted(
+      new Set(dataset.map((row) => row.image).filter((image) => images.has(image))),
+    );
+  }
+  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
+  const path = join(outputDir, `${model}.${runId}.json`);
+  writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
+  const seen = new Set(dataset.map((row) => row.instance_id));
+  const lines = [
+    `Total instances: ${report.total_instances}`,
+    `Instances submitted: ${[...predictions.keys()].filter((id) => seen.has(id)).length}`,
+    `Instances completed: ${report.completed_instances}`,
+    `Instances incomplete: ${incomplete.size}`,
+    `Instances resolved: ${report.resolved_instances}`,
+    `Instances unresolved: ${report.unresolved_instances}`,
+    `Instances with likely infrastructure failures: ${report.infra_failure_instances}`,
+    `Instances with ambiguous failures: ${report.ambiguous_failure_instances}`,
+    `Instances with empty patches: ${report.empty_patch_instances}`,
+    `Instances with errors: ${report.error_instances}`,
+  ];
+  if (options.docker) {
+    lines.push(
+      `Unstopped containers: ${report.unstopped_instances}`,
+      `Unremoved images: ${report.unremoved_images?.length}`,
+    );
+  }
+  return { report, path, lines };
+}

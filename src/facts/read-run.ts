@@ -1,0 +1,343 @@
+import { basename } from "node:path";
+import { SUBMIT_MARKER } from "../agent/submission.js";
+import { isPlainObject } from "../config/merge.js";
+import type { Message } from "../messages.js";
+import { normalizeUsage } from "../models/cost.js";
+import { type RecordedStep, recordedObservation, recordedRun } from "../replay/recorded.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
+import { commandProgram, isReadOnlyCommand } from "./command-name.js";
+import {
+  addTokens,
+  NO_TOKENS,
+  NOT_EVALUATED,
+  ORDINARY_EXIT_STATUSES,
+  type RetryFacts,
+  type RunFacts,
+  TIMING_INFO_KEY,
+  type TimingSource,
+  type TokenFacts,
+  type ToolCallFacts,
+  type TurnFacts,
+  type VerdictFacts,
+} from "./run-facts.js";
+
+/** swerun's and mini-swe-agent 2.x's default action regex (text-based models). */
+const DEFAULT_ACTION_REGEX = "```mswea_bash_command\\s*\\n(.*?)\\n```";
+
+type Dict = Record<string, unknown>;
+const dict = (value: unknown): Dict => (isPlainObject(value) ? value : {});
+const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
+const num = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+
+/** A message's text: a string as it is, a list of content parts as their text joined. */
+function textOf(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  return content
+    .map((part) => str(dict(part).text))
+    .filter((text): text is string => text !== null)
+    .join("\n");
+}
+
+/** The id a run is listed under: the recorded instance id, else the file name without its suffix. */
+function idOf(path: string, instanceId: string | null): string {
+  return instanceId ?? basename(path).replace(/\.traj\.json(?:\.partial)?$|\.json$/, "");
+}
+
+function isTimeout(extra: Dict, returncode: number | null, exceptionInfo: string): boolean {
+  const type = str(extra.exception_type) ?? "";
+  if (type === "TimeoutError" || type === "TimeoutExpired") return true;
+  return (returncode === -1 || returncode === null) && /timed out|timeout/i.test(exceptionInfo);
+}
+
+/**
+ * Which action of a run's last step submitted, when it has no observation (mini-swe-agent records none, or
+ * "not executed" for a tool call; its default agent records none for the whole step): the unobserved one whose command prints the marker,
+ * else the first unobserved one when what ran before it was observed; -1 when that cannot be told.
+ */
+function submitterOf(step: RecordedStep, messages: Array<Message | undefined>): number {
+  const ran = (message: Message | undefined) => message !== undefined && recordedObservation(message);
+  const missing = step.actions.flatMap((_, index) => (ran(messages[index]) ? [] : [index]));
+  const marked = missing.find((index) => step.actions[index]?.command.includes(SUBMIT_MARKER));
+  if (marked !== undefined) return marked;
+  if (!step.unobserved) return missing[0] ?? -1;
+  return step.actions.length === 1 ? 0 : -1;
+}
+
+/**
+ * The commands of a step that ran. `submission`: the step ended the run with this submission; the command
+ * that submitted, if it has no observation, printed the marker and the submission with exit code 0.
+ */
+function toolCalls(step: RecordedStep, submission: string | undefined): ToolCallFacts[] {
+  const messages = step.actions.map((action, index) =>
+    action.tool_call_id ? step.after.find((m) => m.tool_call_id === action.tool_call_id) : step.after[index],
+  );
+  const submitter = submission === undefined ? -1 : submitterOf(step, messages);
+  const calls: ToolCallFacts[] = [];
+  step.actions.forEach((action, index) => {
+    const message = messages[index];
+    if (index === submitter) {
+      calls.push({
+        command: action.command,
+        name: commandProgram(action.command),
+        returncode: 0,
+        output: `${SUBMIT_MARKER}\n${submission}`,
+        exception_info: "",
+        timed_out: false,
+        duration_s: null,
+        started_at: null,
+        failed: false,
+      });
+      return;
+    }
+    const observation = message ? recordedObservation(message) : undefined;
+    if (!message || !observation) return;
+    const extra = dict(message.extra);
+    const duration = num(extra.duration_s);
+    const ended = num(extra.timestamp);
+    const timedOut = isTimeout(extra, observation.returncode, observation.exception_info);
+    calls.push({
+      command: action.command,
+      name: commandProgram(action.command),
+      returncode: observation.returncode,
+      output: observation.output,
+      exception_info: observation.exception_info,
+      timed_out: timedOut,
+      duration_s: duration,
+      started_at: ended === null ? null : duration === null ? ended : ended - duration,
+      failed:
+        timedOut ||
+        (observation.returncode === null ? observation.exception_info !== "" : observation.returncode !== 0),
+    });
+  });
+  return calls;
+}
+
+function retriesOf(extra: Dict): RetryFacts[] {
+  if (!Array.isArray(extra.retries)) return [];
+  return extra.retries.map((retry) => ({
+    error: str(dict(retry).error) ?? "",
+    duration_s: num(dict(retry).duration_s),
+    delay_s: num(dict(retry).delay_s),
+  }));
+}
+
+/** A call's token counts from its recorded usage (`extra.usage`, else the raw response's). */
+function tokensOf(extra: Dict): TokenFacts | null {
+  const usage = normalizeUsage(extra.usage ?? dict(extra.response).usage);
+  if (!usage) return null;
+  return {
+    prompt: usage.prompt_tokens,
+    completion: usage.completion_tokens,
+    cache_read: usage.cache_read_tokens,
+    cache_write: usage.cache_write_tokens,
+    input: Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
+  };
+}
+
+function turnOf(step: RecordedStep, submission: string | undefined, next?: RecordedStep): TurnFacts {
+  const assistant: Message | undefined = step.assistant;
+  // mini-swe-agent 2.x (and swerun) record a reply that could not be run only in its feedback's `extra`.
+  const paid = assistant ?? (step.kind === "format_error" ? step.after[0] : undefined);
+  const extra = dict(paid?.extra);
+  const response = dict(extra.response);
+  const choice = dict(Array.isArray(response.choices) ? response.choices[0] : undefined);
+  const reply = dict(choice.message);
+  const usage = isPlainObject(extra.usage) ? extra.usage : dict(response.usage);
+  // Older formats (mini-swe-agent 1.x) keep a reply without a command as it is, then the feedback, unmarked.
+  const unmarked =
+    step.kind === "actions" &&
+    step.actions.length === 0 &&
+    next !== undefined &&
+    !step.after.some((m) => recordedObservation(m));
+  const formatError = step.kind === "format_error" || unmarked;
+  const feedback = formatError
+    ? [...step.after, ...(unmarked ? (next?.before ?? []) : [])].map((m) => textOf(m.content)).find(Boolean)
+    : null;
+  const tokens = tokensOf(extra);
+  const timestamp = num(extra.timestamp);
+  const duration = num(extra.duration_s);
+  return {
+    turn: step.step,
+    content: assistant
+      ? (textOf(assistant.content) ?? "")
+      : (str(extra.model_response) ?? (paid ? textOf(reply.content) : null)),
+    reasoning: assistant
+      ? (str(assistant.reasoning_content) ?? str(assistant.reasoning) ?? null)
+      : (str(reply.reasoning_content) ?? null),
+    finish_reason: str(choice.finish_reason),
+    prompt_tokens: tokens ? tokens.prompt : num(usage.prompt_tokens),
+    tokens,
+    cost: num(extra.cost),
+    duration_s: duration,
+    timestamp,
+    started_at: timestamp === null ? null : timestamp - (duration ?? 0),
+    retries: retriesOf(extra),
+    format_error: formatError ? (str(extra.format_error) ?? feedback ?? "the reply could not be run") : null,
+    format_feedback: feedback ?? null,
+    tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
+    ...invalidToolCalls(step.kind === "format_error" ? reply.tool_calls : undefined),
+    ...requestedToolCalls(assistant?.tool_calls ?? reply.tool_calls),
+  };
+}
+
+/** `{requested_tool_calls}` when the reply carried tool calls, else nothing. */
+function requestedToolCalls(calls: unknown): Pick<TurnFacts, "requested_tool_calls"> {
+  return Array.isArray(calls) && calls.length > 0 ? { requested_tool_calls: calls.length } : {};
+}
+
+/** The tool calls of a reply whose arguments do not parse as JSON (`{invalid_tool_calls}`, or nothing). */
+function invalidToolCalls(calls: unknown): Pick<TurnFacts, "invalid_tool_calls"> {
+  if (!Array.isArray(calls)) return {};
+  const invalid: NonNullable<TurnFacts["invalid_tool_calls"]> = [];
+  for (const call of calls) {
+    const fn = dict(dict(call).function);
+    const args = typeof fn.arguments === "string" ? fn.arguments : "";
+    try {
+      JSON.parse(args);
+    } catch {
+      invalid.push({ id: str(dict(call).id), name: str(fn.name) ?? "", arguments: args });
+    }
+  }
+  return invalid.length > 0 ? { invalid_tool_calls: invalid } : {};
+}
+
+/** Every recorded timestamp, and each model call's start (its reply's time minus its duration). */
+function timeBounds(messages: Message[]): { start: number | null; end: number | null } {
+  let start: number | null = null;
+  let end: number | null = null;
+  for (const message of messages) {
+    const extra = dict(message.extra);
+    const time = num(extra.timestamp);
+    if (time === null) continue;
+    const began = time - (num(extra.duration_s) ?? 0);
+    start = start === null ? began : Math.min(start, began);
+    end = end === null ? time : Math.max(end, time);
+  }
+  return { start, end };
+}
+
+/** The instance's start, end and wall time as the batch recorded them (`info.swerun_timing`), if it did. */
+function recordedTiming(info: Dict): { start: number; end: number; wall: number } | undefined {
+  const timing = dict(info[TIMING_INFO_KEY]);
+  const start = num(timing.started_at);
+  const end = num(timing.ended_at);
+  const wall = num(timing.wall_time_s);
+  return start === null || end === null || wall === null ? undefined : { start, end, wall };
+}
+
+/** What the facts of a trajectory are read with: its verdict, when the caller knows it. */
+export interface FactsOptions {
+  verdict?: VerdictFacts;
+}
+
+/** The facts of an already loaded trajectory. */
+export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions = {}): RunFacts {
+  const run = recordedRun(trajectory, DEFAULT_ACTION_REGEX);
+  const info = trajectory.info;
+  const config = dict(info.config);
+  const model = isPlainObject(config.model) ? config.model : null;
+  const stats = dict(info.model_stats);
+  const instanceId = str(trajectory.extras.instance_id) ?? str(info.instance_id);
+  const exitExtra = dict(run.exit?.extra);
+  const status = run.exitStatus;
+  const failed = status !== "" && !ORDINARY_EXIT_STATUSES.has(status);
+  const firstUser = [...run.prefix, ...trajectory.messages].find((m) => m.role === "user");
+  const bounds = timeBounds(trajectory.messages);
+  const batch = recordedTiming(info);
+  const timing: TimingSource | null = batch ? "batch" : bounds.start !== null ? "messages" : null;
+  const start = batch ? batch.start : bounds.start;
+  const end = batch ? batch.end : bounds.end;
+  const turns = run.steps.map((step, index) =>
+    turnOf(
+      step,
+      index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
+      run.steps[index + 1],
+    ),
+  );
+  const calls = turns.flatMap((turn) => turn.tool_calls);
+  return {
+    id: idOf(trajectory.path, instanceId),
+    path: trajectory.path,
+    format: trajectory.kind,
+    instance_id: instanceId,
+    task: str(info.task),
+    prompt: firstUser ? textOf(firstUser.content) : null,
+    model: model ? str(model.model_name) : null,
+    model_class: model ? str(model.model_class) : null,
+    model_kwargs: model && isPlainObject(model.model_kwargs) ? model.model_kwargs : null,
+    agent_config: isPlainObject(config.agent) ? config.agent : null,
+    exit_status: status,
+    submission: run.submission ?? "",
+    error_message: failed ? (str(exitExtra.exception_str) ?? textOf(run.exit?.content) ?? status) : null,
+    cost: num(stats.instance_cost),
+    api_calls: num(stats.api_calls),
+    started_at: start,
+    ended_at: end,
+    wall_time_s: batch ? batch.wall : start !== null && end !== null ? end - start : null,
+    timing,
+    steps: turns.length,
+    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
+    tool_calls: calls.length,
+    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
+    failed_tool_calls: calls.filter((call) => call.failed).length,
+    format_errors: turns.filter((turn) => turn.format_error !== null).length,
+    timeouts: calls.filter((call) => call.timed_out).length,
+    retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
+    verdict: options.verdict ?? NOT_EVALUATED,
+    turns,
+    ...(typeof exitExtra.exit_code === "number" ? { exit_code: exitExtra.exit_code } : {}),
+    ...(Array.isArray(exitExtra.retries) ? { unanswered_attempts: retriesOf(exitExtra) } : {}),
+    ...(model ? { model_config: model } : {}),
+  };
+}
+
+/** Reads one trajectory file (any format `swerun replay` reads) into run facts; a bad file is a UserError. */
+export function readRunFacts(path: string, options: FactsOptions = {}): RunFacts {
+  return runFactsOf(loadTrajectory(path), options);
+}
+
+/** The facts of a run that left no trajectory (it failed before its agent started): its status and error alone. */
+export function factsWithoutTrajectory(
+  path: string,
+  known: {
+    id?: string;
+    task?: string | null;
+    model?: string | null;
+    exit_status: string;
+    error: string | null;
+  },
+): RunFacts {
+  return {
+    id: known.id ?? path,
+    path,
+    format: "none",
+    instance_id: known.id ?? null,
+    task: known.task ?? null,
+    prompt: null,
+    model: known.model ?? null,
+    model_class: null,
+    model_kwargs: null,
+    agent_config: null,
+    exit_status: known.exit_status,
+    submission: "",
+    error_message: known.error,
+    cost: null,
+    api_calls: null,
+    started_at: null,
+    ended_at: null,
+    wall_time_s: null,
+    timing: null,
+    steps: 0,
+    tokens: NO_TOKENS,
+    tool_calls: 0,
+    read_calls: 0,
+    failed_tool_calls: 0,
+    format_errors: 0,
+    timeouts: 0,
+    retries: 0,
+    verdict: NOT_EVALUATED,
+    turns: [],
+  };
+}

@@ -1,0 +1,137 @@
+import type { RunFacts } from "../facts/run-facts.js";
+
+/**
+ * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/facts/run-facts.ts),
+ * plus what matters for SWE-bench. A tool call is a command the agent ran. Tokens follow Anthropic's
+ * counting, as sniffbench: `inputTokens` are prompt tokens neither read from nor written to the cache,
+ * `totalTokens` = input + output, `cacheHitRatio` = cache reads / (input + cache reads). Ratios and averages
+ * are computed as sniffbench's `computeBehaviorMetrics` does: over max(toolCount, 1), a command without a
+ * recorded duration counting 0 ms.
+ */
+export interface BehaviorMetrics {
+  totalTokens: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Commands the agent ran. */
+  toolCount: number;
+  /** Of those, commands that only read (see `isReadOnlyCommand`). */
+  readCount: number;
+  costUsd: number;
+  explorationRatio: number;
+  cacheHitRatio: number;
+  avgToolDurationMs: number;
+  tokensPerTool: number;
+  tokensPerRead: number;
+  /** swerun's: the commands' durations summed (ms), so totals can average over every command. */
+  toolDurationMs: number;
+  steps: number;
+  formatErrors: number;
+  timeouts: number;
+  /** The instance's wall time (see `RunFacts.wall_time_s`). */
+  wallTimeSeconds: number;
+  patchLines: number;
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Lines a unified diff adds or removes (its `+`/`-` lines, headers excluded). */
+export function patchLines(patch: string): number {
+  let lines = 0;
+  for (const line of patch.split("\n")) {
+    if (
+      (line.startsWith("+") && !line.startsWith("+++")) ||
+      (line.startsWith("-") && !line.startsWith("---"))
+    )
+      lines += 1;
+  }
+  return lines;
+}
+
+interface Counts {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  toolCount: number;
+  readCount: number;
+  cost: number;
+  toolDurationMs: number;
+  steps: number;
+  formatErrors: number;
+  timeouts: number;
+  wallTimeSeconds: number;
+  patchLines: number;
+}
+
+function fromCounts(counts: Counts): BehaviorMetrics {
+  const total = counts.inputTokens + counts.outputTokens;
+  const tools = Math.max(counts.toolCount, 1);
+  const input = counts.inputTokens + counts.cacheReadTokens;
+  return {
+    totalTokens: total,
+    inputTokens: counts.inputTokens,
+    outputTokens: counts.outputTokens,
+    cacheReadTokens: counts.cacheReadTokens,
+    cacheWriteTokens: counts.cacheWriteTokens,
+    toolCount: counts.toolCount,
+    readCount: counts.readCount,
+    costUsd: round(counts.cost, 4),
+    explorationRatio: round(counts.readCount / tools, 2),
+    cacheHitRatio: input > 0 ? round(counts.cacheReadTokens / input, 2) : 0,
+    avgToolDurationMs: Math.round(counts.toolDurationMs / tools),
+    tokensPerTool: Math.round(total / tools),
+    tokensPerRead: counts.readCount > 0 ? Math.round(total / counts.readCount) : 0,
+    toolDurationMs: Math.round(counts.toolDurationMs),
+    steps: counts.steps,
+    formatErrors: counts.formatErrors,
+    timeouts: counts.timeouts,
+    wallTimeSeconds: round(counts.wallTimeSeconds, 3),
+    patchLines: counts.patchLines,
+  };
+}
+
+/** The metrics of one instance, from its facts. */
+export function behaviorMetrics(facts: RunFacts): BehaviorMetrics {
+  const durations = facts.turns.flatMap((turn) => turn.tool_calls.map((call) => call.duration_s ?? 0));
+  return fromCounts({
+    inputTokens: facts.tokens.input,
+    outputTokens: facts.tokens.completion,
+    cacheReadTokens: facts.tokens.cache_read,
+    cacheWriteTokens: facts.tokens.cache_write,
+    toolCount: facts.tool_calls,
+    readCount: facts.read_calls,
+    cost: facts.cost ?? 0,
+    toolDurationMs: durations.reduce((sum, seconds) => sum + seconds * 1000, 0),
+    steps: facts.steps,
+    formatErrors: facts.format_errors,
+    timeouts: facts.timeouts,
+    wallTimeSeconds: facts.wall_time_s ?? 0,
+    patchLines: patchLines(facts.submission),
+  });
+}
+
+/** Totals over cases: sums of the counts, ratios and averages recomputed from the sums. */
+export function sumMetrics(all: BehaviorMetrics[]): BehaviorMetrics {
+  const sum = (key: keyof BehaviorMetrics) => all.reduce((total, metrics) => total + (metrics[key] ?? 0), 0);
+  return fromCounts({
+    inputTokens: sum("inputTokens"),
+    outputTokens: sum("outputTokens"),
+    cacheReadTokens: sum("cacheReadTokens"),
+    cacheWriteTokens: sum("cacheWriteTokens"),
+    toolCount: sum("toolCount"),
+    readCount: sum("readCount"),
+    cost: sum("costUsd"),
+    // Cases recorded before `toolDurationMs` existed: their average times their count.
+    toolDurationMs: all.reduce(
+      (total, metrics) => total + (metrics.toolDurationMs ?? metrics.avgToolDurationMs * metrics.toolCount),
+      0,
+    ),
+    steps: sum("steps"),
+    formatErrors: sum("formatErrors"),
+    timeouts: sum("timeouts"),
+    wallTimeSeconds: sum("wallTimeSeconds"),
+    patchLines: sum("patchLines"),
+  });
+}

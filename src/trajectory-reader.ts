@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { UserError } from "./errors.js";
+import type { Message } from "./messages.js";
+import { TRAJECTORY_FORMAT } from "./trajectory.js";
+import { isPlainObject } from "./util/plain-object.js";
+
+/**
+ * The trajectory shapes swerun replays: `mini-swe-agent-1.1` (swerun, mini-swe-agent 2.x; tool calls or
+ * text actions), `mini-swe-agent-1` (mini-swe-agent 1.x, text actions) and a bare list of messages
+ * (older mini-swe-agent, text actions).
+ */
+export type TrajectoryKind = typeof TRAJECTORY_FORMAT | "mini-swe-agent-1" | "message-list";
+
+/** What a replay reads from a trajectory file. */
+export interface LoadedTrajectory {
+  path: string;
+  kind: TrajectoryKind;
+  /** The recorded `info` (config, model_stats, submission, ...); empty for a bare list. */
+  info: Record<string, unknown>;
+  messages: Message[];
+  /** Top-level keys besides info, messages and trajectory_format (e.g. `instance_id`). */
+  extras: Record<string, unknown>;
+}
+
+export const EXPECTED_TRAJECTORY =
+  `a trajectory file: {"info", "messages", "trajectory_format": "${TRAJECTORY_FORMAT}"} (swerun, mini-swe-agent 2.x), ` +
+  `"mini-swe-agent-1" (mini-swe-agent 1.x), or a bare list of messages (older mini-swe-agent)`;
+
+const ROLES = new Set(["system", "user", "assistant", "tool", "exit"]);
+
+function fail(path: string, problem: string): never {
+  throw new UserError(`${path}: ${problem}; expected ${EXPECTED_TRAJECTORY}`);
+}
+
+function checkMessages(path: string, list: unknown[], field: string): Message[] {
+  if (list.length === 0) throw new UserError(`${path}: the trajectory holds no messages: nothing to replay`);
+  list.forEach((message, index) => {
+    if (!isPlainObject(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+      fail(
+        path,
+        `${field}[${index}] is not a message (an object with role system, user, assistant, tool or exit)`,
+      );
+    }
+  });
+  return list as Message[];
+}
+
+/** Reads a trajectory in any of the supported shapes; anything else is a UserError naming what was expected. */
+export function loadTrajectory(path: string): LoadedTrajectory {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : (error as Error).message;
+    throw new UserError(`${path}: cannot read the trajectory: ${reason}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    fail(path, `not JSON (${(error as Error).message})`);
+  }
+  if (Array.isArray(data)) {
+    return {
+      path,
+      kind: "message-list",
+      info: {},
+      messages: checkMessages(path, data, "messages"),
+      extras: {},
+    };
+  }
+  if (!isPlainObject(data)) fail(path, `a JSON ${data === null ? "null" : typeof data}`);
+  const { info, messages, trajectory_format: format, ...extras } = data;
+  if (format !== TRAJECTORY_FORMAT && format !== "mini-swe-agent-1") {
+    fail(
+      path,
+      format === undefined
+        ? "no trajectory_format"
+        : `trajectory_format ${JSON.stringify(format)} is not supported`,
+    );
+  }
+  if (!Array.isArray(messages)) fail(path, `"messages" is not a list`);
+  if (info !== undefined && !isPlainObject(info)) fail(path, `"info" is not an object`);
+  return {
+    path,
+    kind: format,
+    info: info ?? {},
+    messages: checkMessages(path, messages, "messages"),
+    extras,
+  };
+}

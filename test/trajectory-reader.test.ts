@@ -1,0 +1,100 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UserError } from "../src/errors.js";
+import { EXPECTED_TRAJECTORY, loadTrajectory } from "../src/trajectory-reader.js";
+import { packageRoot } from "../src/util/package-root.js";
+import { tempDir } from "./helpers/tmp.js";
+
+const FIXTURES = join(packageRoot(), "test", "fixtures", "replay");
+
+function file(content: string): string {
+  const path = join(tempDir(), "x.traj.json");
+  writeFileSync(path, content);
+  return path;
+}
+
+function loadError(path: string): string {
+  try {
+    loadTrajectory(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UserError);
+    return (error as Error).message;
+  }
+  throw new Error("expected an error");
+}
+
+describe("loadTrajectory", () => {
+  it("reads a mini-swe-agent-1.1 trajectory with its info and top-level extras", () => {
+    const path = file(
+      JSON.stringify({
+        info: { submission: "x" },
+        messages: [{ role: "system", content: "s" }],
+        trajectory_format: "mini-swe-agent-1.1",
+        instance_id: "a__b-1",
+      }),
+    );
+    const loaded = loadTrajectory(path);
+    expect(loaded).toMatchObject({
+      kind: "mini-swe-agent-1.1",
+      info: { submission: "x" },
+      extras: { instance_id: "a__b-1" },
+    });
+    expect(loaded.messages).toHaveLength(1);
+  });
+
+  it("reads mini-swe-agent's tool-call trajectory and the bare message list of older versions", () => {
+    const toolcall = loadTrajectory(join(FIXTURES, "mini-swe-agent-toolcall.traj.json"));
+    expect(toolcall.kind).toBe("mini-swe-agent-1.1");
+    expect(toolcall.messages.at(-1)?.role).toBe("exit");
+    const list = loadTrajectory(join(FIXTURES, "bare-list.traj.json"));
+    expect(list).toMatchObject({ kind: "message-list", info: {}, extras: {} });
+    expect(list.messages[0]?.role).toBe("system");
+  });
+
+  it("reads mini-swe-agent 1.x's format", () => {
+    const path = file(
+      JSON.stringify({
+        info: {},
+        messages: [{ role: "user", content: "u" }],
+        trajectory_format: "mini-swe-agent-1",
+      }),
+    );
+    expect(loadTrajectory(path).kind).toBe("mini-swe-agent-1");
+  });
+
+  it("names what it expected when a file is none of the supported shapes", () => {
+    const cases: Array<[string, string]> = [
+      ["{not json", "not JSON ("],
+      ['"a string"', "a JSON string"],
+      ["null", "a JSON null"],
+      [JSON.stringify({ info: {}, messages: [] }), "no trajectory_format"],
+      [JSON.stringify({ trajectory: [], history: [] }), "no trajectory_format"],
+      [
+        JSON.stringify({ messages: [], trajectory_format: "swe-agent-2" }),
+        'trajectory_format "swe-agent-2" is not supported',
+      ],
+      [JSON.stringify({ messages: {}, trajectory_format: "mini-swe-agent-1.1" }), '"messages" is not a list'],
+      [
+        JSON.stringify({ info: [], messages: [], trajectory_format: "mini-swe-agent-1.1" }),
+        '"info" is not an object',
+      ],
+      [JSON.stringify([{ role: "system", content: "" }, { text: "hi" }]), "messages[1] is not a message"],
+      [JSON.stringify([{ role: "robot", content: "" }]), "messages[0] is not a message"],
+    ];
+    for (const [content, problem] of cases) {
+      const path = file(content);
+      expect(loadError(path)).toContain(`${path}: ${problem}`);
+      expect(loadError(path)).toContain(`expected ${EXPECTED_TRAJECTORY}`);
+    }
+  });
+
+  it("says when there is nothing to replay or no file", () => {
+    expect(loadError(file("[]"))).toMatch(/holds no messages: nothing to replay$/);
+    const missing = join(tempDir(), "missing.traj.json");
+    expect(loadError(missing)).toBe(`${missing}: cannot read the trajectory: no such file`);
+    const dir = join(tempDir(), "dir.traj.json");
+    mkdirSync(dir);
+    expect(loadError(dir)).toBe(`${dir}: cannot read the trajectory: is a directory`);
+  });
+});
