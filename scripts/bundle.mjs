@@ -3,8 +3,8 @@
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
 // optional parts) stays outside the bundle and is loaded from node_modules when a command needs it.
-// The library entry (dist/src/index.js) is tsc's output, unbundled. The command-runner process is bundled
-// into a file of its own, and so is the script of the `swerun view` page (for the browser).
+// The library entry (dist/src/index.js) is tsc's output, unbundled. The script of the `swerun view` page (for
+// the browser) is bundled into a file of its own.
 import { chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -54,22 +54,6 @@ await build({
   logLevel: "warning",
 });
 chmodSync(join(out, "cli.js"), 0o755);
-
-// The command-runner process (src/environments/command-runner.ts; spawner.ts starts it): one file, in place
-// of tsc's, so the helper a local run starts first loads nothing but Node's own modules.
-await build({
-  entryPoints: [join(root, "src", "environments", "command-runner.ts")],
-  outfile: join(out, "environments", "command-runner.js"),
-  allowOverwrite: true,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: false,
-  logLevel: "warning",
-});
 
 // The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
 // the browser, which src/view/page.ts puts into every page it writes.
