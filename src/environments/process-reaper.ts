@@ -13,25 +13,43 @@ export const PROCESS_TAG = "SWERUN_PROCESS_TAG";
 /** A test on the part of a process's tag after `=`. */
 export type TagTest = (tag: string) => boolean;
 
-/** Every process on this machine, as pid -> parent pid (empty without /proc). */
-function processParents(): Map<number, number> {
+/** When this process started (clock ticks after boot, /proc/<pid>/stat's 22nd field); 0 without /proc. */
+let ownStart: number | undefined;
+
+function startOf(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+}
+
+/**
+ * Every process on this machine, as pid -> parent pid (empty without /proc), and those started after this
+ * process: only they can carry a tag this process gave (their environment is read; the others' is not).
+ */
+function processParents(): { parents: Map<number, number>; younger: Set<number> } {
   const parents = new Map<number, number>();
+  const younger = new Set<number>();
+  try {
+    ownStart ??= startOf(readFileSync("/proc/self/stat", "latin1"));
+  } catch {
+    ownStart = 0;
+  }
   let names: string[] = [];
   try {
     names = readdirSync("/proc");
   } catch {
-    return parents;
+    return { parents, younger };
   }
   for (const name of names) {
     if (!/^[0-9]+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parents.set(Number(name), Number(fields[1]));
+      if (Number(fields[19]) >= ownStart) younger.add(Number(name));
     } catch {
       // The process ended while the list was read.
     }
   }
-  return parents;
+  return { parents, younger };
 }
 
 /** Whether the process's environment (as it was when its program started) has a tag that passes. */
@@ -58,7 +76,12 @@ export function signal(pid: number, name: NodeJS.Signals): void {
 }
 
 /** The processes under the roots (and the roots, and those in `known`) and those whose tag passes. */
-function scan(parents: Map<number, number>, roots: number[], known: Set<number>, test: TagTest): Set<number> {
+function scan(
+  { parents, younger }: { parents: Map<number, number>; younger: Set<number> },
+  roots: number[],
+  known: Set<number>,
+  test: TagTest,
+): Set<number> {
   const children = new Map<number, number[]>();
   for (const [pid, parent] of parents) {
     const list = children.get(parent) ?? [];
@@ -66,7 +89,7 @@ function scan(parents: Map<number, number>, roots: number[], known: Set<number>,
     children.set(parent, list);
   }
   const queue = [...roots, ...known];
-  for (const pid of parents.keys()) if (!known.has(pid) && tagged(pid, test)) queue.push(pid);
+  for (const pid of younger) if (!known.has(pid) && tagged(pid, test)) queue.push(pid);
   const seen = new Set<number>();
   for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
     if (seen.has(pid)) continue;
@@ -80,8 +103,9 @@ function scan(parents: Map<number, number>, roots: number[], known: Set<number>,
 export function reap(roots: number[], test: TagTest): Set<number> {
   const stopped = new Set<number>();
   for (let round = 0; round < 100; round++) {
-    const parents = processParents();
-    const fresh = [...scan(parents, roots, stopped, test)].filter(
+    const processes = processParents();
+    const parents = processes.parents;
+    const fresh = [...scan(processes, roots, stopped, test)].filter(
       (pid) => parents.has(pid) && !stopped.has(pid) && pid > 1 && pid !== process.pid,
     );
     if (fresh.length === 0) break;
