@@ -8,15 +8,15 @@
  * 50-step run's.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
 import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
 import { EventBus } from "../src/events.js";
-import { endTiming } from "../src/run/timing.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
+import { endTiming } from "../src/run/timing.js";
 import { TrajectoryWriter } from "../src/trajectory.js";
 import { scriptedOutputs } from "./scripted.js";
 
@@ -44,8 +44,16 @@ async function floor(steps: number): Promise<number> {
   return (performance.now() - start) / steps;
 }
 
-/** Bytes this process has passed to write(2) and its kin so far. */
-const wchar = () => Number(/^wchar: (\d+)/m.exec(readFileSync("/proc/self/io", "latin1"))?.[1]);
+/**
+ * Bytes this process's threads have passed to write(2) and its kin so far: the sum over its threads (the
+ * process's own total also counts the children it has reaped, i.e. the commands' writes).
+ */
+const wchar = () =>
+  readdirSync("/proc/self/task").reduce(
+    (sum, tid) =>
+      sum + Number(/^wchar: (\d+)/m.exec(readFileSync(`/proc/self/task/${tid}/io`, "latin1"))?.[1] ?? 0),
+    0,
+  );
 
 async function swerun(steps: number): Promise<{
   perStep: number;
