@@ -131,14 +131,16 @@ describe("LocalEnvironment", () => {
   it("kills what its commands started when the process that ran them dies by SIGKILL", async () => {
     const dir = tempDir();
     const local = join(packageRoot(), "dist", "src", "environments", "local.js");
-    // A running command with a child, a process that left its group, and one that double-forked out of its tree.
+    // A running command with a child, one that cleared its environment (found by its process group), one
+    // that left its group, and one that double-forked out of its tree.
     const command =
-      "sleep 600 & echo $! > child.pid; setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
+      "sleep 600 & echo $! > child.pid; env -i sleep 600 & echo $! > bare.pid; " +
+      "setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
       "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); sleep 600";
     const script = `const { LocalEnvironment } = await import(${JSON.stringify(local)});
       new LocalEnvironment({ cwd: ${JSON.stringify(dir)}, timeout: 600, env: {} }).execute({ command: ${JSON.stringify(command)} });`;
     const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
-    const files = ["child.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
+    const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
     const deadline = Date.now() + 20_000;
     while (
       !files.every((file) => existsSync(file) && readFileSync(file, "utf8").trim()) &&
