@@ -3,11 +3,12 @@
  * (scripted model, local environment, observation template, trajectory saved after every step),
  * over 50-, 250- and 1000-step runs whose actions each print 10 KB; medians of alternating rounds (5, 5, 3).
  * Also per run: the bytes the trajectory writer wrote against the final file's size (the writer's own count
- * of what write(2) returned, and the process's `wchar` from /proc/self/io, which also counts the command
- * requests sent to the helper), and the time per step against the 50-step run's.
+ * of what write(2) returned, and the process's `wchar` from /proc/self/io, which also counts the run's timing
+ * added to the file at its end, as `swerun run` does: run/timing.ts), and the time per step against the
+ * 50-step run's.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
@@ -15,6 +16,7 @@ import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
 import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
+import { endTiming } from "../src/run/timing.js";
 import { TrajectoryWriter } from "../src/trajectory.js";
 import { scriptedOutputs } from "./scripted.js";
 
@@ -42,8 +44,16 @@ async function floor(steps: number): Promise<number> {
   return (performance.now() - start) / steps;
 }
 
-/** Bytes this process has passed to write(2) and its kin so far. */
-const wchar = () => Number(/^wchar: (\d+)/m.exec(readFileSync("/proc/self/io", "latin1"))?.[1]);
+/**
+ * Bytes this process's threads have passed to write(2) and its kin so far: the sum over its threads (the
+ * process's own total also counts the children it has reaped, i.e. the commands' writes).
+ */
+const wchar = () =>
+  readdirSync("/proc/self/task").reduce(
+    (sum, tid) =>
+      sum + Number(/^wchar: (\d+)/m.exec(readFileSync(`/proc/self/task/${tid}/io`, "latin1"))?.[1] ?? 0),
+    0,
+  );
 
 async function swerun(steps: number): Promise<{
   perStep: number;
@@ -81,6 +91,7 @@ async function swerun(steps: number): Promise<{
   const start = performance.now();
   const result = await agent.run("bench");
   const total = performance.now() - start;
+  endTiming(Date.now() - total, config.agent.output_path);
   const wrote = wchar() - writtenBefore;
   if (result.exit_status !== "Submitted")
     throw new Error(`bench run ended with ${String(result.exit_status)}`);
@@ -103,7 +114,7 @@ async function main(): Promise<void> {
   await swerun(10);
   const rows: string[] = [];
   rows.push(
-    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command runner | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
+    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command (spawn, output) | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
   );
   rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   let at50 = Number.NaN;

@@ -3,9 +3,10 @@
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
 // optional parts) stays outside the bundle and is loaded from node_modules when a command needs it.
-// The library entry (dist/src/index.js) is tsc's output, unbundled. The command-runner process is bundled
-// into a file of its own, and so is the script of the `swerun view` page (for the browser).
-import { chmodSync, rmSync } from "node:fs";
+// The library entry (dist/src/index.js) is tsc's output, unbundled. The script of the `swerun view` page (for
+// the browser) is bundled into a file of its own.
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -31,8 +32,9 @@ const zodEnglishOnly = {
 };
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
+rmSync(join(out, "cli.js"), { force: true });
 await build({
-  entryPoints: { cli: join(root, "src", "cli.ts") },
+  entryPoints: { "cli-main": join(root, "src", "cli.ts") },
   outdir: out,
   allowOverwrite: true,
   bundle: true,
@@ -53,23 +55,27 @@ await build({
   sourcemap: false,
   logLevel: "warning",
 });
-chmodSync(join(out, "cli.js"), 0o755);
 
-// The command-runner process (src/environments/command-runner.ts; spawner.ts starts it): one file, in place
-// of tsc's, so the helper a local run starts first loads nothing but Node's own modules.
+// The bin (src/bin.ts as dist/src/cli.js): `--help` and `--version` without loading the CLI, their text taken
+// from the CLI just built.
+const help = execFileSync(process.execPath, [join(out, "cli-main.js"), "--help"], { encoding: "utf8" });
+const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 await build({
-  entryPoints: [join(root, "src", "environments", "command-runner.ts")],
-  outfile: join(out, "environments", "command-runner.js"),
+  entryPoints: { cli: join(root, "src", "bin.ts") },
+  outdir: out,
   allowOverwrite: true,
   bundle: true,
   format: "esm",
   platform: "node",
   target: "node20",
+  define: { SWERUN_HELP: JSON.stringify(help), SWERUN_VERSION: JSON.stringify(version) },
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: false,
   logLevel: "warning",
 });
+for (const name of ["bin.js", "bin.d.ts", "bin.js.map"]) rmSync(join(out, name), { force: true });
+chmodSync(join(out, "cli.js"), 0o755);
 
 // The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
 // the browser, which src/view/page.ts puts into every page it writes.

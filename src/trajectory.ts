@@ -1,7 +1,7 @@
-import { constants, readFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import type { Message } from "./messages.js";
-import { writeFileAtomic, writeFileAtomicAsync } from "./util/atomic-write.js";
+import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
 import { chaosPoint } from "./util/chaos.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
@@ -85,10 +85,62 @@ export function trajectoryInfo(
 }
 
 /**
- * Adds keys to the `info` of a trajectory file already written (after its run ended: e.g. the batch's timing of
- * the instance), atomically, in the writer's layout. Keys already there are replaced.
+ * Adds keys to the `info` of a trajectory file already written (after its run ended: e.g. the run's timing),
+ * atomically, in the writer's layout. Keys already there are replaced. A file in the writer's layout has its
+ * head (`info`) read, changed and written, and the rest copied as it is, in chunks: a long trajectory is
+ * never held in memory; any other file is read and written whole.
  */
 export function addTrajectoryInfo(path: string, extra: Record<string, unknown>): void {
+  const fd = openSync(path, "r");
+  try {
+    const end = infoEnd(fd);
+    if (end === undefined) {
+      addInfoWhole(path, extra);
+      return;
+    }
+    const head = Buffer.alloc(end);
+    readSync(fd, head, 0, end, 0);
+    const { info } = JSON.parse(`${head.toString("utf8")}}`) as { info: Record<string, unknown> };
+    Object.assign(info, extra);
+    const text = Buffer.from(redact(`{\n  "info": ${indent(jsonWithFloats(info), "  ")}`), "utf8");
+    writeFileAtomicWith(path, (out) => {
+      writeAll(out, text);
+      const chunk = Buffer.alloc(1 << 20);
+      for (let position = end; ; ) {
+        const read = readSync(fd, chunk, 0, chunk.length, position);
+        if (read === 0) break;
+        writeAll(out, chunk.subarray(0, read));
+        position += read;
+      }
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where `info` ends (after its `}`) in a file in the writer's layout; undefined for any other layout. */
+function infoEnd(fd: number): number | undefined {
+  const start = Buffer.from('{\n  "info": {\n');
+  const marker = Buffer.from('\n  },\n  "messages": [');
+  let text = Buffer.alloc(0);
+  const chunk = Buffer.alloc(1 << 16);
+  while (text.length < 1 << 24) {
+    const read = readSync(fd, chunk, 0, chunk.length, text.length);
+    if (read === 0) return undefined;
+    text = Buffer.concat([text, chunk.subarray(0, read)]);
+    if (text.length >= start.length && !text.subarray(0, start.length).equals(start)) return undefined;
+    // JSON strings hold no raw newline, and deeper levels are indented further: this is `info`'s end.
+    const index = text.indexOf(marker);
+    if (index >= 0) return index + 4;
+  }
+  return undefined;
+}
+
+function writeAll(fd: number, buffer: Buffer): void {
+  for (let offset = 0; offset < buffer.length; ) offset += writeSync(fd, buffer, offset);
+}
+
+function addInfoWhole(path: string, extra: Record<string, unknown>): void {
   const trajectory = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const info = trajectory.info;
   if (typeof info !== "object" || info === null || Array.isArray(info)) return;
@@ -274,14 +326,13 @@ export class TrajectoryWriter {
       head += `${text}${" ".repeat(final ? 0 : FIELD_SLACK)}`;
     }
     head += `\n  },\n  "messages": [\n`;
-    const buffers = [Buffer.from(head, "utf8")];
-    for (let index = 0; index < saved.count; index++) {
-      buffers.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
-    }
     const closing = encodeClosing(saved.extras);
-    buffers.push(Buffer.from(closing, "utf8"));
-    await writeFileAtomicAsync(this.#path, buffers);
-    const size = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    let size = 0;
+    const count = (buffer: Buffer) => {
+      size += buffer.length;
+      return buffer;
+    };
+    await writeFileAtomicBatches(this.#path, fileBatches(head, saved, closing, count));
     this.bytesWritten += size;
     if (final || this.#path === "-") return;
     // In-place updates only for a regular file of ours: not through a symlink, not to a device.
@@ -312,6 +363,29 @@ export class TrajectoryWriter {
       return [key, json];
     });
   }
+}
+
+/** The whole file's bytes, the messages encoded about a megabyte at a time, each batch when it is asked for. */
+function* fileBatches(
+  head: string,
+  saved: Saved,
+  closing: string,
+  count: (buffer: Buffer) => Buffer,
+): Generator<Buffer[]> {
+  let batch: Buffer[] = [count(Buffer.from(head, "utf8"))];
+  let bytes = 0;
+  for (let index = 0; index < saved.count; index++) {
+    const buffer = count(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
+    batch.push(buffer);
+    bytes += buffer.length;
+    if (bytes >= 1 << 20) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+  }
+  batch.push(count(Buffer.from(closing, "utf8")));
+  yield batch;
 }
 
 function encodeMessage(message: Message, index: number): string {

@@ -1,22 +1,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
-import { PROCESS_TAG, type RunnerMessage, type RunnerRequest } from "./command-runner-protocol.js";
+import { PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
 
 /**
- * Runs commands from a small long-lived helper process instead of from swerun itself. Forking costs
- * grow with the forking process's memory (page tables are copied), and swerun's memory grows with the
- * trajectories it holds; the helper stays small, so every command starts as fast as from a bare shell.
- * If swerun dies, even by SIGKILL, the helper sees its channel close and kills every running command.
+ * Runs local commands, each in a process group of its own, and kills everything a command started when it
+ * times out or is interrupted, or when its environment closes (process-reaper.ts finds them). Commands are
+ * spawned by swerun itself (libuv forks: about 1 ms more per command for every 100 MiB swerun holds,
+ * bench/lean.ts); if swerun dies, even by SIGKILL, a small shell watchdog (shell/command-watchdog.sh) sees
+ * its pipe close and kills every process the commands left.
  */
 
 export { PROCESS_TAG };
 
-/**
- * The runner's program (`command-runner.ts`), as the build writes it: one bundled file in dist/, used from
- * the sources too (the tests' global setup builds dist/ first).
- */
-const RUNNER = () => join(packageRoot(), "dist", "src", "environments", "command-runner.js");
+/** Every tag this process gives starts with this, so the watchdog finds exactly this process's commands. */
+const PREFIX = `${randomBytes(6).toString("hex")}-`;
 
 export interface SpawnRequest {
   file: string;
@@ -34,89 +34,87 @@ export interface SpawnResult {
   error?: string;
 }
 
-interface Pending {
-  onData: (chunk: Buffer) => void;
-  resolve: (result: SpawnResult) => void;
-}
-
-let worker: ChildProcess | undefined;
+let watchdog: Writable | undefined;
 let nextId = 0;
-const pending = new Map<number, Pending>();
 
-function startWorker(): ChildProcess {
-  // A 1 MiB young generation keeps the helper small (it only passes chunks of output along).
-  const child = spawn(process.execPath, ["--max-semi-space-size=1", RUNNER()], {
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
-    serialization: "advanced",
-  });
-  child.on("message", (message: RunnerMessage) => {
-    const entry = pending.get(message.id);
-    if (!entry) return;
-    if (message.type === "data") {
-      entry.onData(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
-    } else {
-      pending.delete(message.id);
-      refWhileBusy(child);
-      entry.resolve({ code: message.code ?? null, signal: message.signal ?? null, error: message.error });
-    }
-  });
-  child.on("exit", () => {
-    worker = undefined;
-    for (const [id, entry] of pending) {
-      pending.delete(id);
-      entry.resolve({ code: null, signal: null, error: "the command runner process exited" });
-    }
-  });
+/** Starts the watchdog (once); its stdin is the pipe whose end tells it that swerun is gone. */
+function startWatchdog(): Writable | undefined {
+  if (watchdog) return watchdog;
+  let child: ChildProcess;
+  try {
+    child = spawn("/bin/sh", [join(packageRoot(), "shell", "command-watchdog.sh"), PREFIX], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
+  } catch {
+    return undefined;
+  }
+  child.on("error", () => {});
   child.unref();
-  refWhileBusy(child);
-  return child;
+  const stdin = child.stdin as Writable & { unref?: () => void };
+  stdin.on("error", () => {});
+  stdin.unref?.();
+  watchdog = stdin;
+  return watchdog;
 }
 
-/** Sends the runner a request (typed: the runner reads the same union). */
-function tell(child: ChildProcess, message: RunnerRequest): void {
-  child.send(message);
-}
-
-/** Keeps the process alive while commands run, and lets it exit when none do. */
-function refWhileBusy(child: ChildProcess): void {
-  const channel = child.channel as { ref?: () => void; unref?: () => void } | undefined;
-  if (pending.size > 0) channel?.ref?.();
-  else channel?.unref?.();
-}
-
-/**
- * Starts the helper process now, so that it boots while the rest of swerun loads (the CLI calls this first
- * for commands that usually run local commands). It exits with swerun if no command ever uses it.
- */
+/** Starts the watchdog now, while the process is small (the CLI calls this first for local runs). */
 export function startCommandRunner(): void {
-  worker ??= startWorker();
+  startWatchdog();
 }
 
-/** Starts a command in its own process group; `kill` kills it and every process it started (see command-runner.ts). */
+/** Starts a command in its own process group; `kill` kills it and every process it started. */
 export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult>; kill: () => void } {
-  worker ??= startWorker();
-  const child = worker;
+  const guard = startWatchdog();
   nextId += 1;
-  const id = nextId;
+  const own = `${PREFIX}${request.tag}:${nextId}`;
+  let child: ChildProcess;
+  try {
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: { ...request.env, [PROCESS_TAG]: own },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch (error) {
+    const message = String((error as Error)?.message || error);
+    return { done: Promise.resolve({ code: null, signal: null, error: message }), kill: () => {} };
+  }
+  const pid = child.pid;
+  if (pid) guard?.write(`+${pid}\n`);
+  let killed = false;
+  let stopReading = () => {};
   const done = new Promise<SpawnResult>((resolve) => {
-    pending.set(id, { onData: request.onData, resolve });
+    let finished = false;
+    const finish = (result: SpawnResult) => {
+      if (finished) return;
+      finished = true;
+      if (pid) guard?.write(`-${pid}\n`);
+      resolve(result);
+    };
+    child.stdout?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
+    child.on("error", (error) => finish({ code: null, signal: null, error: error.message }));
+    child.on("close", (code, signal) => finish({ code, signal }));
+    // A killed command ends once its own process has: what is still in the pipe arrives within moments,
+    // then reading stops, whoever still holds the pipe.
+    stopReading = () =>
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish({ code: child.exitCode, signal: child.signalCode });
+      }, 50);
   });
-  refWhileBusy(child);
-  tell(child, {
-    type: "run",
-    id,
-    file: request.file,
-    args: request.args,
-    cwd: request.cwd,
-    env: request.env,
-    tag: request.tag,
-  });
-  return {
-    done,
-    kill: () => {
-      if (pending.has(id) && child.connected) tell(child, { type: "kill", id });
-    },
+  const kill = () => {
+    if (killed || !pid) return;
+    killed = true;
+    signal(-pid, "SIGSTOP");
+    reap([pid], (tag) => tag === own);
+    signal(-pid, "SIGKILL");
+    if (child.exitCode !== null || child.signalCode !== null) stopReading();
+    else child.once("exit", stopReading);
   };
+  return { done, kill };
 }
 
 /**
@@ -124,14 +122,7 @@ export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult
  * jobs, `nohup`, `setsid`, double-forked daemons that kept the tag), and resolves once they are gone.
  */
 export function reapProcesses(tag: string): Promise<void> {
-  const child = worker;
-  if (!child?.connected) return Promise.resolve();
-  nextId += 1;
-  const id = nextId;
-  const done = new Promise<void>((resolve) => {
-    pending.set(id, { onData: () => {}, resolve: () => resolve() });
-  });
-  refWhileBusy(child);
-  tell(child, { type: "reap", id, tag });
-  return done;
+  if (nextId === 0) return Promise.resolve();
+  const pids = reap([], (value) => value.startsWith(`${PREFIX}${tag}:`));
+  return whenGone(pids);
 }

@@ -1,8 +1,8 @@
 import type { AgentEvent, AgentListener } from "../events.js";
 import type { Action, Message } from "../messages.js";
 import { normalizeUsage } from "../models/cost.js";
+import { ModelRequestError, ModelRetriesExhaustedError } from "../models/model-errors.js";
 import type { ModelFacts } from "../models/model-facts.js";
-import { ModelRequestError, ModelRetriesExhaustedError } from "../models/retry.js";
 import type { LineSink } from "../util/jsonl-sink.js";
 
 /** The name of swerun's one agent in the event stream (SwarmSDK events name the agent that emitted them). */

@@ -51,11 +51,47 @@ export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, d
   renameSync(temp, path);
 }
 
+/**
+ * writeFileAtomic for content made while it is written: `fill` writes the temp file through its descriptor
+ * (e.g. copying from another file in chunks, so the content is never whole in memory). Regular files only:
+ * a device or a pipe (writeTargetOf) is an error.
+ */
+export function writeFileAtomicWith(given: string, fill: (fd: number) => void): void {
+  const target = writeTargetOf(given);
+  if (target.stream) throw new Error(`${given}: not a regular file`);
+  const path = target.path;
+  counter += 1;
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
+  const fd = openSync(temp, "w", 0o644);
+  try {
+    fill(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  chaosPoint("atomic-rename");
+  renameSync(temp, path);
+}
+
 /** writeFileAtomic, but the writing happens in libuv's thread pool instead of the main thread. */
 export async function writeFileAtomicAsync(given: string, buffers: Buffer[], durable = false): Promise<void> {
+  await writeFileAtomicBatches(given, [buffers], durable);
+}
+
+/**
+ * writeFileAtomicAsync for content made batch by batch as it is written (each batch is made when the one
+ * before is written), so that a large file is never whole in memory.
+ */
+export async function writeFileAtomicBatches(
+  given: string,
+  batches: Iterable<Buffer[]>,
+  durable = false,
+): Promise<void> {
   const target = writeTargetOf(given);
   if (target.stream) {
-    writeThrough(target.path, buffers);
+    writeThrough(target.path, [...batches].flat());
     return;
   }
   const path = target.path;
@@ -68,12 +104,14 @@ export async function writeFileAtomicAsync(given: string, buffers: Buffer[], dur
   const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
   const handle = await open(temp, "w", 0o644);
   try {
-    let pending = buffers;
-    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
-    while (total > 0) {
-      const { bytesWritten } = await handle.writev(pending);
-      total -= bytesWritten;
-      pending = skipBytes(pending, bytesWritten);
+    for (const buffers of batches) {
+      let pending = buffers;
+      let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+      while (total > 0) {
+        const { bytesWritten } = await handle.writev(pending);
+        total -= bytesWritten;
+        pending = skipBytes(pending, bytesWritten);
+      }
     }
     if (durable) await handle.sync();
   } catch (error) {

@@ -1,9 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localEnvironmentSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
+import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const BASH = { local_interpreter: ["bash", "-c"] };
@@ -125,6 +126,33 @@ describe("LocalEnvironment", () => {
     expect(alive(others)).toBe(true);
     await other.close();
     expect(alive(others)).toBe(false);
+  });
+
+  it("kills what its commands started when the process that ran them dies by SIGKILL", async () => {
+    const dir = tempDir();
+    const local = join(packageRoot(), "dist", "src", "environments", "local.js");
+    // A running command with a child, one that cleared its environment (found by its process group), one
+    // that left its group, and one that double-forked out of its tree.
+    const command =
+      "sleep 600 & echo $! > child.pid; env -i sleep 600 & echo $! > bare.pid; " +
+      "setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
+      "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); sleep 600";
+    const script = `const { LocalEnvironment } = await import(${JSON.stringify(local)});
+      new LocalEnvironment({ cwd: ${JSON.stringify(dir)}, timeout: 600, env: {} }).execute({ command: ${JSON.stringify(command)} });`;
+    const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
+    const deadline = Date.now() + 20_000;
+    while (
+      !files.every((file) => existsSync(file) && readFileSync(file, "utf8").trim()) &&
+      Date.now() < deadline
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const pids = files.map((file) => Number(readFileSync(file, "utf8")));
+    for (const pid of pids) expect(alive(pid)).toBe(true);
+    owner.kill("SIGKILL");
+    const gone = Date.now() + 10_000;
+    while (pids.some(alive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pids.filter(alive)).toEqual([]);
   });
 
   it("stops a command when the signal aborts", async () => {

@@ -1,0 +1,138 @@
+/**
+ * Finds and kills processes on Linux through /proc: a command's process tree, and every process whose
+ * environment carries a tag (which finds those that left the tree by double-forking and the process group
+ * with setsid). Found processes are frozen (SIGSTOP) and the scan repeats until it finds nothing new, so a
+ * tree that forks while being killed is caught whole; then all get SIGKILL. Without /proc (not Linux) it
+ * finds only the roots; spawner.ts kills their process groups too.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Every command's environment carries `SWERUN_PROCESS_TAG=<tag>`; its descendants inherit it. */
+export const PROCESS_TAG = "SWERUN_PROCESS_TAG";
+
+/** A test on the part of a process's tag after `=`. */
+export type TagTest = (tag: string) => boolean;
+
+/** When this process started (clock ticks after boot, /proc/<pid>/stat's 22nd field); 0 without /proc. */
+let ownStart: number | undefined;
+
+function startOf(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+}
+
+/**
+ * Every process on this machine, as pid -> parent pid (empty without /proc), and those started after this
+ * process: only they can carry a tag this process gave (their environment is read; the others' is not).
+ */
+function processParents(): { parents: Map<number, number>; younger: Set<number> } {
+  const parents = new Map<number, number>();
+  const younger = new Set<number>();
+  try {
+    ownStart ??= startOf(readFileSync("/proc/self/stat", "latin1"));
+  } catch {
+    ownStart = 0;
+  }
+  let names: string[] = [];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return { parents, younger };
+  }
+  for (const name of names) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parents.set(Number(name), Number(fields[1]));
+      if (Number(fields[19]) >= ownStart) younger.add(Number(name));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return { parents, younger };
+}
+
+/** Whether the process's environment (as it was when its program started) has a tag that passes. */
+function tagged(pid: number, test: TagTest): boolean {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/environ`, "latin1");
+  } catch {
+    return false;
+  }
+  for (const entry of text.split("\0")) {
+    if (entry.startsWith(`${PROCESS_TAG}=`) && test(entry.slice(PROCESS_TAG.length + 1))) return true;
+  }
+  return false;
+}
+
+/** Sends a signal, ignoring a process (or group) that is already gone. */
+export function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** The processes under the roots (and the roots, and those in `known`) and those whose tag passes. */
+function scan(
+  { parents, younger }: { parents: Map<number, number>; younger: Set<number> },
+  roots: number[],
+  known: Set<number>,
+  test: TagTest,
+): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const [pid, parent] of parents) {
+    const list = children.get(parent) ?? [];
+    list.push(pid);
+    children.set(parent, list);
+  }
+  const queue = [...roots, ...known];
+  for (const pid of younger) if (!known.has(pid) && tagged(pid, test)) queue.push(pid);
+  const seen = new Set<number>();
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    for (const child of children.get(pid) ?? []) queue.push(child);
+  }
+  return seen;
+}
+
+/** Freezes, then kills, the processes under the roots and those whose tag passes; returns their pids. */
+export function reap(roots: number[], test: TagTest): Set<number> {
+  const stopped = new Set<number>();
+  for (let round = 0; round < 100; round++) {
+    const processes = processParents();
+    const parents = processes.parents;
+    const fresh = [...scan(processes, roots, stopped, test)].filter(
+      (pid) => parents.has(pid) && !stopped.has(pid) && pid > 1 && pid !== process.pid,
+    );
+    if (fresh.length === 0) break;
+    for (const pid of fresh) {
+      signal(pid, "SIGSTOP");
+      stopped.add(pid);
+    }
+  }
+  for (const pid of stopped) signal(pid, "SIGKILL");
+  return stopped;
+}
+
+function gone(pid: number): boolean {
+  try {
+    return /^[0-9]+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, "latin1"));
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves once every process is gone (or a zombie), or after two seconds. */
+export function whenGone(pids: Set<number>, deadline = Date.now() + 2000): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if ([...pids].every(gone) || Date.now() > deadline) resolve();
+      else setTimeout(check, 5);
+    };
+    check();
+  });
+}
