@@ -13,7 +13,7 @@ import { instanceFacts } from "./evaluate.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { LOG_FILES } from "./harness-constants.js";
-import { limiter } from "./pool.js";
+import { limiter } from "../util/worker-pool.js";
 import { verdictLine } from "./progress.js";
 import {
   isFinalVerdict,

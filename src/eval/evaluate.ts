@@ -5,7 +5,7 @@ import type { Prediction } from "../swebench/predictions.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
-import { runPool } from "./pool.js";
+import { runPool } from "../util/worker-pool.js";
 import type { EvalDisplay } from "./progress.js";
 import { regradeInstance } from "./regrade.js";
 import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./run-json.js";
