@@ -141,7 +141,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
-    ? await (await import("./swebench-eval.js")).startBatchGrading({
+    ? await (await import("../eval/batch-grading.js")).startBatchGrading({
         instances,
         subset,
         split: flags.split ?? "test",
@@ -181,15 +181,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
     ...(images ? { images } : {}),
-    ...(grader
-      ? {
-          onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
-          onInstanceStart: (id, host) => grader.prepareEarly(id, host),
-          onInstanceRunning: (id, host) => grader.prepare(id, host),
-          onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
-          onInstanceLost: (id) => grader.lost(id),
-        }
-      : {}),
+    ...(grader ? grader.hooks : {}),
   }).finally(() => events?.close());
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
