@@ -21,11 +21,7 @@ type GradingHooks = Required<
   >
 >;
 
-/**
- * `swebench --eval`'s grading, for the `swebench` command: checks the dataset's grading columns and the Docker daemon before the first model
- * call, then grades each instance as it ends. The second Ctrl-C (or SIGTERM) stops the running gradings.
- */
-export async function startBatchGrading(options: {
+export interface BatchGradingOptions {
   instances: Instance[];
   subset: string;
   split: string;
@@ -39,7 +35,14 @@ export async function startBatchGrading(options: {
   hosts?: DockerHostConfig[];
   hostsSource?: string;
   say: (line: string) => void;
-}) {
+}
+
+/**
+ * `swebench --eval`'s grading, for the `swebench` command: checks the dataset's grading columns and the
+ * Docker daemon before the first model call, then grades each instance as it ends (BatchGrader, told by the
+ * batch's `hooks`). The second Ctrl-C (or SIGTERM) stops the running gradings.
+ */
+export async function startBatchGrading(options: BatchGradingOptions) {
   const specs = evalInstances(
     options.instances,
     options.subset,
@@ -72,13 +75,7 @@ export async function startBatchGrading(options: {
   const signals = onInterruptSignals({ interrupt: () => {}, stop: () => grader.stop(), third: "stop" });
   return {
     /** The batch's hooks (BatchOptions) that tell the grader its instances' events. */
-    hooks: {
-      onInstanceStart: (id, host) => grader.prepareEarly(id, host),
-      onInstanceRunning: (id, host) => grader.prepare(id, host),
-      onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
-      onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
-      onInstanceLost: (id) => grader.lost(id),
-    } satisfies GradingHooks,
+    hooks: gradingHooks(grader),
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();
@@ -90,5 +87,16 @@ export async function startBatchGrading(options: {
         if (docker) closeDockerClient(docker);
       }
     },
+  };
+}
+
+/** The batch's hooks that tell `grader` its instances' events (see the table above BatchGrader). */
+function gradingHooks(grader: BatchGrader): GradingHooks {
+  return {
+    onInstanceStart: (id, host) => grader.prepareEarly(id, host),
+    onInstanceRunning: (id, host) => grader.prepare(id, host),
+    onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
+    onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
+    onInstanceLost: (id) => grader.lost(id),
   };
 }
