@@ -5,7 +5,7 @@ import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../images/instance-preparer.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
-import { failedRun, type RunResult, runTask } from "../run/run.js";
+import { type RunResult, runPreparedTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
@@ -84,15 +84,15 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
-    let result: RunResult;
     const startedAt = Date.now();
-    try {
-      checkout = await instancePreparer(flags, datasetDirOf(subset))(config, instance);
-      result = await runTask(instance.problem_statement, options);
-    } catch (error) {
-      if (error instanceof UserError) throw error;
-      result = await failedRun(options, error);
-    }
+    const result = await runPreparedTask(
+      instance.problem_statement,
+      options,
+      async () => {
+        checkout = await instancePreparer(flags, datasetDirOf(subset))(config, instance);
+      },
+      (error) => error instanceof UserError,
+    );
     endTiming(startedAt, result.trajectory);
     // The run's cost as its trajectory records it (the facts' cost), not a second sum.
     stream?.stop({
