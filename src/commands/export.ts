@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { readInstanceFacts } from "../report/folder-facts.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../report/judge.js";
@@ -11,7 +12,6 @@ import { type FolderVerdicts, folderVerdicts } from "../report/verdict.js";
 import { checkOutputFile } from "../run/output.js";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { redact } from "../util/secrets.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun export` flags, as cac hands them over. */
 export interface ExportFlags {

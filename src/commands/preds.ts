@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { UserError } from "../errors.js";
+import { consoleToStderr } from "../run/event-log.js";
 import { checkOutputFile } from "../run/output.js";
 import { checkShards } from "../runs/shards.js";
 import { readRun } from "../runs/store.js";
@@ -10,7 +11,6 @@ import { datasetSource } from "../swebench/dataset-source.js";
 import { type Prediction, patchProblem } from "../swebench/predictions.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact, redactedJson, registerSecret } from "../util/secrets.js";
-import { consoleToStderr } from "./event-log.js";
 
 export interface PredsFlags {
   output?: string;

@@ -21,6 +21,7 @@ import { type LoadedTrajectory, loadTrajectory } from "../replay/load.js";
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/report.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import {
   createRunModel,
@@ -34,7 +35,6 @@ import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { openEventLog } from "./event-log.js";
 import { printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */

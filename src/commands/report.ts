@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { contextLengthOf } from "../report/context-length.js";
 import { trajectoryInputs } from "../report/inputs.js";
 import { readRunFacts } from "../report/read-run.js";
@@ -8,7 +9,6 @@ import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun report` flags, as cac hands them over. */
 export interface ReportFlags {

@@ -5,6 +5,7 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
+import { consoleToStderr, openEventLog } from "../run/event-log.js";
 import { checkOutputFile, checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
@@ -12,7 +13,6 @@ import { TemplateError } from "../templates/render.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { consoleToStderr, openEventLog } from "./event-log.js";
 
 /** `swerun run` flags, as cac hands them over. */
 export interface RunFlags {

@@ -4,12 +4,12 @@ import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { compareRuns } from "../runs/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../runs/format.js";
+import { checkLabel } from "../runs/label.js";
 import { resolveRun } from "../runs/ref.js";
 import { mergeShardRuns } from "../runs/shards.js";
 import { listRuns, runsDir } from "../runs/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { printable, printableLine } from "../util/printable.js";
-import { checkLabel } from "./label.js";
 
 /** `swerun runs` flags, as cac hands them over. */
 export interface RunsFlags {

@@ -4,9 +4,11 @@ import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../images/instance-preparer.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { type RunResult, runPreparedTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
+import { checkLabel } from "../runs/label.js";
 import type { Checkout } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
@@ -16,8 +18,6 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
-import { openEventLog } from "./event-log.js";
-import { checkLabel } from "./label.js";
 import { printRunEnd, runError } from "./run.js";
 
 export interface SingleFlags extends SwebenchFlags {

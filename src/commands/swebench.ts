@@ -4,7 +4,9 @@ import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hos
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../images/instance-preparer.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
+import { checkLabel } from "../runs/label.js";
 import { runBatch } from "../swebench/batch.js";
 import type { BatchImages } from "../swebench/batch-images.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
@@ -17,8 +19,6 @@ import { parseSize } from "../util/bytes.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { labelSlug } from "../util/printable.js";
 import { redact } from "../util/secrets.js";
-import { openEventLog } from "./event-log.js";
-import { checkLabel } from "./label.js";
 
 /**
  * `SWERUN_DOCKER_HOST_TIMEOUT` (seconds): how long a Docker host of a pool that runs instances may take to

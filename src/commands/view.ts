@@ -1,11 +1,11 @@
 import { UserError } from "../errors.js";
+import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputFile } from "../run/output.js";
 import { writeOutput } from "../util/output-file.js";
 import { buildView, viewTarget } from "../view/build.js";
 import { browserOpener, openInBrowser } from "../view/open.js";
 import type { DetailCache } from "../view/run-view.js";
 import { watchFolders } from "../view/watch.js";
-import { registerKnownKeys } from "./report-secrets.js";
 
 /** `swerun view` flags, as cac hands them over. */
 export interface ViewFlags {

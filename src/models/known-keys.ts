@@ -1,6 +1,6 @@
 import { lookupSetting } from "../config/keys.js";
-import { PROVIDERS } from "../models/providers.js";
 import { registerSecret } from "../util/secrets.js";
+import { PROVIDERS } from "./providers.js";
 
 /**
  * Registers the API keys this machine would use (every provider's key variables, in the environment,
