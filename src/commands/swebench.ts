@@ -177,7 +177,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     display,
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
-      (await import("./cleanup.js")).removeLeftoverContainers(runId, hosts),
+      (await import("../environments/docker/cleanup.js")).removeLeftoverContainers(runId, hosts),
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE),
     ...(images ? { images } : {}),
