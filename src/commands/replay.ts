@@ -31,11 +31,12 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
+import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { printRunEnd, reportTarget, runError, runOverrides } from "./run.js";
+import { runOverrides } from "./run.js";
 
 /** `swerun replay` flags, as cac hands them over. */
 export interface ReplayFlags {

@@ -7,6 +7,7 @@ import { instancePreparer } from "../images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { type RunResult, runPreparedTask } from "../run/run.js";
+import { printRunEnd, runError } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import { checkLabel } from "../runs/label.js";
 import type { Checkout } from "../swebench/checkout.js";
@@ -18,7 +19,6 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../swebench/run-record.js";
 import { newRunId } from "../util/ids.js";
-import { printRunEnd, runError } from "./run.js";
 
 export interface SingleFlags extends SwebenchFlags {
   instance?: string;
