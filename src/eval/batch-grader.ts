@@ -1,20 +1,19 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { DockerHost } from "../environments/docker/hosts.js";
 import type { Instance } from "../swebench/dataset.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
-import { removeStaleTemps } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { limiter } from "../util/worker-pool.js";
+import { recordedVerdicts, removeStaleReportTemps, verdictsOnDisk } from "./earlier-gradings.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
+import { type GradeResult, gradeInstance } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { finishGrading, fixtureImageReady, recordVerdict } from "./grading-driver.js";
-import { LOG_FILES } from "./harness-constants.js";
 import { verdictLine } from "./progress.js";
-import { isFinalVerdict, type RunJsonEval, type RunJsonVerdict, recordEvalInRunJson } from "./run-json.js";
+import { isFinalVerdict, recordEvalInRunJson } from "./run-json.js";
 import type { RunReport } from "./run-report.js";
 
 export interface BatchGraderOptions {
@@ -44,54 +43,6 @@ export interface BatchGraderOptions {
   network?: string;
   /** Told each verdict as a line, with the resolve rate so far. */
   say: (line: string) => void;
-}
-
-/** The verdicts of report.json files on disk, for the predictions that have one. */
-function verdictsOnDisk(
-  predictions: Iterable<Prediction>,
-  outputDir: string,
-  runId: string,
-): Record<string, RunJsonVerdict> {
-  const verdicts: Record<string, RunJsonVerdict> = {};
-  for (const prediction of predictions) {
-    const path = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
-    if (!existsSync(path)) continue;
-    try {
-      const entry = JSON.parse(readFileSync(path, "utf8"))[prediction.instance_id] as { resolved?: unknown };
-      if (entry && typeof entry.resolved === "boolean")
-        verdicts[prediction.instance_id] = {
-          resolved: entry.resolved,
-          status: entry.resolved ? "resolved" : "unresolved",
-        };
-    } catch {
-      // an unreadable report is graded again
-    }
-  }
-  return verdicts;
-}
-
-/** The verdicts run.json holds for the eval run `runId`. */
-function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
-  try {
-    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: RunJsonEval };
-    return record.eval?.run_id === runId ? record.eval.instances : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Removes the temp files of report.json writes that a killed grading left in the instances' log folders. */
-function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
-  const dir = join(
-    instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
-  );
-  let ids: string[] = [];
-  try {
-    ids = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const id of ids) removeStaleTemps(join(dir, id));
 }
 
 /** Gradings of one instance tried on another host after its host went away, at most. */
