@@ -106,9 +106,17 @@ export interface BatchSummary {
  * | interrupted | first Ctrl-C                    | no new instance starts; running ones finish        |
  * | stopping    | second Ctrl-C or SIGTERM        | running agents stop with exit status Interrupted   |
  *
- * An instance: finished before (kept, not run) | queued → started (image ready, `onInstanceStart`) → running
- * (agent, `onInstanceRunning`, `onInstanceSubmitted`) → ended (`#instanceEnded`: preds.json, run.json, log,
- * display, `onInstanceEnd`) or lost with its Docker host (`#instanceLost`: queued again).
+ * An instance:
+ *
+ * | state           | entered by                                   | then                                  |
+ * | --------------- | -------------------------------------------- | ------------------------------------- |
+ * | finished before | its trajectory's exit status (a resume)      | kept, not run (unless `redoExisting`) |
+ * | queued          | `open` (`sortInstances`), or lost            | a worker takes it (`#runInstance`)    |
+ * | started         | image ready; `onInstanceStart`               | its agent starts                      |
+ * | running         | `onInstanceRunning`; `onInstanceSubmitted`   | ended, or lost                        |
+ * | ended           | `#instanceEnded`: preds.json, run.json, log, display, `onInstanceEnd` | —            |
+ * | lost            | `#instanceLost`: its Docker host went away   | queued again                          |
+ *
  * When the workers are done, `#close` writes the last run.json (finished or interrupted) and releases the folder.
  */
 type BatchState = "running" | "interrupted" | "stopping";
