@@ -13,7 +13,7 @@ const MAX_LINES = 60;
  * How many functions may be longer: today's count, so the check holds the line while they are split; lower
  * it as they are (issue 22's goal is 8, each a flat table or a linear sequence).
  */
-const LIMIT = 18;
+const LIMIT = 1;
 
 const src = resolve(process.argv[2] ?? "src");
 

@@ -6,11 +6,12 @@ import { UserError } from "../errors.js";
 import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/grading-display.js";
+import { fixtureImageReady, resolvedSummary } from "../eval/grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
-import { loadInstances } from "../swebench/dataset.js";
+import { type Instance, loadInstances } from "../swebench/dataset.js";
 import { datasetDirOf, datasetSource, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
@@ -71,6 +72,91 @@ function positiveNumber(value: unknown, flag: string, whole: boolean): number {
  * per-instance logs and run report. Returns the exit code (130 when interrupted).
  */
 export async function evalCommand(input: string, flags: EvalFlags): Promise<number> {
+  const settings = evalSettings(input, flags);
+  const { source, runId } = settings;
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const predictions = new Map<string, Prediction>(
+    readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
+  );
+  if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
+  const { instances, fixtures } = await gradedInstances(settings, flags, predictions, say);
+  writeRunMetadata(source.outputDir, runId, {
+    dataset: recordedDatasetName(settings.subset),
+    split: settings.split,
+    ...(settings.taskRepo ? { task_repo: settings.taskRepo } : {}),
+  });
+  const datasetDir = datasetDirOf(settings.subset);
+  const docker = flags.regrade ? undefined : await connectDocker();
+  const { display, stopping, signal, dispose } = gradingDisplay(flags, settings.workers, say);
+  try {
+    const summary = await runEvaluation({
+      ...(docker ? { docker } : {}),
+      instances,
+      predictions,
+      runId,
+      outputDir: source.outputDir,
+      workers: settings.workers,
+      timeoutSeconds: settings.timeoutSeconds,
+      redo: Boolean(flags.redo),
+      ...(flags.regrade ? { regrade: true } : {}),
+      ...(settings.taskRepo ? { taskRepo: settings.taskRepo } : {}),
+      display,
+      stopping,
+      signal,
+      ...(flags.keep ? { keep: true } : {}),
+      ...(flags.network ? { network: flags.network } : {}),
+      ...(source.runJson ? { runJson: source.runJson } : {}),
+      prepare: (instance) => fixtureImageReady(instance, fixtures.get(instance.instance_id), datasetDir),
+    });
+    if (!flags.quiet) for (const line of summary.lines) process.stdout.write(`${line}\n`);
+    process.stdout.write(`${pc.bold("resolved:")} ${resolvedSummary(summary.report)}\n`);
+    process.stdout.write(`${pc.bold("report:")} ${summary.reportPath}\n`);
+    process.stdout.write(`${pc.bold("logs:")} ${join(source.outputDir, "logs", "run_evaluation", runId)}\n`);
+    return stopping() ? 130 : 0;
+  } finally {
+    dispose();
+    if (docker) closeDockerClient(docker);
+  }
+}
+
+/**
+ * The progress display, and the two Ctrl-C stages: the first grades no new instance, the second (or
+ * SIGTERM) aborts `signal`, which stops the running gradings.
+ */
+function gradingDisplay(flags: EvalFlags, workers: number, say: (line: string) => void) {
+  const abort = new AbortController();
+  let stopping = false;
+  const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
+  const display = tty ? terminalEvalDisplay(process.stderr, workers) : plainEvalDisplay(say, flags.quiet);
+  const signals = onInterruptSignals({
+    interrupt: () => {
+      stopping = true;
+      display.message(
+        "Ctrl-C: no new instances will be graded; running ones finish. Press Ctrl-C again to stop them.",
+      );
+    },
+    stop: () => {
+      stopping = true;
+      display.message("Stopping the running gradings (their containers are removed)...");
+      abort.abort();
+    },
+  });
+  return { display, stopping: () => stopping, signal: abort.signal, dispose: signals.dispose };
+}
+
+/** What the flags and the input settle before anything is read: checked, with the one-line errors. */
+interface EvalSettings {
+  source: EvalInput;
+  workers: number;
+  timeoutSeconds: number;
+  runId: string;
+  subset: string;
+  split: string;
+  /** A task repo's tasks are the dataset; a re-grade uses the one its run recorded. */
+  taskRepo: string | undefined;
+}
+
+function evalSettings(input: string, flags: EvalFlags): EvalSettings {
   const source = resolveEvalInput(input, flags.output);
   checkOutputDir(source.outputDir, flags.output ? "-o" : "eval folder");
   const workers = positiveNumber(flags.workers ?? 1, "--workers", true);
@@ -88,12 +174,6 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
     );
   const subset = flags.subset ?? (flags.regrade ? recordedDataset : undefined) ?? source.subset ?? "lite";
   const split = flags.split ?? (flags.regrade ? recordedSplit : undefined) ?? source.split ?? "test";
-  const say = (line: string) => process.stderr.write(`${line}\n`);
-  const predictions = new Map<string, Prediction>(
-    readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
-  );
-  if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
-  // A task repo's tasks are the dataset, as with the harness's --task-repo; a re-grade uses the one recorded.
   const recordedRepo = typeof recorded?.task_repo === "string" ? recorded.task_repo : undefined;
   const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : flags.regrade ? recordedRepo : undefined;
   if (taskRepo && !existsSync(join(taskRepo, "tasks")))
@@ -102,6 +182,19 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
         ? `--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`
         : `--regrade: the task repo ${taskRepo} that logs/run_evaluation/${runId}/run.json records is not a task repo (no tasks/ folder); pass --task-repo`,
     );
+  return { source, workers, timeoutSeconds, runId, subset, split, taskRepo };
+}
+
+/**
+ * The dataset's instances after --instance-ids / --filter, as grading specs (an instance with no patch gets
+ * an empty one: it is counted, not graded), and the bundled ones' rows (their images are built here).
+ */
+async function gradedInstances(
+  { source, subset, split, taskRepo }: EvalSettings,
+  flags: EvalFlags,
+  predictions: Map<string, Prediction>,
+  say: (line: string) => void,
+): Promise<{ instances: EvalInstance[]; fixtures: Map<string, Instance> }> {
   const rows = taskRepo
     ? loadTaskRepo(taskRepo, split)
     : await loadInstances({
@@ -139,67 +232,5 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       },
   );
   const fixtures = new Map(selected.filter((row) => row.fixture).map((row) => [row.instance_id, row]));
-  const datasetDir = datasetDirOf(subset);
-
-  writeRunMetadata(source.outputDir, runId, {
-    dataset: recordedDatasetName(subset),
-    split,
-    ...(taskRepo ? { task_repo: taskRepo } : {}),
-  });
-  const docker = flags.regrade ? undefined : await connectDocker();
-  const abort = new AbortController();
-  let stopping = false;
-  const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
-  const display = tty ? terminalEvalDisplay(process.stderr, workers) : plainEvalDisplay(say, flags.quiet);
-  const signals = onInterruptSignals({
-    interrupt: () => {
-      stopping = true;
-      display.message(
-        "Ctrl-C: no new instances will be graded; running ones finish. Press Ctrl-C again to stop them.",
-      );
-    },
-    stop: () => {
-      stopping = true;
-      display.message("Stopping the running gradings (their containers are removed)...");
-      abort.abort();
-    },
-  });
-  try {
-    const summary = await runEvaluation({
-      ...(docker ? { docker } : {}),
-      instances,
-      predictions,
-      runId,
-      outputDir: source.outputDir,
-      workers,
-      timeoutSeconds,
-      redo: Boolean(flags.redo),
-      ...(flags.regrade ? { regrade: true } : {}),
-      ...(taskRepo ? { taskRepo } : {}),
-      display,
-      stopping: () => stopping,
-      signal: abort.signal,
-      ...(flags.keep ? { keep: true } : {}),
-      ...(flags.network ? { network: flags.network } : {}),
-      ...(source.runJson ? { runJson: source.runJson } : {}),
-      prepare: async (instance) => {
-        const row = fixtures.get(instance.instance_id);
-        if (row && datasetDir) {
-          const { ensureFixtureImage } = await import("../fixture-images/fixture-image.js");
-          await ensureFixtureImage(instance.image, row, datasetDir);
-        }
-      },
-    });
-    if (!flags.quiet) for (const line of summary.lines) process.stdout.write(`${line}\n`);
-    const { report } = summary;
-    process.stdout.write(
-      `${pc.bold("resolved:")} ${report.resolved_instances}/${report.total_instances} (${report.completed_instances} graded, ${report.empty_patch_instances} empty, ${report.error_instances} errors)\n`,
-    );
-    process.stdout.write(`${pc.bold("report:")} ${summary.reportPath}\n`);
-    process.stdout.write(`${pc.bold("logs:")} ${join(source.outputDir, "logs", "run_evaluation", runId)}\n`);
-    return stopping ? 130 : 0;
-  } finally {
-    signals.dispose();
-    if (docker) closeDockerClient(docker);
-  }
+  return { instances, fixtures };
 }

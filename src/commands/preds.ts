@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { modelDisplayName } from "../config/model.js";
 import { UserError } from "../errors.js";
+import { consoleToStderr } from "../run/event-log.js";
 import { checkOutputFile } from "../run/output.js";
 import { loadInstances } from "../swebench/dataset.js";
 import { datasetSource } from "../swebench/dataset-source.js";
@@ -11,7 +12,6 @@ import { checkShards } from "../tracking/shards.js";
 import { readRun } from "../tracking/store.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact, redactedJson, registerSecret } from "../util/secrets.js";
-import { consoleToStderr } from "./event-log.js";
 import type { FlagsOf } from "./options.js";
 
 /** `swerun preds` flags (commands/options.ts). */

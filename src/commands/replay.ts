@@ -19,6 +19,7 @@ import {
 import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, type ReplayedStep, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/replay-report.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import {
   createRunModel,
@@ -28,15 +29,14 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
+import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
 import { copySetupDir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { openEventLog } from "./event-log.js";
 import { configOverrides, type FlagsOf } from "./options.js";
-import { printRunEnd, reportTarget, runError } from "./run.js";
 
 /** `swerun replay` flags (commands/options.ts). */
 export type ReplayFlags = FlagsOf<"replay">;

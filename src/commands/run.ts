@@ -5,48 +5,18 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
-import { checkOutputFile, checkOutputPath } from "../run/output.js";
+import { consoleToStderr, openEventLog } from "../run/event-log.js";
+import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
+import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
-import { TemplateError } from "../templates/render.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { consoleToStderr, openEventLog } from "./event-log.js";
 import { configOverrides, type FlagsOf } from "./options.js";
 
 /** `swerun run` flags (commands/options.ts). */
 export type RunFlags = FlagsOf<"run">;
-
-/** The lines every command prints at the end of a run: exit status, trajectory, and where it really went. */
-export function printRunEnd(result: RunResult): void {
-  process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
-  if (result.trajectoryFailure) {
-    const { path, error } = result.trajectoryFailure;
-    const why = (error as NodeJS.ErrnoException).code ?? String(error);
-    process.stderr.write(
-      redact(`swerun: could not write ${path} (${why}); the trajectory was saved to the fallback path\n`),
-    );
-  }
-  if (result.trajectory) process.stdout.write(`${pc.bold("trajectory:")} ${result.trajectory}\n`);
-}
-
-/** A run that ended with an error: a template error is bad input (exit 2, one line naming the template). */
-export function runError(error: unknown): unknown {
-  return error instanceof TemplateError ? new UserError(error.message) : error;
-}
-
-/**
- * `--report PATH` checked before anything runs (`-`: standard output, and what the command prints there goes
- * to standard error; only one output can have standard output).
- */
-export function reportTarget(path: string, events: string | undefined): string {
-  const target = checkOutputFile(String(path), "--report");
-  if (target === "-" && events === "-")
-    throw new UserError("--report - and --events -: only one of them can go to standard output");
-  if (target === "-") consoleToStderr();
-  return target;
-}
 
 /** `swerun run`: one task, one agent, one trajectory. Returns the exit code. */
 export async function runCommand(flags: RunFlags): Promise<number> {

@@ -4,12 +4,12 @@ import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { compareRuns } from "../tracking/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../tracking/format.js";
+import { checkLabel } from "../tracking/label.js";
 import { resolveRun } from "../tracking/ref.js";
 import { mergeShardRuns } from "../tracking/shards.js";
 import { listRuns, runsDir, type StoredRun } from "../tracking/store.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { printable, printableLine } from "../util/printable.js";
-import { checkLabel } from "./label.js";
 import type { FlagsOf } from "./options.js";
 
 /** `swerun runs` flags (commands/options.ts). */

@@ -5,8 +5,10 @@ import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
-import { failedRun, type RunOptions, type RunResult, runTask } from "../run/run.js";
+import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
+import { printRunEnd, runError } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import {
   caseOf,
@@ -22,11 +24,9 @@ import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { loadSwebench } from "../swebench/load.js";
 import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
+import { checkLabel } from "../tracking/label.js";
 import { newRunId } from "../util/ids.js";
-import { openEventLog } from "./event-log.js";
-import { checkLabel } from "./label.js";
 import { configOverrides, type FlagsOf } from "./options.js";
-import { printRunEnd, runError } from "./run.js";
 
 /** `swerun swebench-single` flags (commands/options.ts). */
 export type SingleFlags = FlagsOf<"swebench-single">;
@@ -105,16 +105,15 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
     };
-    const prepare = instancePreparer(flags, datasetDirOf(setup.subset));
-    let result: RunResult;
     const startedAt = Date.now();
-    try {
-      checkout = await prepare(config, instance);
-      result = await runTask(instance.problem_statement, options);
-    } catch (error) {
-      if (error instanceof UserError) throw error;
-      result = await failedRun(options, error);
-    }
+    const result = await runPreparedTask(
+      instance.problem_statement,
+      options,
+      async () => {
+        checkout = await instancePreparer(flags, datasetDirOf(setup.subset))(config, instance);
+      },
+      (error) => error instanceof UserError,
+    );
     endTiming(startedAt, result.trajectory);
     // The run's cost as its trajectory records it (the facts' cost), not a second sum.
     stream?.stop({

@@ -5,6 +5,7 @@ import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
 import { type BatchOptions, type BatchSummary, runBatch } from "../swebench/batch.js";
 import { plainDisplay, terminalDisplay } from "../swebench/batch-display.js";
@@ -13,13 +14,12 @@ import { readRunRecord } from "../swebench/batch-record.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import { loadSwebench } from "../swebench/load.js";
+import { checkLabel } from "../tracking/label.js";
 import { asList } from "../util/as-list.js";
 import { parseSize } from "../util/bytes.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { labelSlug } from "../util/printable.js";
 import { redact } from "../util/secrets.js";
-import { openEventLog } from "./event-log.js";
-import { checkLabel } from "./label.js";
 import { configOverrides, type FlagsOf } from "./options.js";
 
 /**
@@ -157,7 +157,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
-    ? await (await import("./swebench-eval.js")).startBatchGrading({
+    ? await (await import("../eval/batch-grading.js")).startBatchGrading({
         instances,
         subset,
         split: flags.split ?? "test",
@@ -181,11 +181,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     dataset: datasetSelection(flags),
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
-      (await import("./cleanup.js")).removeLeftoverContainers(runId, hosts),
+      (await import("../environments/docker/cleanup.js")).removeLeftoverContainers(runId, hosts),
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, imageTemplate),
     ...(images ? { images } : {}),
-    ...(grader ? gradingHooks(grader) : {}),
+    ...(grader ? grader.hooks : {}),
   }).finally(() => events?.close());
   printBatchEnd(summary, outputDir);
   if (grader) await grader.finish();
@@ -201,19 +201,6 @@ function datasetSelection(flags: SwebenchFlags): BatchOptions["dataset"] {
     instance_ids: flags.instanceIds ?? null,
     shuffle: Boolean(flags.shuffle),
     shard: flags.shard?.replace(/\s+/g, "") ?? null,
-  };
-}
-
-type BatchGrading = Awaited<ReturnType<typeof import("./swebench-eval.js")["startBatchGrading"]>>;
-
-/** `--eval`: the batch tells the grader about each instance as it starts, runs, submits, ends or is lost. */
-function gradingHooks(grader: BatchGrading): Partial<BatchOptions> {
-  return {
-    onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
-    onInstanceStart: (id, host) => grader.prepareEarly(id, host),
-    onInstanceRunning: (id, host) => grader.prepare(id, host),
-    onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
-    onInstanceLost: (id) => grader.lost(id),
   };
 }
 

@@ -1,28 +1,20 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
-import type { DockerEndpoint } from "../environments/docker/client.js";
 import { DockerHost } from "../environments/docker/hosts.js";
 import type { Instance } from "../swebench/dataset.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
-import { removeStaleTemps } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
+import { limiter } from "../util/worker-pool.js";
+import { recordedVerdicts, removeStaleReportTemps, verdictsOnDisk } from "./earlier-gradings.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { instanceFacts } from "./evaluate.js";
-import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
+import { type GradeResult, gradeInstance } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { verdictLine } from "./grading-display.js";
-import { LOG_FILES } from "./harness-constants.js";
-import { type RunReport, writeRunReport } from "./harness-report.js";
-import { limiter } from "./pool.js";
-import {
-  isFinalVerdict,
-  type RunJsonEval,
-  type RunJsonVerdict,
-  recordEvalInRunJson,
-  verdictOf,
-} from "./verdict-record.js";
+import { finishGrading, fixtureImageReady, recordVerdict } from "./grading-driver.js";
+import type { RunReport } from "./harness-report.js";
+import { isFinalVerdict, recordEvalInRunJson } from "./verdict-record.js";
 
 export interface BatchGraderOptions {
   /** The daemon gradings run on without a pool of hosts. */
@@ -53,54 +45,6 @@ export interface BatchGraderOptions {
   say: (line: string) => void;
 }
 
-/** The verdicts of report.json files on disk, for the predictions that have one. */
-function verdictsOnDisk(
-  predictions: Iterable<Prediction>,
-  outputDir: string,
-  runId: string,
-): Record<string, RunJsonVerdict> {
-  const verdicts: Record<string, RunJsonVerdict> = {};
-  for (const prediction of predictions) {
-    const path = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
-    if (!existsSync(path)) continue;
-    try {
-      const entry = JSON.parse(readFileSync(path, "utf8"))[prediction.instance_id] as { resolved?: unknown };
-      if (entry && typeof entry.resolved === "boolean")
-        verdicts[prediction.instance_id] = {
-          resolved: entry.resolved,
-          status: entry.resolved ? "resolved" : "unresolved",
-        };
-    } catch {
-      // an unreadable report is graded again
-    }
-  }
-  return verdicts;
-}
-
-/** The verdicts run.json holds for the eval run `runId`. */
-function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
-  try {
-    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: RunJsonEval };
-    return record.eval?.run_id === runId ? record.eval.instances : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Removes the temp files of report.json writes that a killed grading left in the instances' log folders. */
-function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
-  const dir = join(
-    instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
-  );
-  let ids: string[] = [];
-  try {
-    ids = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const id of ids) removeStaleTemps(join(dir, id));
-}
-
 /** Gradings of one instance tried on another host after its host went away, at most. */
 const MAX_GRADING_ATTEMPTS = 3;
 /** How long a host may take to answer the ping after a failed grading. */
@@ -121,322 +65,409 @@ async function answeringHost(
   return undefined;
 }
 
+/** A grading begun as the agent submitted, before its environment was closed. */
+interface EarlyGrading {
+  submission: string;
+  result: Promise<GradeResult | undefined>;
+}
+
+/** Where one instance's grading stands (see the table above `BatchGrader`). */
+interface Slot {
+  /** The host the instance runs (or ran) on, with a pool. */
+  host?: DockerHostConfig;
+  /** The grading container started while its agent works (used by its grading once). */
+  container?: Promise<GradingContainer>;
+  /** The grading begun when its agent submitted. */
+  early?: EarlyGrading;
+  /** Its agent has submitted or ended: no grading container is started for it any more. */
+  ended?: boolean;
+}
+
 /**
  * `swebench --eval`: grades each instance as soon as the batch finishes it, in a fresh container, while the
  * batch's workers go on (at most `workers` gradings at once); `finish` waits for the last one and writes
- * the run report.
+ * the run report. The batch tells it its instances' events (batch.ts's hooks); for each instance:
+ *
+ * | batch event (method)               | what the grader does                                                   |
+ * | ---------------------------------- | ---------------------------------------------------------------------- |
+ * | instance starts (`prepareEarly`)   | its image already on the daemon: starts its grading container          |
+ * | agent starts (`prepare`)           | starts its grading container, unless started or ended                  |
+ * | agent submits (`submitted`)        | begins grading the submission (overlaps the agent's teardown)          |
+ * | instance ends (`submit`)           | `#instanceEnded`: the verdict told and recorded (empty: empty_patch)   |
+ * | instance lost (`lost`)             | its container removed; it starts over where it runs again              |
+ *
+ * and for the grader: grading → (`stop`: second Ctrl-C, SIGTERM) stopped: running gradings abort, unused
+ * containers go; `finish`: unused containers go, earlier ungraded submissions are graded, the report written.
  */
-export function batchGrader(options: BatchGraderOptions) {
-  const specs = new Map(options.instances.map((spec) => [spec.instance_id, spec]));
-  const rows = new Map(options.rows.map((row) => [row.instance_id, row]));
-  const predictions = new Map<
-    string,
-    { model_name_or_path: string; instance_id: string; model_patch: string }
-  >();
-  const outputDir = join(options.folder, "eval");
-  const runJson = join(options.folder, "run.json");
-  const limit = limiter(Math.max(1, options.workers));
-  const abort = new AbortController();
-  const pending: Array<Promise<void>> = [];
-  let done = 0;
-  let resolved = 0;
-  const containerRunId = options.containerRunId ?? options.runId;
-  const predsPath = join(options.folder, "preds.json");
-  const earlierPredictions = () => (existsSync(predsPath) ? readPredictions(predsPath) : []);
+export class BatchGrader {
+  readonly #options: BatchGraderOptions;
+  readonly #specs: Map<string, EvalInstance>;
+  readonly #rows: Map<string, Instance>;
+  readonly #slots = new Map<string, Slot>();
+  readonly #predictions = new Map<string, Prediction>();
+  readonly #daemons: Map<string, DockerHost>;
+  readonly #limit: <R>(run: () => Promise<R>) => Promise<R>;
+  readonly #abort = new AbortController();
+  /** Everything begun that `finish` waits for (never rejects). */
+  readonly #pending: Array<Promise<void>> = [];
+  readonly #outputDir: string;
+  readonly #runJson: string;
+  readonly #containerRunId: string;
+  #finishing = false;
+  #done = 0;
+  #resolved = 0;
 
-  // A resumed batch: verdicts already in report.json files reach run.json first, and the temp files of
-  // report.json writes a kill interrupted go.
-  removeStaleReportTemps(outputDir, options.runId, options.modelName);
-  const onDisk = verdictsOnDisk(earlierPredictions(), outputDir, options.runId);
-  if (Object.keys(onDisk).length > 0)
-    recordEvalInRunJson(runJson, { run_id: options.runId, verdicts: onDisk });
+  constructor(options: BatchGraderOptions) {
+    this.#options = options;
+    this.#specs = new Map(options.instances.map((spec) => [spec.instance_id, spec]));
+    this.#rows = new Map(options.rows.map((row) => [row.instance_id, row]));
+    this.#daemons = hostDaemons(options.hosts ?? [], options.hostsSource ?? "--docker-host");
+    this.#limit = limiter(Math.max(1, options.workers));
+    this.#outputDir = join(options.folder, "eval");
+    this.#runJson = join(options.folder, "run.json");
+    this.#containerRunId = options.containerRunId ?? options.runId;
+    // A resumed batch: verdicts already in report.json files reach run.json first, and the temp files of
+    // report.json writes a kill interrupted go.
+    removeStaleReportTemps(this.#outputDir, options.runId, options.modelName);
+    const onDisk = verdictsOnDisk(this.#earlierPredictions(), this.#outputDir, options.runId);
+    if (Object.keys(onDisk).length > 0)
+      recordEvalInRunJson(this.#runJson, { run_id: options.runId, verdicts: onDisk });
+  }
 
-  /** Grading containers started while their instance's agent works, by instance id (each used once). */
-  const started = new Map<string, Promise<GradingContainer>>();
-  /** Gradings begun when the agent submitted, before its environment was closed, by instance id. */
-  const early = new Map<string, { submission: string; result: Promise<GradeResult | undefined> }>();
+  /**
+   * Starts the instance's grading container as its agent's environment starts, when the image is already
+   * on the daemon (the two container starts overlap; an image still to pull or build waits for `prepare`).
+   */
+  prepareEarly(instanceId: string, host?: DockerHostConfig): void {
+    const slot = this.#slot(instanceId, host);
+    const instance = this.#specs.get(instanceId);
+    if (!instance || slot.container) return;
+    this.#client(instanceId)
+      .getImage(instance.image)
+      .inspect()
+      .then(
+        () => this.prepare(instanceId),
+        () => {},
+      );
+  }
 
-  /** The host each instance runs (or ran) on, with a pool. */
-  const hostOf = new Map<string, DockerHostConfig>();
-  const daemons = hostDaemons(options.hosts ?? [], options.hostsSource ?? "--docker-host");
-  const daemonOf = (instanceId: string) => {
-    const host = hostOf.get(instanceId);
-    return host ? daemons.get(host.host) : undefined;
-  };
-  const clientOf = (instanceId: string): Docker => {
-    const docker = daemonOf(instanceId)?.client() ?? options.docker;
-    if (!docker) throw new Error(`no Docker host known for ${instanceId}`);
-    return docker;
-  };
-  const noteHost = (instanceId: string, host: DockerHostConfig | undefined) => {
-    if (host) hostOf.set(instanceId, host);
-  };
-
-  const imageReady = async (instance: EvalInstance) => {
-    const row = rows.get(instance.instance_id);
-    if (row?.fixture && options.datasetDir) {
-      const { ensureFixtureImage } = await import("../fixture-images/fixture-image.js");
-      const endpoint: DockerEndpoint | undefined = daemonOf(instance.instance_id)?.endpoint;
-      await ensureFixtureImage(instance.image, row, options.datasetDir, endpoint);
-    }
-  };
-
-  const release = async (container: Promise<GradingContainer> | undefined) =>
-    container?.then(
-      (grading) => grading.remove().catch(() => {}),
-      () => {},
+  /**
+   * Starts the fresh container an instance will be graded in, while its agent works (no grading waits
+   * for a container start then). It is used by that instance's grading only, and removed unused when the
+   * instance submits nothing or grading stops.
+   */
+  prepare(instanceId: string, host?: DockerHostConfig): void {
+    const slot = this.#slot(instanceId, host);
+    const instance = this.#specs.get(instanceId);
+    if (!instance || slot.container || slot.ended) return;
+    if (this.#finishing || this.#abort.signal.aborted) return;
+    const container = this.#imageReady(instance).then(() =>
+      startGradingContainer({
+        docker: this.#client(instanceId),
+        instance,
+        runId: this.#containerRunId,
+        ...(this.#options.network ? { network: this.#options.network } : {}),
+      }),
     );
-  const discard = (instanceId: string) => {
-    const container = started.get(instanceId);
-    started.delete(instanceId);
-    return release(container);
-  };
+    container.catch(() => {});
+    slot.container = container;
+  }
 
-  const grade = async (
+  /**
+   * Begins grading a submission as soon as the agent submits (the grading overlaps the removal of the
+   * agent's container and the saving of its trajectory); its verdict is told and recorded by `submit`.
+   */
+  submitted(instanceId: string, submission: string, host?: DockerHostConfig): void {
+    const slot = this.#slot(instanceId, host);
+    slot.ended = true;
+    if (!submission || slot.early || this.#abort.signal.aborted || !this.#specs.has(instanceId)) return;
+    this.#predict(instanceId, submission);
+    const container = this.#takeContainer(slot);
+    const result = this.#limit(() => this.#grade(instanceId, container));
+    result.catch(() => {});
+    slot.early = { submission, result };
+    this.#wait(result);
+  }
+
+  /**
+   * An instance lost with its host goes back to the batch's queue: the grading container started for it
+   * there is dropped (a new one is started where it runs again).
+   */
+  lost(instanceId: string): void {
+    const slot = this.#slot(instanceId);
+    this.#pending.push(release(this.#takeContainer(slot)));
+    slot.host = undefined;
+  }
+
+  /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
+  submit(instanceId: string, submission: string, host?: DockerHostConfig): void {
+    const slot = this.#slot(instanceId, host);
+    slot.ended = true;
+    this.#predict(instanceId, submission);
+    this.#instanceEnded(instanceId, slot, submission);
+  }
+
+  /** Stops the running gradings (their containers are removed). */
+  stop(): void {
+    this.#abort.abort();
+    this.#releaseUnused();
+  }
+
+  /** Closes the connections to the pool's hosts (after `finish`). */
+  close(): void {
+    for (const daemon of this.#daemons.values()) daemon.close();
+  }
+
+  /** Waits for the queued gradings, then writes the run report over the batch's instances. */
+  async finish(): Promise<{ report: RunReport; path: string }> {
+    this.#finishing = true;
+    // Containers started for instances that never ended (the batch was stopped) are not used.
+    this.#releaseUnused();
+    await Promise.all(this.#pending);
+    await this.#gradeEarlier();
+    const { report, path } = await finishGrading({
+      predictions: this.#predictions,
+      dataset: this.#options.instances,
+      runId: this.#options.runId,
+      containerRunId: this.#containerRunId,
+      outputDir: this.#outputDir,
+      ...(this.#options.docker ? { docker: this.#options.docker } : {}),
+      runJson: this.#runJson,
+      // run.json holds every verdict on disk, also those of gradings a kill cut off before recording them.
+      verdicts: () => verdictsOnDisk(this.#predictions.values(), this.#outputDir, this.#options.runId),
+    });
+    return { report, path };
+  }
+
+  /**
+   * What happens when an instance ends: a submission is graded (the grading begun for it when its agent
+   * submitted, or a new one) and its verdict told and recorded; an empty one is recorded as the harness's
+   * empty_patch, its unused container removed and the logs of a grading begun for a submission it did not
+   * keep removed.
+   */
+  #instanceEnded(instanceId: string, slot: Slot, submission: string): void {
+    const begun = slot.early;
+    slot.early = undefined;
+    if (submission) {
+      const grading = this.#gradingOf(instanceId, slot, submission, begun);
+      this.#pending.push(
+        grading.then(
+          (result) => this.#tell(result),
+          (error) => this.#failed(instanceId, error),
+        ),
+      );
+      return;
+    }
+    if (begun)
+      this.#wait(
+        begun.result.then((result) => result && rmSync(result.logDir, { recursive: true, force: true })),
+      );
+    this.#pending.push(release(this.#takeContainer(slot)));
+    // Recorded as `swerun eval` records it (the harness's empty_patch_ids), so both agree.
+    if (this.#specs.has(instanceId))
+      recordEvalInRunJson(this.#runJson, {
+        run_id: this.#options.runId,
+        verdicts: { [instanceId]: { resolved: false, status: "empty_patch" } },
+      });
+  }
+
+  /** The grading of a submission: the one begun early for it, or a new one (after any early one ended). */
+  #gradingOf(
+    instanceId: string,
+    slot: Slot,
+    submission: string,
+    begun: EarlyGrading | undefined,
+  ): Promise<GradeResult | undefined> {
+    if (begun?.submission === submission) return begun.result;
+    const container = this.#takeContainer(slot);
+    const after = begun ? settled(begun.result) : Promise.resolve();
+    return after.then(() => this.#limit(() => this.#grade(instanceId, container)));
+  }
+
+  /**
+   * Instances finished by an earlier run of the batch count with their predictions (and reports, if
+   * graded); one with a submission and no verdict (its grading was interrupted) is graded now.
+   */
+  async #gradeEarlier(): Promise<void> {
+    const { runId } = this.#options;
+    const earlier = this.#earlierPredictions().filter((entry) => !this.#predictions.has(entry.instance_id));
+    const recorded = recordedVerdicts(this.#runJson, runId);
+    const graded = verdictsOnDisk(earlier, this.#outputDir, runId);
+    const ungraded = earlier.filter(
+      (entry) =>
+        entry.model_patch &&
+        this.#specs.has(entry.instance_id) &&
+        !graded[entry.instance_id] &&
+        !isFinalVerdict(recorded[entry.instance_id]),
+    );
+    for (const entry of earlier) this.#predictions.set(entry.instance_id, entry);
+    if (this.#abort.signal.aborted) return;
+    await Promise.all(
+      ungraded.map((entry) =>
+        this.#limit(() => this.#grade(entry.instance_id, undefined)).then(
+          (result) => this.#tell(result),
+          (error) => this.#failed(entry.instance_id, error),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Grades an instance's prediction (in `startedContainer` when one was started for it); a grading that
+   * failed because its host went away is not a verdict: it is graded again on another host that answers.
+   */
+  async #grade(
     instanceId: string,
     startedContainer: Promise<GradingContainer> | undefined,
-  ): Promise<GradeResult | undefined> => {
+  ): Promise<GradeResult | undefined> {
     let container = startedContainer;
-    const instance = specs.get(instanceId);
-    const prediction = predictions.get(instanceId);
+    const instance = this.#specs.get(instanceId);
+    const prediction = this.#predictions.get(instanceId);
     if (!instance || !prediction) {
       await release(container);
       return undefined;
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        await imageReady(instance);
+        await this.#imageReady(instance);
       } catch (error) {
         await release(container);
         throw error;
       }
-      const daemon = daemonOf(instanceId);
+      const daemon = this.#daemon(instanceId);
       const result = await gradeInstance({
-        docker: clientOf(instanceId),
+        docker: this.#client(instanceId),
         instance,
         prediction,
-        runId: options.runId,
-        containerRunId,
-        outputDir,
-        timeoutSeconds: options.timeoutSeconds,
-        signal: abort.signal,
+        runId: this.#options.runId,
+        containerRunId: this.#containerRunId,
+        outputDir: this.#outputDir,
+        timeoutSeconds: this.#options.timeoutSeconds,
+        signal: this.#abort.signal,
         ...(container ? { started: container } : {}),
-        ...(options.network ? { network: options.network } : {}),
+        ...(this.#options.network ? { network: this.#options.network } : {}),
         ...(daemon ? { hostName: daemon.name } : {}),
       });
-      if (result.status !== "error" || !daemon || abort.signal.aborted || attempt >= MAX_GRADING_ATTEMPTS)
+      if (
+        result.status !== "error" ||
+        !daemon ||
+        this.#abort.signal.aborted ||
+        attempt >= MAX_GRADING_ATTEMPTS
+      )
         return result;
-      // A grading that failed because its host went away is not a verdict: it is graded again elsewhere.
-      const down = await daemon.ping(PING_MS);
-      if (down === undefined) return result;
-      const other = await answeringHost(daemons, daemon.name);
+      const other = await this.#hostInstead(instanceId, daemon);
       if (!other) return result;
-      options.say(
-        `eval ${instanceId}: grading lost with Docker host ${daemon.name} (${down}); graded again on ${other.name}`,
-      );
-      hostOf.set(instanceId, other.config);
       container = undefined;
     }
-  };
+  }
 
-  const prediction = (instanceId: string, submission: string) =>
-    predictions.set(instanceId, {
-      model_name_or_path: options.modelName,
+  /** After a failed grading on `daemon`: when it is down, another host that answers (noted as the instance's). */
+  async #hostInstead(instanceId: string, daemon: DockerHost): Promise<DockerHost | undefined> {
+    const down = await daemon.ping(PING_MS);
+    if (down === undefined) return undefined;
+    const other = await answeringHost(this.#daemons, daemon.name);
+    if (!other) return undefined;
+    this.#options.say(
+      `eval ${instanceId}: grading lost with Docker host ${daemon.name} (${down}); graded again on ${other.name}`,
+    );
+    this.#slot(instanceId).host = other.config;
+    return other;
+  }
+
+  /** Tells a verdict and records it in run.json. */
+  #tell(result: GradeResult | undefined): void {
+    if (!result) return;
+    chaosPoint("grading-ended");
+    this.#done += 1;
+    if (result.resolved) this.#resolved += 1;
+    this.#options.say(`eval ${verdictLine(result, this.#done, this.#done, this.#resolved)}`);
+    recordVerdict(this.#runJson, this.#options.runId, result, this.#specs.get(result.instance_id));
+  }
+
+  #failed(instanceId: string, error: unknown): void {
+    this.#options.say(`eval ${instanceId}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** The instance's slot (made on first use), noting the host it runs on. */
+  #slot(instanceId: string, host?: DockerHostConfig): Slot {
+    let slot = this.#slots.get(instanceId);
+    if (!slot) {
+      slot = {};
+      this.#slots.set(instanceId, slot);
+    }
+    if (host) slot.host = host;
+    return slot;
+  }
+
+  /** The slot's grading container, now the caller's (it is used once). */
+  #takeContainer(slot: Slot): Promise<GradingContainer> | undefined {
+    const container = slot.container;
+    slot.container = undefined;
+    return container;
+  }
+
+  /** Removes the grading containers no grading took. */
+  #releaseUnused(): void {
+    for (const slot of this.#slots.values())
+      if (slot.container) this.#pending.push(release(this.#takeContainer(slot)));
+  }
+
+  #wait(work: Promise<unknown>): void {
+    this.#pending.push(settled(work));
+  }
+
+  #predict(instanceId: string, submission: string): void {
+    this.#predictions.set(instanceId, {
+      model_name_or_path: this.#options.modelName,
       instance_id: instanceId,
       model_patch: submission,
     });
+  }
 
-  /** The grading of a submission: the one begun early for it, or a new one (after any early one ended). */
-  const gradingOf = (instanceId: string, submission: string): Promise<GradeResult | undefined> => {
-    const begun = early.get(instanceId);
-    early.delete(instanceId);
-    if (begun?.submission === submission) return begun.result;
-    const container = started.get(instanceId);
-    started.delete(instanceId);
-    const after = begun
-      ? begun.result.then(
-          () => {},
-          () => {},
-        )
-      : Promise.resolve();
-    return after.then(() => limit(() => grade(instanceId, container)));
-  };
+  #earlierPredictions(): Prediction[] {
+    const path = join(this.#options.folder, "preds.json");
+    return existsSync(path) ? readPredictions(path) : [];
+  }
 
-  /** Tells a verdict and records it in run.json. */
-  const tell = (result: GradeResult | undefined): void => {
-    if (!result) return;
-    chaosPoint("grading-ended");
-    done += 1;
-    if (result.resolved) resolved += 1;
-    options.say(`eval ${verdictLine(result, done, done, resolved)}`);
-    recordEvalInRunJson(runJson, {
-      run_id: options.runId,
-      verdicts: {
-        [result.instance_id]: {
-          ...verdictOf(result),
-          ...(specs.get(result.instance_id)
-            ? instanceFacts(specs.get(result.instance_id) as EvalInstance)
-            : {}),
-        },
-      },
-    });
-  };
-  const failed = (instanceId: string, error: unknown): void =>
-    options.say(`eval ${instanceId}: ${error instanceof Error ? error.message : String(error)}`);
+  #daemon(instanceId: string): DockerHost | undefined {
+    const host = this.#slots.get(instanceId)?.host;
+    return host ? this.#daemons.get(host.host) : undefined;
+  }
 
-  /** Instances whose agent has submitted or ended: no grading container is started for them any more. */
-  const ended = new Set<string>();
-  let finishing = false;
+  #client(instanceId: string): Docker {
+    const docker = this.#daemon(instanceId)?.client() ?? this.#options.docker;
+    if (!docker) throw new Error(`no Docker host known for ${instanceId}`);
+    return docker;
+  }
 
-  const prepare = (instanceId: string, host?: DockerHostConfig): void => {
-    noteHost(instanceId, host);
-    const instance = specs.get(instanceId);
-    if (!instance || started.has(instanceId) || ended.has(instanceId)) return;
-    if (finishing || abort.signal.aborted) return;
-    const container = imageReady(instance).then(() =>
-      startGradingContainer({
-        docker: clientOf(instanceId),
-        instance,
-        runId: containerRunId,
-        ...(options.network ? { network: options.network } : {}),
-      }),
+  #imageReady(instance: EvalInstance): Promise<void> {
+    const row = this.#rows.get(instance.instance_id);
+    return fixtureImageReady(
+      instance,
+      row,
+      this.#options.datasetDir,
+      this.#daemon(instance.instance_id)?.endpoint,
     );
-    container.catch(() => {});
-    started.set(instanceId, container);
-  };
+  }
+}
 
-  return {
-    /**
-     * Starts the instance's grading container as its agent's environment starts, when the image is already
-     * on the daemon (the two container starts overlap; an image still to pull or build waits for `prepare`).
-     */
-    prepareEarly(instanceId: string, host?: DockerHostConfig): void {
-      noteHost(instanceId, host);
-      const instance = specs.get(instanceId);
-      if (!instance || started.has(instanceId)) return;
-      clientOf(instanceId)
-        .getImage(instance.image)
-        .inspect()
-        .then(
-          () => prepare(instanceId),
-          () => {},
-        );
-    },
-    /**
-     * Begins grading a submission as soon as the agent submits (the grading overlaps the removal of the
-     * agent's container and the saving of its trajectory); its verdict is told and recorded by `submit`.
-     */
-    submitted(instanceId: string, submission: string, host?: DockerHostConfig): void {
-      noteHost(instanceId, host);
-      ended.add(instanceId);
-      if (!submission || early.has(instanceId) || abort.signal.aborted || !specs.has(instanceId)) return;
-      prediction(instanceId, submission);
-      const container = started.get(instanceId);
-      started.delete(instanceId);
-      const result = limit(() => grade(instanceId, container));
-      result.catch(() => {});
-      early.set(instanceId, { submission, result });
-      pending.push(
-        result.then(
-          () => {},
-          () => {},
-        ),
-      );
-    },
-    /**
-     * Starts the fresh container an instance will be graded in, while its agent works (no grading waits
-     * for a container start then). It is used by that instance's grading only, and removed unused when the
-     * instance submits nothing or grading stops.
-     */
-    prepare,
-    /**
-     * An instance lost with its host goes back to the batch's queue: the grading container started for it
-     * there is dropped (a new one is started where it runs again).
-     */
-    lost(instanceId: string): void {
-      pending.push(discard(instanceId));
-      hostOf.delete(instanceId);
-    },
-    /** Queues the grading of a finished instance (an empty submission is recorded, not run). */
-    submit(instanceId: string, submission: string, host?: DockerHostConfig): void {
-      noteHost(instanceId, host);
-      ended.add(instanceId);
-      prediction(instanceId, submission);
-      if (!submission) {
-        const begun = early.get(instanceId);
-        early.delete(instanceId);
-        // A grading begun for a submission the instance did not keep leaves no logs behind.
-        if (begun)
-          pending.push(
-            begun.result.then(
-              (result) => {
-                if (result) rmSync(result.logDir, { recursive: true, force: true });
-              },
-              () => {},
-            ),
-          );
-        pending.push(discard(instanceId));
-        // Recorded as `swerun eval` records it (the harness's empty_patch_ids), so both agree.
-        if (specs.has(instanceId))
-          recordEvalInRunJson(runJson, {
-            run_id: options.runId,
-            verdicts: { [instanceId]: { resolved: false, status: "empty_patch" } },
-          });
-        return;
-      }
-      pending.push(gradingOf(instanceId, submission).then(tell, (error) => failed(instanceId, error)));
-    },
-    /** Stops the running gradings (their containers are removed). */
-    stop(): void {
-      abort.abort();
-      for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
-    },
-    /** Closes the connections to the pool's hosts (after `finish`). */
-    close(): void {
-      for (const daemon of daemons.values()) daemon.close();
-    },
-    /** Waits for the queued gradings, then writes the run report over the batch's instances. */
-    async finish(): Promise<{ report: RunReport; path: string }> {
-      finishing = true;
-      // Containers started for instances that never ended (the batch was stopped) are not used.
-      for (const instanceId of [...started.keys()]) pending.push(discard(instanceId));
-      await Promise.all(pending);
-      // Instances finished by an earlier run of the batch count with their predictions (and reports, if
-      // graded); one with a submission and no verdict (its grading was interrupted) is graded now.
-      const earlier = earlierPredictions().filter((entry) => !predictions.has(entry.instance_id));
-      const recorded = recordedVerdicts(runJson, options.runId);
-      const graded = verdictsOnDisk(earlier, outputDir, options.runId);
-      const ungraded = earlier.filter(
-        (entry) =>
-          entry.model_patch &&
-          specs.has(entry.instance_id) &&
-          !graded[entry.instance_id] &&
-          !isFinalVerdict(recorded[entry.instance_id]),
-      );
-      for (const entry of earlier) predictions.set(entry.instance_id, entry);
-      if (!abort.signal.aborted)
-        await Promise.all(
-          ungraded.map((entry) =>
-            limit(() => grade(entry.instance_id, undefined)).then(tell, (error) =>
-              failed(entry.instance_id, error),
-            ),
-          ),
-        );
-      const { report, path } = await writeRunReport({
-        predictions,
-        dataset: options.instances,
-        runId: options.runId,
-        containerRunId,
-        outputDir,
-        ...(options.docker ? { docker: options.docker } : {}),
-      });
-      // run.json holds every verdict on disk, also those of gradings a kill cut off before recording them.
-      recordEvalInRunJson(runJson, {
-        run_id: options.runId,
-        report: join("eval", path.slice(outputDir.length + 1)),
-        verdicts: verdictsOnDisk(predictions.values(), outputDir, options.runId),
-      });
-      return { report, path };
-    },
-  };
+/** The grader of a `swebench --eval` batch (see `BatchGrader`). */
+export function batchGrader(options: BatchGraderOptions): BatchGrader {
+  return new BatchGrader(options);
+}
+
+/** Removes a grading container no grading will use (once it has started, if it does). */
+async function release(container: Promise<GradingContainer> | undefined): Promise<void> {
+  await container?.then(
+    (grading) => grading.remove().catch(() => {}),
+    () => {},
+  );
+}
+
+/** Resolves when `work` ends, however it ends. */
+function settled(work: Promise<unknown>): Promise<void> {
+  return work.then(
+    () => {},
+    () => {},
+  );
 }

@@ -2,14 +2,15 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../swebench/predictions.js";
+import { runPool } from "../util/worker-pool.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
 import type { EvalDisplay } from "./grading-display.js";
+import { finishGrading, recordVerdict } from "./grading-driver.js";
 import { LOG_FILES } from "./harness-constants.js";
-import { type RunReport, writeRunReport } from "./harness-report.js";
-import { runPool } from "./pool.js";
+import type { RunReport } from "./harness-report.js";
 import { regradeInstance } from "./regrade.js";
-import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./verdict-record.js";
+import type { RunJsonVerdict } from "./verdict-record.js";
 
 export interface EvaluationOptions {
   /** The daemon the gradings run on; none when regrading (no container is started). */
@@ -48,20 +49,17 @@ export interface EvaluationSummary {
   skipped: number;
 }
 
-/** What run.json keeps about an instance besides its verdict: its log parser and language. */
-export function instanceFacts(instance: EvalInstance): { log_parser?: string; language?: string } {
-  return {
-    ...(instance.log_parser ? { log_parser: instance.log_parser } : {}),
-    ...(instance.language ? { language: instance.language } : {}),
-  };
-}
-
 /** The verdict of an instance graded in an earlier run (its report.json), for run.json. */
 function previousVerdict(report: RunReport, id: string): RunJsonVerdict | undefined {
   if (report.resolved_ids.includes(id)) return { resolved: true, status: "resolved" };
   if (report.unresolved_ids.includes(id)) return { resolved: false, status: "unresolved" };
   if (report.empty_patch_ids.includes(id)) return { resolved: false, status: "empty_patch" };
   return undefined;
+}
+
+interface ToGrade {
+  instance: EvalInstance;
+  prediction: Prediction;
 }
 
 /**
@@ -71,74 +69,18 @@ function previousVerdict(report: RunReport, id: string): RunJsonVerdict | undefi
  */
 export async function runEvaluation(options: EvaluationOptions): Promise<EvaluationSummary> {
   const { predictions, outputDir, runId, display } = options;
-  const toGrade: Array<{ instance: EvalInstance; prediction: Prediction }> = [];
-  let skipped = 0;
-  for (const instance of options.instances) {
-    const prediction = predictions.get(instance.instance_id);
-    if (!prediction?.model_patch) continue;
-    const logDir = instanceLogDir(outputDir, runId, prediction);
-    if (options.regrade) {
-      if (existsSync(join(logDir, LOG_FILES.testOutput))) toGrade.push({ instance, prediction });
-      else skipped += 1;
-      continue;
-    }
-    const reportPath = join(logDir, LOG_FILES.report);
-    // With `redo` an earlier report.json stays until the new grading replaces it (or ends as the
-    // harness's errors end, which removes it); a grading that could not be done keeps it.
-    if (existsSync(reportPath) && !options.redo) {
-      skipped += 1;
-      continue;
-    }
-    toGrade.push({ instance, prediction });
-  }
-  const record = (verdicts: Record<string, RunJsonVerdict>, report?: string) => {
-    if (options.runJson)
-      recordEvalInRunJson(options.runJson, { run_id: runId, verdicts, ...(report ? { report } : {}) });
-  };
+  const { toGrade, skipped } = selectToGrade(options);
   display.start(toGrade.length, skipped);
   const results: GradeResult[] = [];
   try {
     await runPool(
       toGrade,
       options.workers,
-      async ({ instance, prediction }, worker) => {
-        display.begin(worker, instance.instance_id);
-        let result: GradeResult;
-        try {
-          if (options.regrade) {
-            result = regradeInstance(instance, prediction, outputDir, runId);
-          } else {
-            if (!options.docker) throw new Error("grading needs a Docker daemon");
-            await options.prepare?.(instance);
-            result = await gradeInstance({
-              docker: options.docker,
-              instance,
-              prediction,
-              runId,
-              outputDir,
-              timeoutSeconds: options.timeoutSeconds,
-              signal: options.signal,
-              onPhase: (phase) => display.phase(worker, phase),
-              onProgress: (line) => display.message(line),
-              ...(options.keep ? { keep: true } : {}),
-              ...(options.network ? { network: options.network } : {}),
-              ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
-            });
-          }
-        } catch (error) {
-          result = {
-            instance_id: instance.instance_id,
-            status: "error",
-            resolved: false,
-            error: error instanceof Error ? error.message : String(error),
-            infra_failure: "grading_not_started",
-            logDir: instanceLogDir(outputDir, runId, prediction),
-            testSeconds: 0,
-            totalSeconds: 0,
-          };
-        }
+      async (item, worker) => {
+        display.begin(worker, item.instance.instance_id);
+        const result = await gradeOrError(options, item, worker);
         results.push(result);
-        record({ [result.instance_id]: { ...verdictOf(result), ...instanceFacts(instance) } });
+        recordVerdict(options.runJson, runId, result, item.instance);
         display.end(worker, result);
       },
       options.stopping,
@@ -146,18 +88,82 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
   } finally {
     display.stop();
   }
-  const { report, path, lines } = await writeRunReport({
+  const { report, path, lines } = await finishGrading({
     predictions,
     dataset: options.instances,
     runId,
     outputDir,
     ...(options.docker ? { docker: options.docker } : {}),
+    ...(options.runJson ? { runJson: options.runJson } : {}),
+    verdicts: (report) => {
+      const verdicts: Record<string, RunJsonVerdict> = {};
+      for (const instance of options.instances) {
+        const verdict = previousVerdict(report, instance.instance_id);
+        if (verdict) verdicts[instance.instance_id] = verdict;
+      }
+      return verdicts;
+    },
   });
-  const verdicts: Record<string, RunJsonVerdict> = {};
-  for (const instance of options.instances) {
-    const verdict = previousVerdict(report, instance.instance_id);
-    if (verdict) verdicts[instance.instance_id] = verdict;
-  }
-  record(verdicts, options.runJson ? join("eval", path.slice(outputDir.length + 1)) : undefined);
   return { results, report, reportPath: path, lines, skipped };
+}
+
+/**
+ * The instances to grade: those with a non-empty prediction and no report.json (all of them with `redo`;
+ * with `regrade`, those with a test_output.txt); the others are counted as skipped.
+ */
+function selectToGrade(options: EvaluationOptions): { toGrade: ToGrade[]; skipped: number } {
+  const toGrade: ToGrade[] = [];
+  let skipped = 0;
+  for (const instance of options.instances) {
+    const prediction = options.predictions.get(instance.instance_id);
+    if (!prediction?.model_patch) continue;
+    const logDir = instanceLogDir(options.outputDir, options.runId, prediction);
+    // With `redo` an earlier report.json stays until the new grading replaces it (or ends as the
+    // harness's errors end, which removes it); a grading that could not be done keeps it.
+    const skip = options.regrade
+      ? !existsSync(join(logDir, LOG_FILES.testOutput))
+      : existsSync(join(logDir, LOG_FILES.report)) && !options.redo;
+    if (skip) skipped += 1;
+    else toGrade.push({ instance, prediction });
+  }
+  return { toGrade, skipped };
+}
+
+/** One instance's grading (or regrading from its logs); a grading that could not start is an error result. */
+async function gradeOrError(
+  options: EvaluationOptions,
+  { instance, prediction }: ToGrade,
+  worker: number,
+): Promise<GradeResult> {
+  const { outputDir, runId, display } = options;
+  try {
+    if (options.regrade) return regradeInstance(instance, prediction, outputDir, runId);
+    if (!options.docker) throw new Error("grading needs a Docker daemon");
+    await options.prepare?.(instance);
+    return await gradeInstance({
+      docker: options.docker,
+      instance,
+      prediction,
+      runId,
+      outputDir,
+      timeoutSeconds: options.timeoutSeconds,
+      signal: options.signal,
+      onPhase: (phase) => display.phase(worker, phase),
+      onProgress: (line) => display.message(line),
+      ...(options.keep ? { keep: true } : {}),
+      ...(options.network ? { network: options.network } : {}),
+      ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
+    });
+  } catch (error) {
+    return {
+      instance_id: instance.instance_id,
+      status: "error",
+      resolved: false,
+      error: error instanceof Error ? error.message : String(error),
+      infra_failure: "grading_not_started",
+      logDir: instanceLogDir(outputDir, runId, prediction),
+      testSeconds: 0,
+      totalSeconds: 0,
+    };
+  }
 }

@@ -65,48 +65,76 @@ export async function writeRunReport(
   options: RunReportOptions,
 ): Promise<{ report: RunReport; path: string; lines: string[] }> {
   const { predictions, dataset, runId, outputDir } = options;
-  const completed = new Set<string>();
-  const resolved = new Set<string>();
-  const unresolved = new Set<string>();
-  const errors = new Set<string>();
-  const incomplete = new Set<string>();
-  const empty = new Set<string>();
+  const outcomes = readOutcomes(options);
+  const failures = classifyFailures([...outcomes.unresolved, ...outcomes.errors], options);
+  const report = reportOf(dataset, predictions, outcomes, failures);
+  if (options.docker)
+    Object.assign(report, await daemonLeftovers(options.docker, options.containerRunId ?? runId, dataset));
+  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
+  const path = join(outputDir, `${model}.${runId}.json`);
+  writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
+  return { report, path, lines: summaryLines(report, options) };
+}
+
+/** What became of each instance of the dataset, as the harness sorts them. */
+interface Outcomes {
+  completed: Set<string>;
+  resolved: Set<string>;
+  unresolved: Set<string>;
+  errors: Set<string>;
+  incomplete: Set<string>;
+  empty: Set<string>;
+}
+
+/**
+ * Sorts the dataset's instances: no prediction (incomplete), an empty patch, no report.json or an unreadable
+ * one (error), else completed and resolved or not as its report.json says.
+ */
+function readOutcomes({ predictions, dataset, runId, outputDir }: RunReportOptions): Outcomes {
+  const outcomes: Outcomes = {
+    completed: new Set(),
+    resolved: new Set(),
+    unresolved: new Set(),
+    errors: new Set(),
+    incomplete: new Set(),
+    empty: new Set(),
+  };
   for (const { instance_id: id } of dataset) {
     const prediction = predictions.get(id);
-    if (!prediction) {
-      incomplete.add(id);
-      continue;
-    }
-    if (!prediction.model_patch) {
-      empty.add(id);
-      continue;
-    }
-    const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
-    if (!existsSync(reportPath)) {
-      errors.add(id);
-      continue;
-    }
-    completed.add(id);
-    try {
-      const text = readFileSync(reportPath, "utf8").trim();
-      if (!text) {
-        errors.add(id);
-        continue;
+    if (!prediction) outcomes.incomplete.add(id);
+    else if (!prediction.model_patch) outcomes.empty.add(id);
+    else {
+      const reportPath = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+      if (!existsSync(reportPath)) outcomes.errors.add(id);
+      else {
+        outcomes.completed.add(id);
+        outcomes[reportedVerdict(reportPath, id)].add(id);
       }
-      const entry = (JSON.parse(text) as Record<string, { resolved?: unknown }>)[id];
-      if (entry === undefined || !("resolved" in entry)) errors.add(id);
-      else if (entry.resolved) resolved.add(id);
-      else unresolved.add(id);
-    } catch {
-      errors.add(id);
     }
   }
+  return outcomes;
+}
+
+/** The verdict an instance's report.json holds; an empty or unreadable one, or one without `resolved`, is an error. */
+function reportedVerdict(reportPath: string, id: string): "resolved" | "unresolved" | "errors" {
+  try {
+    const text = readFileSync(reportPath, "utf8").trim();
+    if (!text) return "errors";
+    const entry = (JSON.parse(text) as Record<string, { resolved?: unknown }>)[id];
+    if (entry === undefined || !("resolved" in entry)) return "errors";
+    return entry.resolved ? "resolved" : "unresolved";
+  } catch {
+    return "errors";
+  }
+}
+
+/** Unresolved and failed instances whose logs show an infrastructure failure, or an ambiguous one, and why. */
+function classifyFailures(ids: string[], { predictions, runId, outputDir }: RunReportOptions) {
   const infra = new Set<string>();
   const ambiguous = new Set<string>();
   const reasons: Record<string, string> = {};
-  for (const id of [...unresolved, ...errors]) {
-    const prediction = predictions.get(id) as Prediction;
-    const dir = instanceLogDir(outputDir, runId, prediction);
+  for (const id of ids) {
+    const dir = instanceLogDir(outputDir, runId, predictions.get(id) as Prediction);
     const found = classifyLogs([
       readIfExists(join(dir, LOG_FILES.testOutput)),
       readIfExists(join(dir, LOG_FILES.instanceLog)),
@@ -115,7 +143,18 @@ export async function writeRunReport(
     reasons[id] = found.reason;
     (found.tier === "environment" ? infra : ambiguous).add(id);
   }
-  const report: RunReport = {
+  return { infra, ambiguous, reasons };
+}
+
+/** The report's counts and sorted id lists, keys in the harness's order. */
+function reportOf(
+  dataset: RunReportOptions["dataset"],
+  predictions: Map<string, Prediction>,
+  outcomes: Outcomes,
+  { infra, ambiguous, reasons }: ReturnType<typeof classifyFailures>,
+): RunReport {
+  const { completed, resolved, unresolved, errors, incomplete, empty } = outcomes;
+  return {
     total_instances: dataset.length,
     submitted_instances: predictions.size,
     completed_instances: completed.size,
@@ -139,32 +178,37 @@ export async function writeRunReport(
     error_ids: sorted(errors),
     schema_version: 2,
   };
-  if (options.docker) {
-    const containers = await options.docker.listContainers({
-      all: true,
-      filters: { label: [`${CONTAINER_LABELS.runId}=${options.containerRunId ?? runId}`] },
-    });
-    const images = new Set(
-      (await options.docker.listImages({ all: true })).flatMap((image) => image.RepoTags ?? []),
-    );
-    const unstopped = sorted(
-      containers.map((container) => (container.Names[0] ?? container.Id).replace(/^\//, "")),
-    );
-    report.unstopped_instances = unstopped.length;
-    report.unstopped_containers = unstopped;
-    report.unremoved_images = sorted(
-      new Set(dataset.map((row) => row.image).filter((image) => images.has(image))),
-    );
-  }
-  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
-  const path = join(outputDir, `${model}.${runId}.json`);
-  writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
+}
+
+/** Containers of the run still on the daemon, and the dataset's images there (as the harness lists them). */
+async function daemonLeftovers(
+  docker: Docker,
+  containerRunId: string,
+  dataset: RunReportOptions["dataset"],
+): Promise<Pick<RunReport, "unstopped_instances" | "unstopped_containers" | "unremoved_images">> {
+  const containers = await docker.listContainers({
+    all: true,
+    filters: { label: [`${CONTAINER_LABELS.runId}=${containerRunId}`] },
+  });
+  const images = new Set((await docker.listImages({ all: true })).flatMap((image) => image.RepoTags ?? []));
+  const unstopped = sorted(
+    containers.map((container) => (container.Names[0] ?? container.Id).replace(/^\//, "")),
+  );
+  return {
+    unstopped_instances: unstopped.length,
+    unstopped_containers: unstopped,
+    unremoved_images: sorted(new Set(dataset.map((row) => row.image).filter((image) => images.has(image)))),
+  };
+}
+
+/** The harness's summary lines. */
+function summaryLines(report: RunReport, { predictions, dataset, docker }: RunReportOptions): string[] {
   const seen = new Set(dataset.map((row) => row.instance_id));
   const lines = [
     `Total instances: ${report.total_instances}`,
     `Instances submitted: ${[...predictions.keys()].filter((id) => seen.has(id)).length}`,
     `Instances completed: ${report.completed_instances}`,
-    `Instances incomplete: ${incomplete.size}`,
+    `Instances incomplete: ${report.incomplete_ids.length}`,
     `Instances resolved: ${report.resolved_instances}`,
     `Instances unresolved: ${report.unresolved_instances}`,
     `Instances with likely infrastructure failures: ${report.infra_failure_instances}`,
@@ -172,11 +216,10 @@ export async function writeRunReport(
     `Instances with empty patches: ${report.empty_patch_instances}`,
     `Instances with errors: ${report.error_instances}`,
   ];
-  if (options.docker) {
+  if (docker)
     lines.push(
       `Unstopped containers: ${report.unstopped_instances}`,
       `Unremoved images: ${report.unremoved_images?.length}`,
     );
-  }
-  return { report, path, lines };
+  return lines;
 }

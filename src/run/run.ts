@@ -325,6 +325,31 @@ export async function failedRun(options: RunOptions, error: unknown): Promise<Ru
   return result;
 }
 
+/** A run that failed before its agent started, with the raw task as the agent records it (reports read it). */
+function failedStart(task: string, options: RunOptions, error: unknown): Promise<RunResult> {
+  return failedRun({ ...options, info: { ...options.info, task } }, error);
+}
+
+/**
+ * The sequence of a SWE-bench instance (a batch's or `swebench-single`'s): `prepare` what the task needs (its
+ * checkout or image), then `runTask`; whatever throws on the way (but the `passThrough` errors, thrown on)
+ * is recorded as a run that failed before its agent started (`failedRun`).
+ */
+export async function runPreparedTask(
+  task: string,
+  options: RunOptions,
+  prepare: () => Promise<void>,
+  passThrough: (error: unknown) => boolean = () => false,
+): Promise<RunResult> {
+  try {
+    await prepare();
+    return await runTask(task, options);
+  } catch (error) {
+    if (passThrough(error)) throw error;
+    return failedStart(task, options, error);
+  }
+}
+
 /**
  * Runs `task` from start to end: `openRun`, one agent, `agent.run`, `finish`, `close`. Never throws for what
  * happens during the run (a failed startup command, a broken environment, a template error): that is recorded
@@ -336,8 +361,7 @@ export async function runTask(task: string, options: RunOptions): Promise<RunRes
     session = await openRun(options);
   } catch (error) {
     if (error instanceof OutputPathError) throw error;
-    // The raw task, as the agent records it (reports read it).
-    return failedRun({ ...options, info: { ...options.info, task } }, error);
+    return failedStart(task, options, error);
   }
   try {
     const agent = session.createAgent();

@@ -1,33 +1,61 @@
 /**
- * Ctrl-C and SIGTERM while a run is going: the first SIGINT calls `interrupt`, a second one (or SIGTERM)
- * calls `stop`; a third SIGINT exits at once. `reset` re-arms the first-Ctrl-C behaviour once the user has
- * answered; `dispose` removes the handlers.
+ * The one two-stage Ctrl-C handler, for a run, a batch and a grading:
+ *
+ * | state       | SIGINT                      | SIGTERM                 |
+ * | ----------- | --------------------------- | ----------------------- |
+ * | running     | `interrupt()` → interrupted | `stop()` → stopping     |
+ * | interrupted | `stop()` → stopping         | `stop()` → stopping     |
+ * | stopping    | `third` (default: exit 130) | `stop()` again          |
+ *
+ * `reset` takes an interrupted run back to running once the user has answered; `dispose` removes the handlers.
+ * With `third: "stop"` (a batch: its instances are stopping) a third Ctrl-C calls `stop()` again.
  */
-export function onInterruptSignals(handlers: { interrupt: () => void; stop: () => void }): {
+export type InterruptState = "running" | "interrupted" | "stopping";
+
+export interface InterruptHandlers {
+  interrupt: () => void;
+  stop: () => void;
+  /** What a SIGINT does once stopping: exit at once (130), or call `stop()` again. */
+  third?: "exit" | "stop";
+}
+
+/** The state after `signal` in `state`, and what to call. */
+export function nextInterruptState(
+  state: InterruptState,
+  signal: "SIGINT" | "SIGTERM",
+  third: "exit" | "stop" = "exit",
+): { state: InterruptState; call: "interrupt" | "stop" | "exit" } {
+  if (signal === "SIGTERM") return { state: "stopping", call: "stop" };
+  if (state === "running") return { state: "interrupted", call: "interrupt" };
+  if (state === "interrupted") return { state: "stopping", call: "stop" };
+  return { state, call: third === "exit" ? "exit" : "stop" };
+}
+
+export function onInterruptSignals(handlers: InterruptHandlers): {
   reset: () => void;
   dispose: () => void;
+  state: () => InterruptState;
 } {
-  let count = 0;
-  const onSigint = () => {
-    count += 1;
-    if (count === 1) handlers.interrupt();
-    else if (count === 2) handlers.stop();
-    else process.exit(130);
+  let state: InterruptState = "running";
+  const on = (signal: "SIGINT" | "SIGTERM") => () => {
+    const next = nextInterruptState(state, signal, handlers.third);
+    state = next.state;
+    if (next.call === "exit") process.exit(130);
+    handlers[next.call]();
   };
-  const onSigterm = () => {
-    count = Math.max(count, 2);
-    handlers.stop();
-  };
+  const onSigint = on("SIGINT");
+  const onSigterm = on("SIGTERM");
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigterm);
   return {
     reset: () => {
-      if (count === 1) count = 0;
+      if (state === "interrupted") state = "running";
     },
     dispose: () => {
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigterm);
     },
+    state: () => state,
   };
 }
 

@@ -7,11 +7,13 @@ import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
+import { onInterruptSignals } from "../run/signals.js";
 import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
+import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./batch-display.js";
 import { type BatchImages, openBatchImages } from "./batch-images.js";
 import type { RunRecord } from "./batch-record.js";
@@ -29,7 +31,7 @@ import {
 import { lockOutputDir } from "./lock.js";
 import { PredictionsFile } from "./predictions.js";
 import { recordedResults, recoverFolder } from "./recover.js";
-import { Scheduler } from "./scheduler.js";
+import { type Job, Scheduler } from "./scheduler.js";
 
 export interface BatchOptions {
   instances: Instance[];
@@ -97,263 +99,434 @@ export interface BatchSummary {
 }
 
 /**
+ * A batch, as states (the process's signals move it, see run/signals.ts):
+ *
+ * | state       | entered by                      | what it means                                      |
+ * | ----------- | ------------------------------- | -------------------------------------------------- |
+ * | running     | `run()`                         | workers take instances from the scheduler          |
+ * | interrupted | first Ctrl-C                    | no new instance starts; running ones finish        |
+ * | stopping    | second Ctrl-C or SIGTERM        | running agents stop with exit status Interrupted   |
+ *
+ * An instance:
+ *
+ * | state           | entered by                                   | then                                  |
+ * | --------------- | -------------------------------------------- | ------------------------------------- |
+ * | finished before | its trajectory's exit status (a resume)      | kept, not run (unless `redoExisting`) |
+ * | queued          | `open` (`sortInstances`), or lost            | a worker takes it (`#runInstance`)    |
+ * | started         | image ready; `onInstanceStart`               | its agent starts                      |
+ * | running         | `onInstanceRunning`; `onInstanceSubmitted`   | ended, or lost                        |
+ * | ended           | `#instanceEnded`: preds.json, run.json, log, display, `onInstanceEnd` | —            |
+ * | lost            | `#instanceLost`: its Docker host went away   | queued again                          |
+ *
+ * When the workers are done, `#close` writes the last run.json (finished or interrupted) and releases the folder.
+ */
+type BatchState = "running" | "interrupted" | "stopping";
+
+/**
  * Runs instances on `workers` parallel workers in this process and keeps the outputs of the folder
  * up to date after every instance: trajectories, preds.json, a log, run.json. First Ctrl-C: no new
  * instances start; second Ctrl-C or SIGTERM: running ones stop with exit status Interrupted.
  */
 export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
-  const { outputDir, display } = options;
   const repeated = repeatedIds(options.instances).map(([id]) => id);
   if (repeated.length > 0) throw new UserError(`instance ids appear more than once: ${repeated.join(", ")}`);
-  const release = lockOutputDir(outputDir);
+  return (await BatchRun.open(options)).run();
+}
+
+/** What `BatchRun.open` finds and opens before the first instance starts. */
+interface Opened {
+  release: () => void;
+  log: (line: string) => void;
+  say: (line: string) => void;
+  previous: ReturnType<typeof readRunRecord>;
+  pool: HostPool | undefined;
+  preds: PredictionsFile;
+  results: ReturnType<typeof recordedResults>;
+  statuses: Map<string, string[]>;
+  queue: Instance[];
+  scheduler: Scheduler;
+  images: Awaited<ReturnType<typeof openBatchImages>>;
+}
+
+class BatchRun {
+  #state: BatchState = "running";
+  /** The agent each worker runs, to stop them. */
+  readonly #agents = new Map<number, Agent>();
+  readonly #record: RunRecord;
+  readonly #swarms: BatchSwarms;
+  readonly #modelName: string;
+
+  private constructor(
+    private readonly options: BatchOptions,
+    private readonly opened: Opened,
+  ) {
+    this.#modelName = modelDisplayName(options.config.model);
+    this.#record = newRunRecord({
+      runId: options.runId,
+      label: options.label,
+      modelName: this.#modelName,
+      config: options.config,
+      imageTemplate: options.imageTemplate ?? null,
+      instances: options.instances.length,
+      dataset: {
+        subset: options.subset,
+        split: options.split,
+        slice: null,
+        filter: null,
+        instance_ids: null,
+        shuffle: false,
+        ...options.dataset,
+      },
+      previous: opened.previous,
+    });
+    this.#swarms = new BatchSwarms(options.eventStreams, this.#runId, options.label ?? options.subset);
+  }
+
+  /**
+   * Locks the folder, opens the pool of hosts, recovers what an earlier run left (recover.ts), sorts the
+   * instances into finished before and queued, and opens the batch's images; on failure releases it all.
+   */
+  static async open(options: BatchOptions): Promise<BatchRun> {
+    const { outputDir } = options;
+    const release = lockOutputDir(outputDir);
+    const { log, say } = batchLog(outputDir, options.display);
+    const previous = readRunRecord(join(outputDir, "run.json"));
+    const runId = previous?.run_id || options.runId;
+    let pool: HostPool | undefined;
+    try {
+      pool = await openHostPool(options, runId, say);
+      const preds = new PredictionsFile(join(outputDir, "preds.json"));
+      const results = recordedResults(outputDir);
+      await recoverFolder({
+        outputDir,
+        previous,
+        environmentClass: options.config.environment.environment_class,
+        preds,
+        results,
+        modelName: modelDisplayName(options.config.model),
+        say,
+        pool,
+        removeContainers: options.removeContainers,
+      });
+      const { statuses, queue } = sortInstances(options, results);
+      const scheduler = new Scheduler(queue, pool, options.imageOf);
+      const images = await openBatchImages(options, {
+        queue,
+        scheduler,
+        pool,
+        workers: options.workers,
+        runId,
+        folder: outputDir,
+        ...(previous?.images ? { previous: previous.images } : {}),
+        say,
+        log,
+      });
+      const opened = {
+        release,
+        log,
+        say,
+        previous,
+        pool,
+        preds,
+        results,
+        statuses,
+        queue,
+        scheduler,
+        images,
+      };
+      return new BatchRun(options, opened);
+    } catch (error) {
+      pool?.close();
+      release();
+      throw error;
+    }
+  }
+
+  /** A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them. */
+  get #runId(): string {
+    return this.#record.run_id;
+  }
+
+  /** Runs the queued instances on the workers until the queue is empty or the batch is stopped. */
+  async run(): Promise<BatchSummary> {
+    const { options, opened } = this;
+    const { pool, queue, scheduler, images } = opened;
+    this.#recordFinishedBefore();
+    this.#saveRecord();
+    chaosPoint("run-recorded");
+    const workers = pool ? pool.workers : options.workers;
+    opened.log(
+      `run ${this.#runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${workers} workers${pool ? ` on ${pool.hosts.length} Docker hosts` : ""}`,
+    );
+    if (pool) options.display.hosts?.(pool.status());
+    options.display.start(queue.length, options.instances.length - queue.length);
+    const signals = onInterruptSignals({
+      interrupt: () => this.#interrupt(),
+      stop: () => this.#stop(),
+      third: "stop",
+    });
+    images?.started(() => this.#saveRecord(), options.display);
+    try {
+      await runWorkers({
+        workers,
+        next: () => scheduler.next(),
+        work: (job, number) => this.#runInstance(job, number),
+        stopping: () => this.#state !== "running",
+        putBack: (job) => scheduler.end(job, { requeue: true }),
+      });
+    } finally {
+      try {
+        await this.#close();
+      } finally {
+        signals.dispose();
+      }
+    }
+    return {
+      statuses: opened.statuses,
+      cost: this.#record.total_cost,
+      interrupted: this.#state !== "running",
+      ...(pool?.stopped ? { hostsDown: true } : {}),
+    };
+  }
+
+  /** First Ctrl-C: no new instance starts. */
+  #interrupt(): void {
+    this.#state = "interrupted";
+    this.options.display.message(
+      "Ctrl-C: no new instances will start; running ones finish. Press Ctrl-C again to stop them.",
+    );
+    this.opened.log("interrupt: no new instances");
+  }
+
+  /** Second Ctrl-C or SIGTERM: the running agents stop with exit status Interrupted. */
+  #stop(): void {
+    this.#state = "stopping";
+    this.options.display.message("Stopping running instances (exit status Interrupted)...");
+    this.opened.log("interrupt: stopping running instances");
+    for (const agent of this.#agents.values()) agent.stop("Interrupted");
+  }
+
+  /** Skipped instances to the event streams; those that finished before keep their case in run.json. */
+  #recordFinishedBefore(): void {
+    const { options, opened } = this;
+    const queued = new Set(opened.queue);
+    for (const instance of options.instances) {
+      if (!queued.has(instance))
+        this.#swarms.skipped(instance.instance_id, opened.results.get(instance.instance_id)?.exit_status);
+    }
+    // One recorded nowhere is read from its trajectory.
+    for (const [status, ids] of opened.statuses) {
+      for (const id of ids) {
+        const earlier = opened.previous?.cases?.[id];
+        this.#record.cases[id] =
+          earlier && earlier.exit_status === status
+            ? earlier
+            : caseOf(trajectoryPath(options.outputDir, id), status);
+      }
+    }
+  }
+
+  #saveRecord(): void {
+    const record = this.#record;
+    if (this.opened.images) record.images = this.opened.images.record;
+    record.exit_statuses = Object.fromEntries(
+      [...this.opened.statuses].map(([status, ids]) => [status, ids.length]),
+    );
+    updateTotals(record, false);
+    if (this.opened.pool) record.hosts = hostRecord(this.opened.pool);
+    writeRunRecord(join(this.options.outputDir, "run.json"), record);
+  }
+
+  /** One instance on worker `number`: its image, its agent, then `#instanceEnded` or `#instanceLost`. */
+  async #runInstance(job: Job, number: number): Promise<void> {
+    const { options, opened } = this;
+    const { instance } = job;
+    const hostName = job.host?.docker.name;
+    const hostConfig = job.host?.docker.config;
+    const startedAt = Date.now();
+    options.display.instanceStart(number, instance.instance_id, hostName);
+    // The image first: a grading container started meanwhile would pull it as someone else's.
+    await opened.images?.ready(instance, job.host);
+    options.onInstanceStart?.(instance.instance_id, hostConfig);
+    opened.log(
+      `${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`,
+    );
+    const bus = this.#instanceBus(instance, number, hostConfig);
+    const swarm = this.#swarms.instance(instance);
+    if (swarm) bus.subscribe(swarm.listener);
+    mkdirSync(join(options.outputDir, instance.instance_id), { recursive: true });
+    const result = await runInstance(instance, {
+      config: this.#configOn(job),
+      outputDir: options.outputDir,
+      runId: this.#runId,
+      bus,
+      startedAt,
+      prepare: options.prepare,
+      onAgent: (agent) => this.#agentChanged(number, agent),
+      ...(job.host ? { lost: () => opened.scheduler.lost(job) } : {}),
+    });
+    opened.scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
+    // A microtask later, so that the worker's next instance asks for its image before the image pool pulls
+    // ahead again after this one (as when the worker loop was written inline): a resumed batch under a budget
+    // depends on that order (swebench-images.test.ts, "SIGKILL mid-batch, then resume").
+    queueMicrotask(() => opened.images?.ended(instance, job.host));
+    const ended = { job, number, result, swarm, startedAt };
+    if (result.lost) this.#instanceLost(ended);
+    else this.#instanceEnded(ended);
+  }
+
+  /** The instance's environment runs on its host, and its trajectory records which one. */
+  #configOn(job: Job): SwerunConfig {
+    const { config } = this.options;
+    if (!job.host || config.environment.environment_class !== "docker") return config;
+    return { ...config, environment: { ...config.environment, docker_hosts: [job.host.docker.config] } };
+  }
+
+  /** The instance's events: to the display, the `--eval` hooks, the log. */
+  #instanceBus(instance: Instance, number: number, host: DockerHostConfig | undefined): EventBus {
+    const { options } = this;
+    const id = instance.instance_id;
+    const bus = new EventBus();
+    bus.subscribe((event) => options.display.event(number, event));
+    bus.subscribe((event) => {
+      if (event.type === "run_start") options.onInstanceRunning?.(id, host);
+      if (event.type === "run_end" && event.submission && FINISHED_STATUSES.has(event.exit_status))
+        options.onInstanceSubmitted?.(id, event.submission, host);
+      if (event.type === "action_start") chaosPoint("action-start");
+      if (event.type === "model_retry")
+        this.opened.log(`${id}: model retry ${event.attempt}: ${event.error}`);
+    });
+    return bus;
+  }
+
+  /** A worker's agent started (stopped at once when the batch is stopping) or ended (undefined). */
+  #agentChanged(number: number, agent: Agent | undefined): void {
+    if (!agent) {
+      this.#agents.delete(number);
+      return;
+    }
+    this.#agents.set(number, agent);
+    if (this.#state === "stopping") agent.stop("Interrupted");
+  }
+
+  /** An instance lost with its Docker host: queued again (the scheduler did it), told to all. */
+  #instanceLost({ job, number, result, swarm }: EndedInstance): void {
+    const hostName = job.host?.docker.name;
+    this.opened.log(
+      `${result.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
+    );
+    this.options.display.instanceLost?.(number, result.instance_id);
+    this.#swarms.lost(swarm, result, hostName);
+    this.options.onInstanceLost?.(result.instance_id);
+  }
+
+  /**
+   * What happens when an instance ends: its prediction into preds.json, its status and case into run.json,
+   * its end to the event streams, the log and the display, then `onInstanceEnd` (`--eval` grades it).
+   */
+  #instanceEnded({ job, number, result, swarm, startedAt }: EndedInstance): void {
+    const { options, opened } = this;
+    const hostName = job.host?.docker.name;
+    chaosPoint("trajectory-renamed");
+    opened.preds.set({
+      model_name_or_path: this.#modelName,
+      instance_id: result.instance_id,
+      model_patch: result.submission,
+    });
+    noteStatus(opened.statuses, result.exit_status, result.instance_id);
+    this.#record.cases[result.instance_id] = {
+      ...caseOf(trajectoryPath(options.outputDir, result.instance_id), result.exit_status, result.cost),
+      ...(hostName ? { host: hostName } : {}),
+    };
+    const wallTime = result.timing?.wall_time_s ?? (Date.now() - startedAt) / 1000;
+    this.#swarms.ended(swarm, result, wallTime * 1000);
+    this.#saveRecord();
+    opened.log(
+      `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
+    );
+    options.display.instanceEnd(number, result, wallTime);
+    options.onInstanceEnd?.(result, job.host?.docker.config);
+  }
+
+  /** The workers are done: images and hosts closed, exit_statuses_*.yaml and the last run.json written, the folder released. */
+  async #close(): Promise<void> {
+    const { options, opened } = this;
+    const { pool } = opened;
+    const record = this.#record;
+    await opened.images?.close();
+    for (const line of pool?.leftoverHints(this.#runId) ?? []) opened.say(line);
+    pool?.close();
+    options.display.stop();
+    const byStatus = Object.fromEntries(
+      [...opened.statuses].map(([status, ids]) => [status, [...ids].sort()]),
+    );
+    writeFileAtomic(join(options.outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
+      redact(toYaml({ instances_by_exit_status: byStatus })),
+    ]);
+    const interrupted = this.#state !== "running";
+    record.status = interrupted || pool?.stopped ? "interrupted" : "finished";
+    record.ended_at = new Date().toISOString();
+    this.#saveRecord();
+    this.#swarms.stop(record.status, record.exit_statuses, interrupted);
+    opened.log(`run ${this.#runId}: ${record.status}`);
+    opened.release();
+  }
+}
+
+/** An instance whose agent is done, as `#instanceEnded` and `#instanceLost` take it. */
+interface EndedInstance {
+  job: Job;
+  number: number;
+  result: InstanceResult;
+  swarm: ReturnType<BatchSwarms["instance"]>;
+  startedAt: number;
+}
+
+/** swerun.log's lines (`log`), and those the display shows too (`say`). */
+function batchLog(outputDir: string, display: BatchDisplay) {
   const logPath = join(outputDir, "swerun.log");
   const log = (line: string) => appendFileSync(logPath, `${new Date().toISOString()} ${redact(line)}\n`);
   const say = (line: string) => {
     display.message(line);
     log(line);
   };
-  const modelName = modelDisplayName(options.config.model);
-  let preds: PredictionsFile;
-  let results: ReturnType<typeof recordedResults>;
-  let pool: HostPool | undefined;
-  const previous = readRunRecord(join(outputDir, "run.json"));
-  try {
-    if (options.hosts && options.hosts.length > 0) {
-      pool = await HostPool.open(options.hosts, options.hostsSource ?? "environment.docker_hosts", {
-        say,
-        onChange: (hosts) => display.hosts?.(hosts),
-        runId: previous?.run_id || options.runId,
-        ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
-        ...(options.hostAnswerTimeoutMs ? { answerTimeoutMs: options.hostAnswerTimeoutMs } : {}),
-      });
-    }
-    preds = new PredictionsFile(join(outputDir, "preds.json"));
-    results = recordedResults(outputDir);
-    await recoverFolder({
-      outputDir,
-      previous,
-      environmentClass: options.config.environment.environment_class,
-      preds,
-      results,
-      modelName,
-      say,
-      pool,
-      removeContainers: options.removeContainers,
-    });
-  } catch (error) {
-    pool?.close();
-    release();
-    throw error;
-  }
+  return { log, say };
+}
+
+/** The pool of Docker hosts, when the batch has several (host-pool.ts). */
+async function openHostPool(
+  options: BatchOptions,
+  runId: string,
+  say: (line: string) => void,
+): Promise<HostPool | undefined> {
+  if (!options.hosts || options.hosts.length === 0) return undefined;
+  return HostPool.open(options.hosts, options.hostsSource ?? "environment.docker_hosts", {
+    say,
+    onChange: (hosts) => options.display.hosts?.(hosts),
+    runId,
+    ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
+    ...(options.hostAnswerTimeoutMs ? { answerTimeoutMs: options.hostAnswerTimeoutMs } : {}),
+  });
+}
+
+function noteStatus(statuses: Map<string, string[]>, status: string, id: string): void {
+  statuses.set(status, [...(statuses.get(status) ?? []), id]);
+}
+
+/** Instances that finished before (kept, unless `redoExisting`) by exit status, and the queue of the others. */
+function sortInstances(
+  options: BatchOptions,
+  results: ReturnType<typeof recordedResults>,
+): { statuses: Map<string, string[]>; queue: Instance[] } {
   const statuses = new Map<string, string[]>();
-  const note = (status: string, id: string) => statuses.set(status, [...(statuses.get(status) ?? []), id]);
   const queue: Instance[] = [];
   for (const instance of options.instances) {
     const previous = results.get(instance.instance_id)?.exit_status;
     if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous))
-      note(previous, instance.instance_id);
+      noteStatus(statuses, previous, instance.instance_id);
     else queue.push(instance);
   }
-  const scheduler = new Scheduler(queue, pool, options.imageOf);
-  let images: Awaited<ReturnType<typeof openBatchImages>>;
-  try {
-    images = await openBatchImages(options, {
-      queue,
-      scheduler,
-      pool,
-      workers: options.workers,
-      runId: previous?.run_id || options.runId,
-      folder: outputDir,
-      ...(previous?.images ? { previous: previous.images } : {}),
-      say,
-      log,
-    });
-  } catch (error) {
-    pool?.close();
-    release();
-    throw error;
-  }
-  const record = newRunRecord({
-    runId: options.runId,
-    label: options.label,
-    modelName,
-    config: options.config,
-    imageTemplate: options.imageTemplate ?? null,
-    instances: options.instances.length,
-    dataset: {
-      subset: options.subset,
-      split: options.split,
-      slice: null,
-      filter: null,
-      instance_ids: null,
-      shuffle: false,
-      ...options.dataset,
-    },
-    previous,
-  });
-  const cases = record.cases;
-  // A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them.
-  const runId = record.run_id;
-  const swarms = new BatchSwarms(options.eventStreams, runId, options.label ?? options.subset);
-  const queued = new Set(queue);
-  for (const instance of options.instances) {
-    if (!queued.has(instance))
-      swarms.skipped(instance.instance_id, results.get(instance.instance_id)?.exit_status);
-  }
-  // Instances that finished before (a resumed batch) keep their case; one recorded nowhere is read from its trajectory.
-  for (const [status, ids] of statuses) {
-    for (const id of ids) {
-      const earlier = previous?.cases?.[id];
-      cases[id] =
-        earlier && earlier.exit_status === status ? earlier : caseOf(trajectoryPath(outputDir, id), status);
-    }
-  }
-  const saveRecord = () => {
-    if (images) record.images = images.record;
-    record.exit_statuses = Object.fromEntries([...statuses].map(([status, ids]) => [status, ids.length]));
-    updateTotals(record, false);
-    if (pool) record.hosts = hostRecord(pool);
-    writeRunRecord(join(outputDir, "run.json"), record);
-  };
-  saveRecord();
-  chaosPoint("run-recorded");
-  const workers = pool ? pool.workers : options.workers;
-  log(
-    `run ${runId}: ${queue.length} to run, ${options.instances.length - queue.length} finished before, ${workers} workers${pool ? ` on ${pool.hosts.length} Docker hosts` : ""}`,
-  );
-  if (pool) display.hosts?.(pool.status());
-  display.start(queue.length, options.instances.length - queue.length);
-
-  const agents = new Map<number, Agent>();
-  let stopping = 0;
-  const onSigint = () => {
-    stopping += 1;
-    if (stopping === 1) {
-      display.message(
-        "Ctrl-C: no new instances will start; running ones finish. Press Ctrl-C again to stop them.",
-      );
-      log("interrupt: no new instances");
-    } else stopAll();
-  };
-  const stopAll = () => {
-    stopping = Math.max(stopping, 2);
-    display.message("Stopping running instances (exit status Interrupted)...");
-    log("interrupt: stopping running instances");
-    for (const agent of agents.values()) agent.stop("Interrupted");
-  };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", stopAll);
-
-  images?.started(saveRecord, display);
-  const worker = async (number: number) => {
-    for (;;) {
-      if (stopping > 0) return;
-      const job = await scheduler.next();
-      if (!job) return;
-      if (stopping > 0) return scheduler.end(job, { requeue: true });
-      const { instance } = job;
-      const hostName = job.host?.docker.name;
-      // The instance's environment runs on its host, and its trajectory records which one.
-      const config =
-        job.host && options.config.environment.environment_class === "docker"
-          ? {
-              ...options.config,
-              environment: { ...options.config.environment, docker_hosts: [job.host.docker.config] },
-            }
-          : options.config;
-      const started = Date.now();
-      display.instanceStart(number, instance.instance_id, hostName);
-      const hostConfig = job.host?.docker.config;
-      // The image first: a grading container started meanwhile would pull it as someone else's.
-      await images?.ready(instance, job.host);
-      options.onInstanceStart?.(instance.instance_id, hostConfig);
-      log(`${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`);
-      const bus = new EventBus();
-      bus.subscribe((event) => display.event(number, event));
-      bus.subscribe((event) => {
-        if (event.type === "run_start") options.onInstanceRunning?.(instance.instance_id, hostConfig);
-        if (event.type === "run_end" && event.submission && FINISHED_STATUSES.has(event.exit_status))
-          options.onInstanceSubmitted?.(instance.instance_id, event.submission, hostConfig);
-        if (event.type === "action_start") chaosPoint("action-start");
-        if (event.type === "model_retry")
-          log(`${instance.instance_id}: model retry ${event.attempt}: ${event.error}`);
-      });
-      const swarm = swarms.instance(instance);
-      if (swarm) bus.subscribe(swarm.listener);
-      mkdirSync(join(outputDir, instance.instance_id), { recursive: true });
-      const result: InstanceResult = await runInstance(instance, {
-        config,
-        outputDir,
-        runId,
-        bus,
-        startedAt: started,
-        prepare: options.prepare,
-        onAgent: (agent) => {
-          if (agent) {
-            agents.set(number, agent);
-            if (stopping >= 2) agent.stop("Interrupted");
-          } else agents.delete(number);
-        },
-        ...(job.host ? { lost: () => scheduler.lost(job) } : {}),
-      });
-      scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
-      images?.ended(instance, job.host);
-      if (result.lost) {
-        log(
-          `${instance.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
-        );
-        display.instanceLost?.(number, instance.instance_id);
-        swarms.lost(swarm, result, hostName);
-        options.onInstanceLost?.(instance.instance_id);
-        continue;
-      }
-      chaosPoint("trajectory-renamed");
-      preds.set({
-        model_name_or_path: modelName,
-        instance_id: result.instance_id,
-        model_patch: result.submission,
-      });
-      note(result.exit_status, result.instance_id);
-      cases[result.instance_id] = {
-        ...caseOf(trajectoryPath(outputDir, result.instance_id), result.exit_status, result.cost),
-        ...(hostName ? { host: hostName } : {}),
-      };
-      const wallTime = result.timing?.wall_time_s ?? (Date.now() - started) / 1000;
-      swarms.ended(swarm, result, wallTime * 1000);
-      saveRecord();
-      log(
-        `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
-      );
-      display.instanceEnd(number, result, wallTime);
-      options.onInstanceEnd?.(result, hostConfig);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, workers) }, (_, i) => worker(i + 1)));
-  } finally {
-    await images?.close();
-    for (const line of pool?.leftoverHints(runId) ?? []) say(line);
-    pool?.close();
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", stopAll);
-    display.stop();
-    const byStatus = Object.fromEntries([...statuses].map(([status, ids]) => [status, [...ids].sort()]));
-    writeFileAtomic(join(outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
-      redact(toYaml({ instances_by_exit_status: byStatus })),
-    ]);
-    record.status = stopping > 0 || pool?.stopped ? "interrupted" : "finished";
-    record.ended_at = new Date().toISOString();
-    saveRecord();
-    swarms.stop(record.status, record.exit_statuses, stopping > 0);
-    log(`run ${runId}: ${record.status}`);
-    release();
-  }
-  return {
-    statuses,
-    cost: record.total_cost,
-    interrupted: stopping > 0,
-    ...(pool?.stopped ? { hostsDown: true } : {}),
-  };
+  return { statuses, queue };
 }
 
 /** run.json's `hosts`: each Docker host of the pool, its workers, and whether it answered last. */

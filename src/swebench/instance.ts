@@ -4,7 +4,7 @@ import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
 import type { RecordedTiming } from "../facts/run-facts.js";
-import { failedRun, type RunOptions, runTask } from "../run/run.js";
+import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES } from "../trajectory.js";
 import type { Checkout } from "./checkout.js";
@@ -110,18 +110,11 @@ export async function runInstance(instance: Instance, context: InstanceContext):
   };
   let checkout: Checkout | undefined;
   let lost = false;
-  let result: Awaited<ReturnType<typeof runTask>> | undefined;
+  let result: RunResult | undefined;
   try {
-    try {
+    result = await runPreparedTask(instance.problem_statement, options, async () => {
       checkout = await context.prepare(config, instance);
-      result = await runTask(instance.problem_statement, options);
-    } catch (error) {
-      // The raw task, as the agent records it (reports and exports read it).
-      result = await failedRun(
-        { ...options, info: { ...options.info, task: instance.problem_statement } },
-        error,
-      );
-    }
+    });
     lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
   } finally {
     checkout?.remove();

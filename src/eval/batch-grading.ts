@@ -2,19 +2,26 @@ import { basename, join } from "node:path";
 import pc from "picocolors";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
-import { batchGrader } from "../eval/batch-grader.js";
-import { evalInstances } from "../eval/eval-instance.js";
-import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
-import { writeRunMetadata } from "../eval/run-metadata.js";
+import { onInterruptSignals } from "../run/signals.js";
+import type { BatchOptions } from "../swebench/batch.js";
 import type { Instance } from "../swebench/dataset.js";
 import { datasetDirOf, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
+import { BatchGrader } from "./batch-grader.js";
+import { evalInstances } from "./eval-instance.js";
+import { resolvedSummary } from "./grading-driver.js";
+import { DEFAULT_EVAL_TIMEOUT } from "./harness-constants.js";
+import { writeRunMetadata } from "./run-metadata.js";
 
-/**
- * `swebench --eval`: checks the dataset's grading columns and the Docker daemon before the first model
- * call, then grades each instance as it ends. The second Ctrl-C (or SIGTERM) stops the running gradings.
- */
-export async function startBatchGrading(options: {
+/** The hooks of a batch that tell its grader the instances' events. */
+type GradingHooks = Required<
+  Pick<
+    BatchOptions,
+    "onInstanceStart" | "onInstanceRunning" | "onInstanceSubmitted" | "onInstanceEnd" | "onInstanceLost"
+  >
+>;
+
+export interface BatchGradingOptions {
   instances: Instance[];
   subset: string;
   split: string;
@@ -28,7 +35,14 @@ export async function startBatchGrading(options: {
   hosts?: DockerHostConfig[];
   hostsSource?: string;
   say: (line: string) => void;
-}) {
+}
+
+/**
+ * `swebench --eval`'s grading, for the `swebench` command: checks the dataset's grading columns and the
+ * Docker daemon before the first model call, then grades each instance as it ends (BatchGrader, told by the
+ * batch's `hooks`). The second Ctrl-C (or SIGTERM) stops the running gradings.
+ */
+export async function startBatchGrading(options: BatchGradingOptions) {
   const specs = evalInstances(
     options.instances,
     options.subset,
@@ -43,7 +57,7 @@ export async function startBatchGrading(options: {
     split: options.split,
   });
   const datasetDir = datasetDirOf(options.subset);
-  const grader = batchGrader({
+  const grader = new BatchGrader({
     ...(docker ? { docker } : {}),
     ...(pool ? { hosts: options.hosts, hostsSource: options.hostsSource ?? "--docker-host" } : {}),
     instances: specs,
@@ -57,33 +71,32 @@ export async function startBatchGrading(options: {
     timeoutSeconds: DEFAULT_EVAL_TIMEOUT,
     say: options.say,
   });
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts >= 2) grader.stop();
-  };
-  const onSigterm = () => grader.stop();
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
+  // Only the second Ctrl-C (or SIGTERM) concerns the grading: the batch handles the first.
+  const signals = onInterruptSignals({ interrupt: () => {}, stop: () => grader.stop(), third: "stop" });
   return {
-    submit: grader.submit,
-    prepare: grader.prepare,
-    prepareEarly: grader.prepareEarly,
-    submitted: grader.submitted,
-    lost: grader.lost,
+    /** The batch's hooks (BatchOptions) that tell the grader its instances' events. */
+    hooks: gradingHooks(grader),
     async finish(): Promise<void> {
       try {
         const { report, path } = await grader.finish();
-        process.stdout.write(
-          `${pc.bold("resolved:")} ${report.resolved_instances}/${report.total_instances} (${report.completed_instances} graded, ${report.empty_patch_instances} empty, ${report.error_instances} errors)\n`,
-        );
+        process.stdout.write(`${pc.bold("resolved:")} ${resolvedSummary(report)}\n`);
         process.stdout.write(`${pc.bold("eval report:")} ${path}\n`);
       } finally {
-        process.off("SIGINT", onSigint);
-        process.off("SIGTERM", onSigterm);
+        signals.dispose();
         grader.close();
         if (docker) closeDockerClient(docker);
       }
     },
+  };
+}
+
+/** The batch's hooks that tell `grader` its instances' events (see the table above BatchGrader). */
+function gradingHooks(grader: BatchGrader): GradingHooks {
+  return {
+    onInstanceStart: (id, host) => grader.prepareEarly(id, host),
+    onInstanceRunning: (id, host) => grader.prepare(id, host),
+    onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
+    onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
+    onInstanceLost: (id) => grader.lost(id),
   };
 }

@@ -1,10 +1,10 @@
 import { dirname } from "node:path";
 import type { ModelConfig } from "../config/schema.js";
 import { describeModel, type ModelFacts } from "../models/model-facts.js";
-import { checkOutputFile } from "../run/output.js";
-import { SwarmEventStream, type SwarmIds } from "../run/swarm-events.js";
 import { JsonlSink } from "../util/jsonl-sink.js";
 import { makeDirsSync } from "../util/make-dirs.js";
+import { checkOutputFile } from "./output.js";
+import { SwarmEventStream, type SwarmIds } from "./swarm-events.js";
 
 /** The `--events PATH` of a command: one sink, and a SwarmSDK-shaped stream per swarm written to it. */
 export interface EventLog {

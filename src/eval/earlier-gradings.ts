@@ -1,0 +1,60 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Prediction } from "../swebench/predictions.js";
+import { removeStaleTemps } from "../util/atomic-write.js";
+import { instanceLogDir } from "./grade-instance.js";
+import { LOG_FILES } from "./harness-constants.js";
+import type { RunJsonEval, RunJsonVerdict } from "./verdict-record.js";
+
+/**
+ * What earlier gradings of a batch left in its folder, for a resumed `swebench --eval` (batch-grader.ts):
+ * the verdicts of report.json files, those run.json records, and the temp files of interrupted writes.
+ */
+
+/** The verdicts of report.json files on disk, for the predictions that have one. */
+export function verdictsOnDisk(
+  predictions: Iterable<Prediction>,
+  outputDir: string,
+  runId: string,
+): Record<string, RunJsonVerdict> {
+  const verdicts: Record<string, RunJsonVerdict> = {};
+  for (const prediction of predictions) {
+    const path = join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.report);
+    if (!existsSync(path)) continue;
+    try {
+      const entry = JSON.parse(readFileSync(path, "utf8"))[prediction.instance_id] as { resolved?: unknown };
+      if (entry && typeof entry.resolved === "boolean")
+        verdicts[prediction.instance_id] = {
+          resolved: entry.resolved,
+          status: entry.resolved ? "resolved" : "unresolved",
+        };
+    } catch {
+      // an unreadable report is graded again
+    }
+  }
+  return verdicts;
+}
+
+/** The verdicts run.json holds for the eval run `runId`. */
+export function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
+  try {
+    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: RunJsonEval };
+    return record.eval?.run_id === runId ? record.eval.instances : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Removes the temp files of report.json writes that a killed grading left in the instances' log folders. */
+export function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
+  const dir = join(
+    instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
+  );
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const id of ids) removeStaleTemps(join(dir, id));
+}
