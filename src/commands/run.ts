@@ -5,14 +5,13 @@ import { consolePrinter } from "../console/printer.js";
 import { ask } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
-import { consoleToStderr, openEventLog } from "../run/event-log.js";
+import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
-import { redact } from "../util/secrets.js";
 import { configOverrides, type FlagsOf } from "./options.js";
 
 /** `swerun run` flags (commands/options.ts). */

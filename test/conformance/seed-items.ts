@@ -30,13 +30,13 @@ function blocks(text: string, language: string): Array<{ heading: string; body: 
 }
 
 /** Keys of a JSON object (and of the objects of its arrays), dotted below `prefix`. */
-function jsonKeys(value: unknown, prefix: string, out: Set<string>): void {
-  if (Array.isArray(value)) for (const item of value) jsonKeys(item, prefix, out);
+function _jsonKeys(value: unknown, prefix: string, out: Set<string>): void {
+  if (Array.isArray(value)) for (const item of value) _jsonKeys(item, prefix, out);
   else if (value && typeof value === "object") {
     for (const [key, inner] of Object.entries(value)) {
       out.add(`${prefix}${key}`);
       if (inner && typeof inner === "object" && !Array.isArray(inner))
-        jsonKeys(inner, `${prefix}${key}.`, out);
+        _jsonKeys(inner, `${prefix}${key}.`, out);
     }
   }
 }
