@@ -9,8 +9,9 @@ import { chaosPoint } from "../util/chaos.js";
 import { redact } from "../util/secrets.js";
 import { decodeOutput, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { evalCommand, makeEvalScript, splitEvalOutput } from "./eval-script.js";
-import { evalReport, type InstanceReport, normaliseNewlines } from "./grading.js";
+import { EvalOutputSplitter } from "./eval-output-split.js";
+import { evalCommand, makeEvalScript } from "./eval-script.js";
+import { evalReport, type InstanceReport } from "./grading.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
@@ -26,6 +27,7 @@ import { InstanceLog } from "./instance-log.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
 import { pythonJson } from "./python-json.js";
+import { fileTestLog, TestLogWriter } from "./test-log.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
 export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";
@@ -286,19 +288,40 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     chaosPoint("grading-tests");
     const testStarted = Date.now();
     const diffToken = newToken();
-    const run = await execCollect(
-      container,
-      evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, diffToken),
-      {
+    const outputPath = join(logDir, LOG_FILES.testOutput);
+    // The output goes to test_output.txt as it arrives (never held whole), and the log is graded from there.
+    const testLog = new TestLogWriter(outputPath);
+    let ended: { diff?: Buffer };
+    let run: Awaited<ReturnType<typeof execCollect>>;
+    try {
+      const splitter = new EvalOutputSplitter(diffToken, (data) => testLog.write(data));
+      // A log that cannot be written (a full disk) fails the grading once the exec is over.
+      let unwritable: { error: unknown } | undefined;
+      run = await execCollect(container, evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, diffToken), {
         timeoutSeconds: options.timeoutSeconds,
         ...(options.signal ? { signal: options.signal } : {}),
-      },
-    );
+        onChunk: (data, stderr) => {
+          if (unwritable) return;
+          try {
+            splitter.push(data, stderr);
+          } catch (error) {
+            unwritable = { error };
+          }
+        },
+      });
+      if (unwritable) throw unwritable.error;
+      ended = splitter.end();
+    } catch (error) {
+      testLog.abort();
+      throw error;
+    }
     testSeconds = (Date.now() - testStarted) / 1000;
-    if (run.aborted) throw new InfraFailure("interrupted", "interrupted");
+    if (run.aborted) {
+      testLog.abort();
+      throw new InfraFailure("interrupted", "interrupted");
+    }
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
-    const outputPath = join(logDir, LOG_FILES.testOutput);
-    const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
+    const { diff } = ended;
     // Output that ends before the script did, with no timeout: a container that died (graded on what it
     // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
     if (diff === undefined && !run.timedOut) {
@@ -306,12 +329,17 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
         () => true,
         () => false,
       );
-      if (!answers)
+      if (!answers) {
+        testLog.abort();
         throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
+      }
     }
-    let testOutput = decodeOutput(output);
-    if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
-    writeFileSync(outputPath, redact(testOutput));
+    try {
+      testLog.commit(run.timedOut ? `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.` : "");
+    } catch (error) {
+      testLog.abort();
+      throw error;
+    }
     log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
     if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
     // Tests cut off before the eval script ended (its container killed from outside, the daemon gone)
@@ -329,7 +357,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     phase("grading");
     log.info(`Grading answer for ${instance.instance_id}...`);
     const report = {
-      [instance.instance_id]: evalReport(instance, patch, normaliseNewlines(testOutput), parser),
+      [instance.instance_id]: evalReport(instance, patch, fileTestLog(outputPath), parser),
     };
     const entry = report[instance.instance_id] as InstanceReport;
     log.info(
