@@ -86,14 +86,13 @@ const BLANK = new RegExp(`^[${PY_SPACE}]*$`);
 /** The last line of `text` that is not blank, or undefined. */
 function lastFilledLine(text: string): string | undefined {
   let end = text.length;
-  while (end >= 0) {
-    const start = text.lastIndexOf("\n", end - 1) + 1;
+  for (;;) {
+    const start = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
     const line = text.slice(start, end);
     if (!BLANK.test(line)) return line;
     if (start === 0) return undefined;
     end = start - 1;
   }
-  return undefined;
 }
 
 /** `text` up to the end of its first line that is not blank (all of it when every line is blank). */
