@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { AtomicFileStream } from "../util/atomic-stream.js";
 import { hasSecrets, StreamRedactor } from "../util/secrets.js";
 import { PY_SPACE } from "./log-parsers/python-text.js";
@@ -76,6 +76,17 @@ export function fileTestLog(path: string, size = CHUNK_BYTES): TestLog {
       } finally {
         closeSync(fd);
       }
+    },
+  };
+}
+
+/** The log files of `paths` that exist, read in pieces as if joined by line ends (one log after the other). */
+export function joinedFileLogs(paths: string[]): TestLog {
+  const logs = paths.filter((path) => existsSync(path)).map((path) => fileTestLog(path));
+  return {
+    text: () => logs.map((log) => log.text()).join("\n"),
+    *chunks() {
+      for (const log of logs) yield* log.chunks();
     },
   };
 }

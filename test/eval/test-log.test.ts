@@ -5,9 +5,17 @@ import { decodeOutput } from "../../src/eval/container-exec.js";
 import { EvalOutputSplitter } from "../../src/eval/eval-output-split.js";
 import { splitEvalOutput } from "../../src/eval/eval-script.js";
 import { evalReport, logsEval, normaliseNewlines, readLogText } from "../../src/eval/grading.js";
+import { classifyLogs, classifyWith } from "../../src/eval/infra-failure.js";
 import { LogParserError } from "../../src/eval/log-parsers/django.js";
 import { isLineLocal, LOG_PARSERS, logParser } from "../../src/eval/log-parsers/registry.js";
-import { fileTestLog, type TestLog, TestLogWriter, textTestLog } from "../../src/eval/test-log.js";
+import {
+  fileTestLog,
+  firstMatches,
+  joinedFileLogs,
+  type TestLog,
+  TestLogWriter,
+  textTestLog,
+} from "../../src/eval/test-log.js";
 import {
   clearSecretsForTests,
   REDACTED,
@@ -112,6 +120,31 @@ describe("a test log graded in pieces gives what the whole log gives", () => {
           want,
         );
       }
+    }
+  });
+
+  it("classifies two log files searched in pieces as the two texts joined by a line end", () => {
+    const dir = tempDir();
+    const texts = [
+      ["no tests ran\r\n", "2026 - INFO - fine\n"],
+      ["ok\n", "Error response from daemon: gone\n"],
+      ["Killed", "\nmore\n"],
+      ["", "collected 0 items"],
+    ];
+    for (const [index, [test, instance]] of texts.entries()) {
+      const paths = [
+        join(dir, `${index}-test.txt`),
+        join(dir, `${index}-instance.log`),
+        join(dir, "missing"),
+      ];
+      writeFileSync(paths[0] as string, test as string);
+      writeFileSync(paths[1] as string, instance as string);
+      const want = classifyLogs([normaliseNewlines(test as string), normaliseNewlines(instance as string)]);
+      const log = joinedFileLogs(paths);
+      expect(
+        classifyWith((patterns) => firstMatches(log, patterns).map(Boolean)),
+        `${index}`,
+      ).toEqual(want);
     }
   });
 
