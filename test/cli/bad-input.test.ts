@@ -38,10 +38,10 @@ function runCliUnprivileged(args: string[], cwd: string): Promise<CliResult> {
   if (root !== undefined) closeSync(root);
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk) => {
+  child.stdout?.on("data", (chunk) => {
     stdout += chunk;
   });
-  child.stderr.on("data", (chunk) => {
+  child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
   return new Promise((resolve) =>
