@@ -3,7 +3,9 @@
  * eval script whose test command also prints MB megabytes of log lines (80-byte lines that are no test
  * result), in a child process of its own, and reports that process's peak resident memory (VmHWM) beyond
  * its resident memory just before the grading, against the size of the log.
- * Usage: node dist/bench/eval-memory.js [MB, default 500]
+ * With `--secret` a secret is registered first (as a model key is in a batch), so the output is decoded and
+ * redacted on its way to the file instead of written as it came.
+ * Usage: node dist/bench/eval-memory.js [MB, default 500] [--secret]
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -14,10 +16,12 @@ import { closeDockerClient, connectDocker } from "../src/environments/docker/cli
 import { evalInstances } from "../src/eval/eval-instance.js";
 import { gradeInstance } from "../src/eval/grade-instance.js";
 import type { Instance } from "../src/swebench/dataset.js";
+import { registerSecret } from "../src/util/secrets.js";
 import { EVAL_FIXTURES, ensureEvalImage } from "../test/helpers/eval-images.js";
 
-const MB = Number(process.argv[2] ?? 500);
-const CHILD = process.argv[3] === "--child";
+const MB = Number(process.argv.slice(2).find((arg) => !arg.startsWith("--")) ?? 500);
+const CHILD = process.argv.includes("--child");
+const SECRET = process.argv.includes("--secret");
 const MIB = 1024 * 1024;
 
 /** Resident memory now and at its peak, in bytes (Linux's /proc/self/status). */
@@ -40,6 +44,7 @@ function bigRow(image: string, mb: number): Instance {
 }
 
 async function child(): Promise<void> {
+  if (SECRET) registerSecret("sk-bench-not-a-real-key-0123456789");
   const docker = await connectDocker();
   const out = mkdtempSync(join(tmpdir(), "swerun-bench-eval-memory-"));
   try {
@@ -76,13 +81,19 @@ if (CHILD) await child();
 else {
   const output = execFileSync(
     process.execPath,
-    ["--max-semi-space-size=4", fileURLToPath(import.meta.url), String(MB), "--child"],
+    [
+      "--max-semi-space-size=4",
+      fileURLToPath(import.meta.url),
+      String(MB),
+      "--child",
+      ...(SECRET ? ["--secret"] : []),
+    ],
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * MIB },
   );
   const figures = JSON.parse(output.trim().split("\n").at(-1) ?? "{}");
   if (figures.status !== "resolved") throw new Error(`the grading did not resolve: ${output}`);
   const beyond = figures.peak - figures.before;
   process.stdout.write(
-    `grading ${(figures.log / MIB).toFixed(0)} MiB of test output: resident memory ${(figures.before / MIB).toFixed(0)} MiB before, peak ${(figures.peak / MIB).toFixed(0)} MiB (+${(beyond / MIB).toFixed(0)} MiB, ${(beyond / figures.log).toFixed(2)}x the log), ${figures.seconds.toFixed(1)} s\n`,
+    `grading ${(figures.log / MIB).toFixed(0)} MiB of test output${SECRET ? " (a secret registered)" : ""}: resident memory ${(figures.before / MIB).toFixed(0)} MiB before, peak ${(figures.peak / MIB).toFixed(0)} MiB (+${(beyond / MIB).toFixed(0)} MiB, ${(beyond / figures.log).toFixed(2)}x the log), ${figures.seconds.toFixed(1)} s\n`,
   );
 }
