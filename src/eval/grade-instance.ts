@@ -7,7 +7,7 @@ import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { redact } from "../util/secrets.js";
-import { decodeOutput, execCollect } from "./container-exec.js";
+import { decodeOutput, type ExecResult, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { EvalOutputSplitter } from "./eval-output-split.js";
 import { evalCommand, makeEvalScript } from "./eval-script.js";
@@ -133,6 +133,41 @@ const WRITE_FILES = `(umask 022 && printf '%s' "$1" > ${CONTAINER_PATCH} && prin
 /** Whether a file can be an exec argument: no NUL, well under Linux's 128 KiB limit for one argument. */
 function fitsInArguments(text: string): boolean {
   return !text.includes("\0") && Buffer.byteLength(text) <= 96 * 1024;
+}
+
+/**
+ * Runs the eval script (and the diff after it) in the container, its output going to test_output.txt's temp
+ * file as it arrives (never held whole): the caller commits or aborts `testLog`. A log that cannot be
+ * written (a full disk) fails once the exec is over, its temp file removed.
+ */
+async function runTests(
+  container: Docker.Container,
+  outputPath: string,
+  token: string,
+  options: GradeOptions,
+): Promise<{ run: ExecResult; diff?: Buffer; testLog: TestLogWriter }> {
+  const testLog = new TestLogWriter(outputPath);
+  try {
+    const splitter = new EvalOutputSplitter(token, (data) => testLog.write(data));
+    let unwritable: { error: unknown } | undefined;
+    const run = await execCollect(container, evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
+      timeoutSeconds: options.timeoutSeconds,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onChunk: (data, stderr) => {
+        if (unwritable) return;
+        try {
+          splitter.push(data, stderr);
+        } catch (error) {
+          unwritable = { error };
+        }
+      },
+    });
+    if (unwritable) throw unwritable.error;
+    return { run, ...splitter.end(), testLog };
+  } catch (error) {
+    testLog.abort();
+    throw error;
+  }
 }
 
 /**
@@ -289,39 +324,13 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     const testStarted = Date.now();
     const diffToken = newToken();
     const outputPath = join(logDir, LOG_FILES.testOutput);
-    // The output goes to test_output.txt as it arrives (never held whole), and the log is graded from there.
-    const testLog = new TestLogWriter(outputPath);
-    let ended: { diff?: Buffer };
-    let run: Awaited<ReturnType<typeof execCollect>>;
-    try {
-      const splitter = new EvalOutputSplitter(diffToken, (data) => testLog.write(data));
-      // A log that cannot be written (a full disk) fails the grading once the exec is over.
-      let unwritable: { error: unknown } | undefined;
-      run = await execCollect(container, evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, diffToken), {
-        timeoutSeconds: options.timeoutSeconds,
-        ...(options.signal ? { signal: options.signal } : {}),
-        onChunk: (data, stderr) => {
-          if (unwritable) return;
-          try {
-            splitter.push(data, stderr);
-          } catch (error) {
-            unwritable = { error };
-          }
-        },
-      });
-      if (unwritable) throw unwritable.error;
-      ended = splitter.end();
-    } catch (error) {
-      testLog.abort();
-      throw error;
-    }
+    const { run, diff, testLog } = await runTests(container, outputPath, diffToken, options);
     testSeconds = (Date.now() - testStarted) / 1000;
     if (run.aborted) {
       testLog.abort();
       throw new InfraFailure("interrupted", "interrupted");
     }
     log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
-    const { diff } = ended;
     // Output that ends before the script did, with no timeout: a container that died (graded on what it
     // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
     if (diff === undefined && !run.timedOut) {
