@@ -23,12 +23,18 @@ export interface ExecResult {
 /**
  * Runs `cmd` in the container with stdout and stderr merged in arrival order (as the harness's exec does)
  * and waits for it, at most `timeoutSeconds`, or until `signal` aborts. A timed-out or aborted exec is left
- * running: the caller removes the container, which ends it.
+ * running: the caller removes the container, which ends it. With `onChunk`, each piece of output goes
+ * there as it arrives (a view valid during the call) and none is kept: `output` and `chunks` stay empty.
  */
 export async function execCollect(
   container: Docker.Container,
   cmd: string[],
-  options: { workdir?: string; timeoutSeconds?: number; signal?: AbortSignal } = {},
+  options: {
+    workdir?: string;
+    timeoutSeconds?: number;
+    signal?: AbortSignal;
+    onChunk?: (data: Buffer, stderr: boolean) => void;
+  } = {},
 ): Promise<ExecResult> {
   const chunks: OutputChunk[] = [];
   const result: ExecResult = {
@@ -65,7 +71,10 @@ export async function execCollect(
   if (options.signal?.aborted) onAbort();
   try {
     await Promise.race([
-      demultiplex(stream, (chunk, stderr) => chunks.push({ data: Buffer.from(chunk), stderr })),
+      demultiplex(
+        stream,
+        options.onChunk ?? ((chunk, stderr) => chunks.push({ data: Buffer.from(chunk), stderr })),
+      ),
       stopped,
     ]);
   } finally {

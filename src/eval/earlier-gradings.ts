@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Prediction } from "../swebench/predictions.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { instanceLogDir } from "./grade-instance.js";
@@ -45,11 +45,15 @@ export function recordedVerdicts(runJson: string, runId: string): Record<string,
   }
 }
 
-/** Removes the temp files of report.json writes that a killed grading left in the instances' log folders. */
+/**
+ * Removes the temp files of report.json and test_output.txt writes that a killed grading left in the
+ * instances' log folders, and of the run id's run.json next to them.
+ */
 export function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
   const dir = join(
     instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
   );
+  removeStaleTemps(dirname(dir));
   let ids: string[] = [];
   try {
     ids = readdirSync(dir);

@@ -1,3 +1,4 @@
+import { EvalOutputSplitter } from "./eval-output-split.js";
 import { EXIT_CODE_VARIABLE, MARKERS } from "./harness-constants.js";
 import { pyStrip } from "./log-parsers/python-text.js";
 
@@ -45,29 +46,16 @@ export function evalCommand(scriptPath: string, workdir: string, token: string):
 /**
  * Splits that exec's output into the eval script's own output (stdout and stderr merged in arrival order,
  * each stream cut at its token line: Docker does not keep the order across the two streams) and the diff
- * (undefined when the script never finished, e.g. timed out: then all the output is the script's).
+ * (undefined when the script never finished, e.g. timed out: then all the output is the script's). The
+ * whole output at once; grading splits it as it arrives (EvalOutputSplitter).
  */
 export function splitEvalOutput(
   chunks: Array<{ data: Buffer; stderr: boolean }>,
   token: string,
 ): { testOutput: Buffer; diff?: Buffer } {
-  const line = Buffer.from(`\n${token}\n`);
-  const whole = (stderr: boolean) =>
-    Buffer.concat(chunks.filter((chunk) => chunk.stderr === stderr).map((chunk) => chunk.data));
-  const cut = { out: whole(false).lastIndexOf(line), err: whole(true).lastIndexOf(line) };
-  if (cut.out === -1 || cut.err === -1)
-    return { testOutput: Buffer.concat(chunks.map((chunk) => chunk.data)) };
   const test: Buffer[] = [];
-  const after: Buffer[] = [];
-  const seen = { out: 0, err: 0 };
-  for (const { data, stderr } of chunks) {
-    const key = stderr ? "err" : "out";
-    const start = seen[key];
-    seen[key] += data.length;
-    const keep = Math.max(0, Math.min(data.length, cut[key] - start));
-    test.push(data.subarray(0, keep));
-    const skip = Math.max(keep, Math.min(data.length, cut[key] + line.length - start));
-    if (!stderr) after.push(data.subarray(skip));
-  }
-  return { testOutput: Buffer.concat(test), diff: Buffer.concat(after) };
+  const splitter = new EvalOutputSplitter(token, (data) => test.push(data));
+  for (const { data, stderr } of chunks) splitter.push(data, stderr);
+  const { diff } = splitter.end();
+  return { testOutput: Buffer.concat(test), ...(diff ? { diff } : {}) };
 }

@@ -7,9 +7,10 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { redact } from "../util/secrets.js";
 import { writeTar } from "../util/tar.js";
-import { decodeOutput, execCollect } from "./container-exec.js";
+import { decodeOutput, type ExecResult, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { evalCommand, makeEvalScript, splitEvalOutput } from "./eval-script.js";
+import { EvalOutputSplitter } from "./eval-output-split.js";
+import { evalCommand, makeEvalScript } from "./eval-script.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
@@ -22,10 +23,11 @@ import {
 import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
 import { classifyText } from "./infra-failure.js";
 import { InstanceLog } from "./instance-log.js";
-import { evalReport, type InstanceReport, normaliseNewlines } from "./instance-report.js";
+import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
 import { pythonJson } from "./python-json-dumps.js";
+import { fileTestLog, TestLogWriter } from "./test-log.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
 export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";
@@ -131,6 +133,41 @@ const WRITE_FILES = `(umask 022 && printf '%s' "$1" > ${CONTAINER_PATCH} && prin
 /** Whether a file can be an exec argument: no NUL, well under Linux's 128 KiB limit for one argument. */
 function fitsInArguments(text: string): boolean {
   return !text.includes("\0") && Buffer.byteLength(text) <= 96 * 1024;
+}
+
+/**
+ * Runs the eval script (and the diff after it) in the container, its output going to test_output.txt's temp
+ * file as it arrives (never held whole): the caller commits or aborts `testLog`. A log that cannot be
+ * written (a full disk) fails once the exec is over, its temp file removed.
+ */
+async function runTests(
+  container: Docker.Container,
+  outputPath: string,
+  token: string,
+  options: GradeOptions,
+): Promise<{ run: ExecResult; diff?: Buffer; testLog: TestLogWriter }> {
+  const testLog = new TestLogWriter(outputPath);
+  try {
+    const splitter = new EvalOutputSplitter(token, (data) => testLog.write(data));
+    let unwritable: { error: unknown } | undefined;
+    const run = await execCollect(container, evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
+      timeoutSeconds: options.timeoutSeconds,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onChunk: (data, stderr) => {
+        if (unwritable) return;
+        try {
+          splitter.push(data, stderr);
+        } catch (error) {
+          unwritable = { error };
+        }
+      },
+    });
+    if (unwritable) throw unwritable.error;
+    return { run, ...splitter.end(), testLog };
+  } catch (error) {
+    testLog.abort();
+    throw error;
+  }
 }
 
 /**
@@ -286,19 +323,14 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     chaosPoint("grading-tests");
     const testStarted = Date.now();
     const diffToken = newToken();
-    const run = await execCollect(
-      container,
-      evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, diffToken),
-      {
-        timeoutSeconds: options.timeoutSeconds,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-    );
-    testSeconds = (Date.now() - testStarted) / 1000;
-    if (run.aborted) throw new InfraFailure("interrupted", "interrupted");
-    log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     const outputPath = join(logDir, LOG_FILES.testOutput);
-    const { testOutput: output, diff } = splitEvalOutput(run.chunks, diffToken);
+    const { run, diff, testLog } = await runTests(container, outputPath, diffToken, options);
+    testSeconds = (Date.now() - testStarted) / 1000;
+    if (run.aborted) {
+      testLog.abort();
+      throw new InfraFailure("interrupted", "interrupted");
+    }
+    log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
     // Output that ends before the script did, with no timeout: a container that died (graded on what it
     // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
     if (diff === undefined && !run.timedOut) {
@@ -306,12 +338,17 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
         () => true,
         () => false,
       );
-      if (!answers)
+      if (!answers) {
+        testLog.abort();
         throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
+      }
     }
-    let testOutput = decodeOutput(output);
-    if (run.timedOut) testOutput += `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.`;
-    writeFileSync(outputPath, redact(testOutput));
+    try {
+      testLog.commit(run.timedOut ? `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.` : "");
+    } catch (error) {
+      testLog.abort();
+      throw error;
+    }
     log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
     if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
     // Tests cut off before the eval script ended (its container killed from outside, the daemon gone)
@@ -329,7 +366,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     phase("grading");
     log.info(`Grading answer for ${instance.instance_id}...`);
     const report = {
-      [instance.instance_id]: evalReport(instance, patch, normaliseNewlines(testOutput), parser),
+      [instance.instance_id]: evalReport(instance, patch, fileTestLog(outputPath), parser),
     };
     const entry = report[instance.instance_id] as InstanceReport;
     log.info(

@@ -7,9 +7,9 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import { instanceLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
-import { classifyLogs } from "./infra-failure.js";
-import { normaliseNewlines } from "./instance-report.js";
+import { classifyWith } from "./infra-failure.js";
 import { pythonJson } from "./python-json-dumps.js";
+import { firstMatches, joinedFileLogs } from "./test-log.js";
 
 /** The harness's run report (`<model>.<run_id>.json`, schema_version 2), keys in its order. */
 export interface RunReport {
@@ -39,8 +39,6 @@ export interface RunReport {
 }
 
 const sorted = (ids: Iterable<string>) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-const readIfExists = (path: string) =>
-  existsSync(path) ? normaliseNewlines(readFileSync(path, "utf8")) : undefined;
 
 export interface RunReportOptions {
   /** Every prediction read, by instance id. */
@@ -135,10 +133,9 @@ function classifyFailures(ids: string[], { predictions, runId, outputDir }: RunR
   const reasons: Record<string, string> = {};
   for (const id of ids) {
     const dir = instanceLogDir(outputDir, runId, predictions.get(id) as Prediction);
-    const found = classifyLogs([
-      readIfExists(join(dir, LOG_FILES.testOutput)),
-      readIfExists(join(dir, LOG_FILES.instanceLog)),
-    ]);
+    // Both logs searched in pieces: a test log of hundreds of MB is never read whole.
+    const logs = joinedFileLogs([join(dir, LOG_FILES.testOutput), join(dir, LOG_FILES.instanceLog)]);
+    const found = classifyWith((patterns) => firstMatches(logs, patterns).map(Boolean));
     if (!found) continue;
     reasons[id] = found.reason;
     (found.tier === "environment" ? infra : ambiguous).add(id);

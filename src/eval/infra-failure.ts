@@ -37,3 +37,12 @@ export function classifyLogs(
 ): { reason: string; tier: InfraTier } | undefined {
   return classifyText(texts.filter((text): text is string => text !== undefined).join("\n"));
 }
+
+/** The classification of a log searched elsewhere: `find` tells, for each signature's pattern, whether the log has a match. */
+export function classifyWith(
+  find: (patterns: RegExp[]) => boolean[],
+): { reason: string; tier: InfraTier } | undefined {
+  const found = find(SIGNATURES.map(([, , pattern]) => pattern));
+  const signature = SIGNATURES[found.indexOf(true)];
+  return signature ? { reason: signature[0], tier: signature[1] } : undefined;
+}

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { type EvalType, MARKERS, type StatusMap } from "./harness-constants.js";
-import { classifyLogs } from "./infra-failure.js";
+import { classifyLogs, classifyWith } from "./infra-failure.js";
 import type { ParserSpec } from "./log-parsers/parser-spec.js";
 import { LINE_END, LINE_START, PY_DIGIT, PY_SPACE, PY_WORD } from "./log-parsers/python-text.js";
-import type { LogParser } from "./log-parsers/registry.js";
+import { isLineLocal, type LogParser } from "./log-parsers/registry.js";
+import { firstMatches, type TestLog } from "./test-log.js";
 
 /** What grading needs of a dataset row. */
 export interface GradingSpec {
@@ -32,14 +32,7 @@ export interface InstanceReport {
   tests_status?: TestsStatus;
 }
 
-/** A log file as Python's text mode reads it: UTF-8, `\r\n` and lone `\r` turned into `\n`. */
-export function readLogText(path: string): string {
-  return normaliseNewlines(readFileSync(path, "utf8"));
-}
-
-export function normaliseNewlines(text: string): string {
-  return text.replace(/\r\n?/g, "\n");
-}
+export { normaliseNewlines, readLogText } from "./test-log.js";
 
 const D = PY_DIGIT;
 const S = `[${PY_SPACE}]`;
@@ -76,7 +69,10 @@ function digitValue(char: string): number {
 
 /** The test command's exit status the eval script recorded, or undefined when the log has none. */
 export function testExitCode(content: string): number | undefined {
-  const match = EXIT_CODE.exec(content);
+  return exitCodeOf(EXIT_CODE.exec(content) ?? undefined);
+}
+
+function exitCodeOf(match: RegExpExecArray | undefined): number | undefined {
   if (!match) return undefined;
   const text = match[1] ?? "";
   const negative = text.startsWith("-");
@@ -88,29 +84,81 @@ export function testExitCode(content: string): number | undefined {
 /**
  * The status map of a test log and whether the log is a valid run (the harness's `get_logs_eval`). Invalid:
  * a failure marker (apply, reset, tests errored, timed out), a missing start or end marker, no result and
- * no sign the suite ran, or a non-zero test exit code while no test FAILED or ERRORed.
+ * no sign the suite ran, or a non-zero test exit code while no test FAILED or ERRORed. A log read in pieces
+ * (a file) is parsed piece by piece when its parser reads each line on its own, else read whole once.
  */
 export function logsEval(
-  content: string,
+  content: string | TestLog,
   parser: LogParser,
   spec?: ParserSpec,
 ): { statusMap: StatusMap; valid: boolean } {
+  if (typeof content !== "string")
+    return isLineLocal(parser)
+      ? logsEvalPieces(content, parser, spec)
+      : logsEval(content.text(), parser, spec);
   const invalid = { statusMap: new Map<string, string>(), valid: false };
-  const bad = [MARKERS.applyFailed, MARKERS.resetFailed, MARKERS.testsErrored, MARKERS.testsTimedOut];
-  if (bad.some((marker) => content.includes(marker))) return invalid;
+  if (BAD_MARKERS.some((marker) => content.includes(marker))) return invalid;
   if (!content.includes(MARKERS.start) || !content.includes(MARKERS.end)) return invalid;
   const afterStart = content.split(MARKERS.start)[1] ?? "";
   let statusMap = parser(afterStart.split(MARKERS.end)[0] ?? "", spec);
   if (statusMap.size === 0) statusMap = parser(content, spec);
   if (statusMap.size === 0 && !SUITE_RAN.test(content)) return invalid;
-  const exitCode = testExitCode(content);
-  if (
-    exitCode !== undefined &&
-    exitCode !== 0 &&
-    statusMap.size > 0 &&
-    ![...statusMap.values()].some((status) => status === "FAILED" || status === "ERROR")
-  )
-    return invalid;
+  if (failsOnlyByExitCode(statusMap, () => testExitCode(content))) return invalid;
+  return { statusMap, valid: true };
+}
+
+const BAD_MARKERS = [MARKERS.applyFailed, MARKERS.resetFailed, MARKERS.testsErrored, MARKERS.testsTimedOut];
+
+/** A non-zero test exit code while tests were found and none FAILED or ERRORed. */
+function failsOnlyByExitCode(statusMap: StatusMap, exitCode: () => number | undefined): boolean {
+  if (statusMap.size === 0) return false;
+  for (const status of statusMap.values()) if (status === "FAILED" || status === "ERROR") return false;
+  const code = exitCode();
+  return code !== undefined && code !== 0;
+}
+
+/**
+ * `logsEval` of a log read in pieces, for a parser that reads each line on its own: the same markers and
+ * region (from the first start marker to the next start or end marker), each piece of it parsed as it comes
+ * and the maps merged in order, which is the map of the whole region. Holds one piece at a time.
+ */
+function logsEvalPieces(
+  log: TestLog,
+  parser: LogParser,
+  spec?: ParserSpec,
+): { statusMap: StatusMap; valid: boolean } {
+  const invalid = { statusMap: new Map<string, string>(), valid: false };
+  const statusMap: StatusMap = new Map();
+  const parse = (text: string) => {
+    for (const [name, status] of parser(text, spec)) statusMap.set(name, status);
+  };
+  let region: "before" | "in" | "after" = "before";
+  let ended = false;
+  for (const chunk of log.chunks()) {
+    if (BAD_MARKERS.some((marker) => chunk.includes(marker))) return invalid;
+    if (!ended && chunk.includes(MARKERS.end)) ended = true;
+    let from = 0;
+    if (region === "before") {
+      const start = chunk.indexOf(MARKERS.start);
+      if (start === -1) continue;
+      region = "in";
+      from = start + MARKERS.start.length;
+    }
+    if (region === "in") {
+      const ends = [chunk.indexOf(MARKERS.start, from), chunk.indexOf(MARKERS.end, from)].filter(
+        (at) => at !== -1,
+      );
+      if (ends.length === 0) parse(chunk.slice(from));
+      else {
+        parse(chunk.slice(from, Math.min(...ends)));
+        region = "after";
+      }
+    }
+  }
+  if (region === "before" || !ended) return invalid;
+  if (statusMap.size === 0) for (const chunk of log.chunks()) parse(chunk);
+  if (statusMap.size === 0 && !firstMatches(log, [SUITE_RAN])[0]) return invalid;
+  if (failsOnlyByExitCode(statusMap, () => exitCodeOf(firstMatches(log, [EXIT_CODE])[0]))) return invalid;
   return { statusMap, valid: true };
 }
 
@@ -181,12 +229,12 @@ export function isResolved(status: TestsStatus): boolean {
 
 /**
  * An instance's report entry from its prediction and test log (the harness's `get_eval_report`). `testOutput`
- * is the test_output.txt text read as `readLogText` does.
+ * is the test_output.txt text read as `readLogText` does, or the file read in pieces (`fileTestLog`).
  */
 export function evalReport(
   spec: GradingSpec,
   patch: string | null,
-  testOutput: string,
+  testOutput: string | TestLog,
   parser: LogParser,
 ): InstanceReport {
   const report: InstanceReport = {
@@ -203,7 +251,10 @@ export function evalReport(
   report.patch_exists = true;
   const { statusMap, valid } = logsEval(testOutput, parser, spec);
   if (!valid) {
-    const classification = classifyLogs([testOutput]);
+    const classification =
+      typeof testOutput === "string"
+        ? classifyLogs([testOutput])
+        : classifyWith((patterns) => firstMatches(testOutput, patterns).map(Boolean));
     if (classification) {
       report.infra_failure = classification.tier === "environment";
       report.infra_failure_reason = classification.reason;

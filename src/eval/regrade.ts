@@ -6,9 +6,10 @@ import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, instanceLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
-import { evalReport, type InstanceReport, readLogText } from "./instance-report.js";
+import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { pythonJson } from "./python-json-dumps.js";
+import { fileTestLog } from "./test-log.js";
 
 /**
  * Grades an instance again from the test_output.txt of an earlier grading, as the harness's report step
@@ -36,7 +37,7 @@ export function regradeInstance(
   if (!existsSync(testOutput)) return result({ error: `no ${LOG_FILES.testOutput} to grade again` });
   const parser = logParser(instance.log_parser);
   if (!parser) return result({ error: unsupportedParserMessage(instance.log_parser) });
-  const entry: InstanceReport = evalReport(instance, prediction.model_patch, readLogText(testOutput), parser);
+  const entry: InstanceReport = evalReport(instance, prediction.model_patch, fileTestLog(testOutput), parser);
   writeFileAtomic(join(logDir, LOG_FILES.report), [redact(pythonJson({ [instance.instance_id]: entry }, 4))]);
   return result({
     status: entry.resolved ? "resolved" : "unresolved",

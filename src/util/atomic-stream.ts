@@ -32,8 +32,11 @@ export class AtomicFileStream {
   }
 
   write(text: string): void {
+    this.writeBytes(Buffer.from(text, "utf8"));
+  }
+
+  writeBytes(buffer: Uint8Array): void {
     if (this.#fd === undefined) throw new Error(`${this.path}: already closed`);
-    const buffer = Buffer.from(text, "utf8");
     let offset = 0;
     while (offset < buffer.length) offset += writeSync(this.#fd, buffer, offset);
   }

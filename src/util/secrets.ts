@@ -6,6 +6,7 @@
  */
 const secrets = new Set<string>();
 let pattern: RegExp | undefined;
+let longestSecret = 0;
 
 /** Short values are not registered: redacting "1" or "yes" everywhere would garble output. */
 const MIN_SECRET_LENGTH = 6;
@@ -37,6 +38,7 @@ export function registerSecret(value: string | undefined): void {
     .sort((a, b) => b.length - a.length)
     .map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   pattern = new RegExp(alternatives.join("|"), "g");
+  longestSecret = Math.max(...[...secrets].map((secret) => secret.length));
 }
 
 /**
@@ -87,6 +89,53 @@ export function redact(text: string): string {
   return pattern.test(text) ? text.replace(pattern, REDACTED) : text;
 }
 
+/** Whether any secret is registered (text with none needs no redaction). */
+export function hasSecrets(): boolean {
+  return pattern !== undefined;
+}
+
+/**
+ * `redact` for text that comes in pieces: what `push` and `end` return, joined, is `redact` of the pieces
+ * joined. Only the last characters that could start a secret wait (fewer than the longest secret).
+ */
+export class StreamRedactor {
+  #pending = "";
+
+  push(text: string): string {
+    if (!pattern) {
+      const all = this.#pending + text;
+      this.#pending = "";
+      return all;
+    }
+    const all = this.#pending + text;
+    // A match that starts before `safe` is whole (the longest secret fits); one that starts later waits.
+    let safe = Math.max(0, all.length - (longestSecret - 1));
+    pattern.lastIndex = 0;
+    let match = pattern.exec(all);
+    let out = "";
+    let from = 0;
+    while (match && match.index < safe) {
+      out += all.slice(from, match.index) + REDACTED;
+      from = match.index + match[0].length;
+      if (from > safe) safe = from;
+      pattern.lastIndex = from;
+      match = pattern.exec(all);
+    }
+    // A character of two UTF-16 units is never cut: each piece is encoded on its own.
+    const unit = all.charCodeAt(safe - 1);
+    if (safe > from && safe < all.length && unit >= 0xd800 && unit <= 0xdbff) safe -= 1;
+    out += all.slice(from, safe);
+    this.#pending = all.slice(safe);
+    return out;
+  }
+
+  end(): string {
+    const rest = redact(this.#pending);
+    this.#pending = "";
+    return rest;
+  }
+}
+
 /** `value` serialized as JSON (2-space indent, trailing newline), with every secret redacted. */
 export function redactedJson(value: unknown): string {
   return redact(`${JSON.stringify(value, null, 2)}\n`);
@@ -122,4 +171,5 @@ export function guardOutputStreams(streams: NodeJS.WriteStream[] = [process.stdo
 export function clearSecretsForTests(): void {
   secrets.clear();
   pattern = undefined;
+  longestSecret = 0;
 }

@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/util/package-root.js";
 import { CLI, type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -14,28 +15,33 @@ function expectRefused(result: CliResult, message: RegExp): void {
 
 const DEMO_LOCAL = ["--subset", "demo", "--environment-class", "local"];
 
-/** Whether the unprivileged user can load the built CLI (always, unless the tests run as root). */
-function unprivilegedCanRun(): boolean {
-  if (process.getuid?.() !== 0) return true;
-  const probe = spawnSync(process.execPath, [CLI, "--version"], { uid: 65534, gid: 65534, cwd: "/" });
-  return probe.status === 0;
-}
-
-/** `swerun` as an unprivileged user: `nobody` when the tests run as root, else the current user. */
+/**
+ * `swerun` as an unprivileged user: `nobody` when the tests run as root, else the current user. `nobody`
+ * loads the built CLI through a descriptor of the package folder the test opens for it (`/proc/self/fd/3`):
+ * a checkout inside a private folder (a 0700 home or temp folder) is not reachable by its path for another
+ * user, the descriptor skips the folders above the checkout.
+ */
 function runCliUnprivileged(args: string[], cwd: string): Promise<CliResult> {
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1", SWERUN_GLOBAL_CONFIG_DIR: cwd },
-    stdio: ["ignore", "pipe", "pipe"],
-    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-  });
+  const root = asRoot ? openSync(packageRoot(), "r") : undefined;
+  const entry = root === undefined ? CLI : join("/proc/self/fd/3", relative(packageRoot(), CLI));
+  const child = spawn(
+    process.execPath,
+    [...(root === undefined ? [] : ["--preserve-symlinks", "--preserve-symlinks-main"]), entry, ...args],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1", SWERUN_GLOBAL_CONFIG_DIR: cwd },
+      stdio: ["ignore", "pipe", "pipe", ...(root === undefined ? [] : [root])],
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    },
+  );
+  if (root !== undefined) closeSync(root);
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk) => {
+  child.stdout?.on("data", (chunk) => {
     stdout += chunk;
   });
-  child.stderr.on("data", (chunk) => {
+  child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
   return new Promise((resolve) =>
@@ -77,9 +83,8 @@ describe("bad command lines: exit code 2, one line", () => {
     );
   });
 
-  // Run as root, the test needs `nobody` to load the built CLI: a checkout in a private folder (a 0700
-  // home or temp folder) does not let it, and then the test cannot run (it is skipped, not failed).
-  it.skipIf(!unprivilegedCanRun())("swebench -o in a folder the user may not write in", async () => {
+  // Run as root, the CLI runs as `nobody`, also from a checkout in a private folder (runCliUnprivileged).
+  it("swebench -o in a folder the user may not write in", async () => {
     const dir = tempDir();
     chmodSync(dir, 0o755);
     const locked = join(dir, "locked");

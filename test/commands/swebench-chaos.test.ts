@@ -108,6 +108,10 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     const args = ["swebench", "--subset", "demo", "--eval", "--events", events, "-w", "1", "-o", out];
     const runId = () => String(readJson(join(out, "run.json")).run_id);
 
+    // 0. The first atomic write (the eval's run.json next to the logs) written, not renamed: its temp file
+    // is removed by the resume.
+    await killAt("atomic-rename", args);
+
     // 1. A grading's tests about to run: its container (labelled with the run id) is left, no report.json.
     await killAt("grading-tests", args);
     const id = runId();

@@ -114,6 +114,36 @@ export const LOG_PARSERS: Readonly<Record<string, LogParser>> = {
   parse_log_cargo: parseCargo,
 };
 
+/**
+ * The parsers that read each line on their own (no state from one line to the next, only `map.set`): a
+ * log parsed in pieces cut at line ends, the maps merged in order, gives the same map as the whole log.
+ */
+const LINE_LOCAL: ReadonlySet<LogParser> = new Set([
+  parsePytest,
+  parsePytestOptions,
+  parsePytestV2,
+  parseMatplotlib,
+  parseSeaborn,
+  parseGotest,
+  parseCargo,
+  parseMinitest,
+  parseCucumber,
+  parseRubyUnit,
+  parseRspecTransformedJson,
+  parseJest,
+  parseJestJson,
+  parseVitest,
+  parseTap,
+  parseRedis,
+  parseJq,
+  parseAnt,
+]);
+
+/** Whether `parser` reads each line on its own (see LINE_LOCAL). */
+export function isLineLocal(parser: LogParser): boolean {
+  return LINE_LOCAL.has(parser);
+}
+
 /** The parser of a `log_parser` name (`parse_log_pytest`; the bare `pytest` is accepted too). */
 export function logParser(name: string): LogParser | undefined {
   const key = name.startsWith("parse_log_") ? name : `parse_log_${name}`;
