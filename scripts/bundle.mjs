@@ -6,6 +6,7 @@
 // The library entry (dist/src/index.js) is tsc's output, unbundled. The script of the `swerun view` page (for
 // the browser) is bundled into a file of its own.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -30,9 +31,30 @@ const zodEnglishOnly = {
     }));
   },
 };
+/**
+ * In the `swerun run` script, every command module but run's is one line that throws: that script only ever
+ * runs `swerun run` (the bin sends the other commands to the ES modules).
+ */
+const onlyTheRunCommand = {
+  name: "only-the-run-command",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) =>
+      args.kind === "dynamic-import" &&
+      args.importer === join(root, "src", "cli.ts") &&
+      args.path !== "./commands/run.js"
+        ? { path: args.path, namespace: "swerun-elsewhere" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "swerun-elsewhere" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`dist/src/cli-run.cjs runs only \`swerun run\`, not ${args.path}`)});`,
+      loader: "js",
+    }));
+  },
+};
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
 rmSync(join(out, "cli.js"), { force: true });
+rmSync(join(out, "cli-run.cjs"), { force: true });
 await build({
   entryPoints: { "cli-main": join(root, "src", "cli.ts") },
   outdir: out,
@@ -56,6 +78,35 @@ await build({
   logLevel: "warning",
 });
 
+// `swerun run` as one CommonJS script, dist/src/cli-run.cjs (the same src/cli.ts, every other command left
+// out): the bin runs it through vm.Script with V8's code cache (src/util/code-cache.ts), which ES modules
+// cannot have on Node 20; compiling the ES chunks was a third of a short run's start. The file is the body
+// of a function (the bin passes require, module, its path and its URL, which stands for import.meta.url),
+// in ASCII only, so it reads into a one-byte string.
+const runScript = join(out, "cli-run.cjs");
+await build({
+  entryPoints: [join(root, "src", "cli.ts")],
+  outfile: runScript,
+  allowOverwrite: true,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  external: ["dockerode", "ssh2", "cpu-features", "playwright-core"],
+  define: { "import.meta.url": "__swerunScriptUrl" },
+  banner: { js: "(function (exports, require, module, __filename, __dirname, __swerunScriptUrl) {" },
+  footer: { js: "})" },
+  charset: "ascii",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [zodEnglishOnly, onlyTheRunCommand],
+  sourcemap: false,
+  logLevel: "warning",
+});
+const runSource = readFileSync(runScript);
+if (runSource.some((byte) => byte > 0x7f)) throw new Error(`${runScript}: a byte outside ASCII`);
+const runScriptHash = createHash("sha256").update(runSource).digest("hex").slice(0, 16);
+
 // The bin (src/bin.ts as dist/src/cli.js): `--help` and `--version` without loading the CLI, their text taken
 // from the CLI just built.
 const help = execFileSync(process.execPath, [join(out, "cli-main.js"), "--help"], { encoding: "utf8" });
@@ -68,7 +119,11 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  define: { SWERUN_HELP: JSON.stringify(help), SWERUN_VERSION: JSON.stringify(version) },
+  define: {
+    SWERUN_HELP: JSON.stringify(help),
+    SWERUN_VERSION: JSON.stringify(version),
+    SWERUN_RUN_SCRIPT_HASH: JSON.stringify(runScriptHash),
+  },
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: false,
