@@ -51,6 +51,23 @@ const onlyTheRunCommand = {
     }));
   },
 };
+/**
+ * Model prices (470 KB, for a real model's cost only) stay out of the `swerun run` script: its CommonJS build
+ * is required from node_modules where the sources import() it (a script run by vm.Script has no import()).
+ */
+const pricesFromNodeModules = {
+  name: "prices-from-node-modules",
+  setup(builder) {
+    builder.onResolve({ filter: /^@pydantic\/genai-prices$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, namespace: "required" } : { path: args.path, external: true },
+    );
+    builder.onLoad({ filter: /.*/, namespace: "required" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+      resolveDir: root,
+    }));
+  },
+};
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
 rmSync(join(out, "cli.js"), { force: true });
@@ -99,7 +116,7 @@ await build({
   charset: "ascii",
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [zodEnglishOnly, onlyTheRunCommand],
+  plugins: [zodEnglishOnly, onlyTheRunCommand, pricesFromNodeModules],
   sourcemap: false,
   logLevel: "warning",
 });
