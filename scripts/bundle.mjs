@@ -1,4 +1,4 @@
-// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli.js becomes one small entry file plus shared chunks in
+// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli-main.js becomes one small entry file plus shared chunks in
 // dist/src/chunks/, so a command loads a few files instead of ~300 (zod, yaml, nunjucks and swerun's own
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
@@ -71,6 +71,7 @@ const pricesFromNodeModules = {
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
 rmSync(join(out, "cli.js"), { force: true });
+rmSync(join(out, "cli.cjs"), { force: true });
 rmSync(join(out, "cli-run.cjs"), { force: true });
 await build({
   entryPoints: { "cli-main": join(root, "src", "cli.ts") },
@@ -124,30 +125,32 @@ const runSource = readFileSync(runScript);
 if (runSource.some((byte) => byte > 0x7f)) throw new Error(`${runScript}: a byte outside ASCII`);
 const runScriptHash = createHash("sha256").update(runSource).digest("hex").slice(0, 16);
 
-// The bin (src/bin.ts as dist/src/cli.js): `--help` and `--version` without loading the CLI, their text taken
-// from the CLI just built.
+// The bin (src/bin.ts as dist/src/cli.cjs): `--help` and `--version` without loading the CLI, their text taken
+// from the CLI just built. CommonJS: an ES module as the main file costs Node's ES module loader, ~8 ms.
 const help = execFileSync(process.execPath, [join(out, "cli-main.js"), "--help"], { encoding: "utf8" });
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 await build({
-  entryPoints: { cli: join(root, "src", "bin.ts") },
-  outdir: out,
+  entryPoints: [join(root, "src", "bin.ts")],
+  outfile: join(out, "cli.cjs"),
   allowOverwrite: true,
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   define: {
     SWERUN_HELP: JSON.stringify(help),
     SWERUN_VERSION: JSON.stringify(version),
     SWERUN_RUN_SCRIPT_HASH: JSON.stringify(runScriptHash),
+    "import.meta.url": "__swerunBinUrl",
   },
+  banner: { js: 'var __swerunBinUrl = require("node:url").pathToFileURL(__filename).href;' },
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: false,
   logLevel: "warning",
 });
 for (const name of ["bin.js", "bin.d.ts", "bin.js.map"]) rmSync(join(out, name), { force: true });
-chmodSync(join(out, "cli.js"), 0o755);
+chmodSync(join(out, "cli.cjs"), 0o755);
 
 // The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
 // the browser, which src/view/page.ts puts into every page it writes.

@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// swerun's bin (the build writes it as dist/src/cli.js; scripts/bundle.mjs). It answers `--help` and
+// swerun's bin (the build writes it as dist/src/cli.cjs, CommonJS; scripts/bundle.mjs). It answers `--help` and
 // `--version` itself, from text the build took from the real CLI (src/cli.ts, test/cli/bin.test.ts checks
 // they are the same), so they load nothing; `swerun run` runs the CLI's one-script build with V8's code cache
 // (util/code-cache.ts); everything else loads the CLI's ES modules. A 4 MiB young generation keeps a
@@ -36,6 +36,7 @@ if (args.length === 0 || only === "--help" || only === "-h") {
     const state = runWithCodeCache(script, cache);
     if (process.env.SWERUN_DEBUG) process.stderr.write(`swerun: code cache ${state}: ${cache}\n`);
   } else {
-    await import(new URL("./cli-main.js", import.meta.url).href);
+    // An unhandled rejection: Node prints it and exits 1.
+    void import(new URL("./cli-main.js", import.meta.url).href);
   }
 }
