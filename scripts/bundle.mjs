@@ -102,7 +102,7 @@ await build({
 // of a function (the bin passes require, module, its path and its URL, which stands for import.meta.url),
 // in ASCII only, so it reads into a one-byte string.
 const runScript = join(out, "cli-run.cjs");
-await build({
+const runBuild = await build({
   entryPoints: [join(root, "src", "cli.ts")],
   outfile: runScript,
   allowOverwrite: true,
@@ -118,9 +118,15 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   plugins: [zodEnglishOnly, onlyTheRunCommand, pricesFromNodeModules],
+  metafile: true,
   sourcemap: false,
   logLevel: "warning",
 });
+// An import() left in the script (of a package or a Node module outside it) would throw when it runs there.
+for (const output of Object.values(runBuild.metafile.outputs))
+  for (const { path, kind, external } of output.imports)
+    if (kind === "dynamic-import" && external)
+      throw new Error(`${runScript}: import("${path}") cannot run in a vm.Script; require it (see pricesFromNodeModules)`);
 const runSource = readFileSync(runScript);
 if (runSource.some((byte) => byte > 0x7f)) throw new Error(`${runScript}: a byte outside ASCII`);
 const runScriptHash = createHash("sha256").update(runSource).digest("hex").slice(0, 16);
