@@ -15,7 +15,7 @@ import { scriptedOutputs } from "./scripted.js";
 
 const KILLS = Number(process.argv[2] ?? 30);
 const STEPS = Number(process.argv[3] ?? 200);
-const CLI = join(packageRoot(), "dist", "src", "cli.js");
+const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
 function run(dir: string, out: string): { done: Promise<number | null>; kill: () => void } {
   const config = join(dir, "config.json");

@@ -51,7 +51,7 @@ const CHAOS_POINTS = [
   ...(EVAL ? ["grading-tests", "grading-ended"] : []),
 ];
 const KILLS_PER_BATCH = 4;
-const CLI = join(packageRoot(), "dist", "src", "cli.js");
+const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
 const step = (command: string) => ({
   role: "assistant",

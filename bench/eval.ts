@@ -69,7 +69,7 @@ function demoBatch(dataset: string, withEval: boolean): number {
     ];
     const output = execFileSync(
       process.execPath,
-      ["--max-semi-space-size=4", join(packageRoot(), "dist", "src", "cli.js"), ...args],
+      ["--max-semi-space-size=4", join(packageRoot(), "dist", "src", "cli.cjs"), ...args],
       { stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" },
     );
     const elapsed = performance.now() - started;

@@ -7,7 +7,7 @@
  *   the run's tree (swerun, its command runner, the commands) of PSS and of RSS, sampled every 20 ms.
  * With mini-swe-agent installed (`SWERUN_BENCH_MINI=<path of its mini>`, see /work/shared/reference/README.md)
  * the same runs of mini-swe-agent 2.4.6 are measured side by side, on its own text-based config; with
- * `SWERUN_BENCH_BASELINE=<another build's dist/src/cli.js>` (e.g. main's), that build too.
+ * `SWERUN_BENCH_BASELINE=<another build's bin, dist/src/cli.cjs (dist/src/cli.js before)>` (e.g. main's), that build too.
  */
 import { spawn } from "node:child_process";
 import {
@@ -25,7 +25,7 @@ import { packageRoot } from "../src/util/package-root.js";
 import { scriptedOutputs } from "./scripted.js";
 
 const ROUNDS = Number(process.argv[2] ?? 11);
-const CLI = join(packageRoot(), "dist", "src", "cli.js");
+const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 const MINI = process.env.SWERUN_BENCH_MINI;
 const COMMAND = "yes abcdefghi | head -c 10240";
 

@@ -13,7 +13,7 @@ import { syntheticTrajectory, writeEvalReport, writeParseFloor } from "./synthet
 
 const INSTANCES = Number(process.argv[2] ?? 500);
 const STEPS = Number(process.argv[3] ?? 50);
-const CLI = join(packageRoot(), "dist", "src", "cli.js");
+const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
 const OUTPUT = `${"a line of command output that goes on\n".repeat(40)}`;
 

@@ -18,7 +18,7 @@ type Node = { textContent: string | null };
 
 const INSTANCES = Number(process.argv[2] ?? 500);
 const STEPS = Number(process.argv[3] ?? 100);
-const CLI = join(packageRoot(), "dist", "src", "cli.js");
+const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
 /** Step `step`'s ~1.5 KB output in instance `index`: it differs per step and instance (search has to look). */
 const output = (index: number, step: number) =>

@@ -1,4 +1,4 @@
-// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli.js becomes one small entry file plus shared chunks in
+// Bundles the CLI from its sources (after tsc, whose cli.js it replaces): dist/src/cli-main.js becomes one small entry file plus shared chunks in
 // dist/src/chunks/, so a command loads a few files instead of ~300 (zod, yaml, nunjucks and swerun's own
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
@@ -6,6 +6,7 @@
 // The library entry (dist/src/index.js) is tsc's output, unbundled. The script of the `swerun view` page (for
 // the browser) is bundled into a file of its own.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -30,9 +31,48 @@ const zodEnglishOnly = {
     }));
   },
 };
+/**
+ * In the `swerun run` script, every command module but run's is one line that throws: that script only ever
+ * runs `swerun run` (the bin sends the other commands to the ES modules).
+ */
+const onlyTheRunCommand = {
+  name: "only-the-run-command",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) =>
+      args.kind === "dynamic-import" &&
+      args.importer === join(root, "src", "cli.ts") &&
+      args.path !== "./commands/run.js"
+        ? { path: args.path, namespace: "swerun-elsewhere" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "swerun-elsewhere" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`dist/src/cli-run.cjs runs only \`swerun run\`, not ${args.path}`)});`,
+      loader: "js",
+    }));
+  },
+};
+/**
+ * Model prices (470 KB, for a real model's cost only) stay out of the `swerun run` script: its CommonJS build
+ * is required from node_modules where the sources import() it (a script run by vm.Script has no import()).
+ */
+const pricesFromNodeModules = {
+  name: "prices-from-node-modules",
+  setup(builder) {
+    builder.onResolve({ filter: /^@pydantic\/genai-prices$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, namespace: "required" } : { path: args.path, external: true },
+    );
+    builder.onLoad({ filter: /.*/, namespace: "required" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+      resolveDir: root,
+    }));
+  },
+};
 const out = join(root, "dist", "src");
 rmSync(join(out, "chunks"), { recursive: true, force: true });
 rmSync(join(out, "cli.js"), { force: true });
+rmSync(join(out, "cli.cjs"), { force: true });
+rmSync(join(out, "cli-run.cjs"), { force: true });
 await build({
   entryPoints: { "cli-main": join(root, "src", "cli.ts") },
   outdir: out,
@@ -56,26 +96,67 @@ await build({
   logLevel: "warning",
 });
 
-// The bin (src/bin.ts as dist/src/cli.js): `--help` and `--version` without loading the CLI, their text taken
-// from the CLI just built.
+// `swerun run` as one CommonJS script, dist/src/cli-run.cjs (the same src/cli.ts, every other command left
+// out): the bin runs it through vm.Script with V8's code cache (src/util/code-cache.ts), which ES modules
+// cannot have on Node 20; compiling the ES chunks was a third of a short run's start. The file is the body
+// of a function (the bin passes require, module, its path and its URL, which stands for import.meta.url),
+// in ASCII only, so it reads into a one-byte string.
+const runScript = join(out, "cli-run.cjs");
+const runBuild = await build({
+  entryPoints: [join(root, "src", "cli.ts")],
+  outfile: runScript,
+  allowOverwrite: true,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  external: ["dockerode", "ssh2", "cpu-features", "playwright-core"],
+  define: { "import.meta.url": "__swerunScriptUrl" },
+  banner: { js: "(function (exports, require, module, __filename, __dirname, __swerunScriptUrl) {" },
+  footer: { js: "})" },
+  charset: "ascii",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  plugins: [zodEnglishOnly, onlyTheRunCommand, pricesFromNodeModules],
+  metafile: true,
+  sourcemap: false,
+  logLevel: "warning",
+});
+// An import() left in the script (of a package or a Node module outside it) would throw when it runs there.
+for (const output of Object.values(runBuild.metafile.outputs))
+  for (const { path, kind, external } of output.imports)
+    if (kind === "dynamic-import" && external)
+      throw new Error(`${runScript}: import("${path}") cannot run in a vm.Script; require it (see pricesFromNodeModules)`);
+const runSource = readFileSync(runScript);
+if (runSource.some((byte) => byte > 0x7f)) throw new Error(`${runScript}: a byte outside ASCII`);
+const runScriptHash = createHash("sha256").update(runSource).digest("hex").slice(0, 16);
+
+// The bin (src/bin.ts as dist/src/cli.cjs): `--help` and `--version` without loading the CLI, their text taken
+// from the CLI just built. CommonJS: an ES module as the main file costs Node's ES module loader, ~8 ms.
 const help = execFileSync(process.execPath, [join(out, "cli-main.js"), "--help"], { encoding: "utf8" });
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 await build({
-  entryPoints: { cli: join(root, "src", "bin.ts") },
-  outdir: out,
+  entryPoints: [join(root, "src", "bin.ts")],
+  outfile: join(out, "cli.cjs"),
   allowOverwrite: true,
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
-  define: { SWERUN_HELP: JSON.stringify(help), SWERUN_VERSION: JSON.stringify(version) },
+  define: {
+    SWERUN_HELP: JSON.stringify(help),
+    SWERUN_VERSION: JSON.stringify(version),
+    SWERUN_RUN_SCRIPT_HASH: JSON.stringify(runScriptHash),
+    "import.meta.url": "__swerunBinUrl",
+  },
+  banner: { js: 'var __swerunBinUrl = require("node:url").pathToFileURL(__filename).href;' },
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: false,
   logLevel: "warning",
 });
 for (const name of ["bin.js", "bin.d.ts", "bin.js.map"]) rmSync(join(out, name), { force: true });
-chmodSync(join(out, "cli.js"), 0o755);
+chmodSync(join(out, "cli.cjs"), 0o755);
 
 // The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
 // the browser, which src/view/page.ts puts into every page it writes.

@@ -1,13 +1,20 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// swerun's bin (the build writes it as dist/src/cli.js; scripts/bundle.mjs). It answers `--help` and
+// swerun's bin (the build writes it as dist/src/cli.cjs, CommonJS; scripts/bundle.mjs). It answers `--help` and
 // `--version` itself, from text the build took from the real CLI (src/cli.ts, test/cli/bin.test.ts checks
-// they are the same), so they load nothing; everything else loads the CLI. A 4 MiB young generation keeps a
+// they are the same), so they load nothing; `swerun run` runs the CLI's one-script build with V8's code cache
+// (util/code-cache.ts); everything else loads the CLI's ES modules. A 4 MiB young generation keeps a
 // batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
+import { cacheRoot } from "./util/cache-root.js";
+import { codeCacheFile, runWithCodeCache } from "./util/code-cache.js";
 
 /** `swerun --help`'s text and swerun's version, put here by the build. */
 declare const SWERUN_HELP: string;
 declare const SWERUN_VERSION: string;
+/** The hash of dist/src/cli-run.cjs, which names its code cache. */
+declare const SWERUN_RUN_SCRIPT_HASH: string;
 
 const args = process.argv.slice(2);
 const only = args.length === 1 ? args[0] : undefined;
@@ -21,7 +28,15 @@ if (args.length === 0 || only === "--help" || only === "-h") {
   // One run spends its time waiting for the model and its commands, not in JavaScript: without the
   // optimizing compilers its process holds ~18 MiB less (bench/lean.ts) for about the same CPU time.
   // Batches and grading (log parsers, datasets) keep them.
-  if (args[0] === "run")
-    for (const flag of ["--no-opt", "--no-sparkplug", "--optimize-for-size"]) setFlagsFromString(flag);
-  await import(new URL("./cli-main.js", import.meta.url).href);
+  if (args[0] === "run") {
+    const flags = ["--no-opt", "--no-sparkplug", "--optimize-for-size"];
+    for (const flag of flags) setFlagsFromString(flag);
+    const script = fileURLToPath(new URL("./cli-run.cjs", import.meta.url));
+    const cache = codeCacheFile(join(cacheRoot(), "code"), script, SWERUN_RUN_SCRIPT_HASH, flags);
+    const state = runWithCodeCache(script, cache);
+    if (process.env.SWERUN_DEBUG) process.stderr.write(`swerun: code cache ${state}: ${cache}\n`);
+  } else {
+    // An unhandled rejection: Node prints it and exits 1.
+    void import(new URL("./cli-main.js", import.meta.url).href);
+  }
 }

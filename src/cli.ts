@@ -220,4 +220,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+void main();

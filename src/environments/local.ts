@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
+import { randomId } from "../util/random-id.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import { ENVIRONMENT_TYPES } from "./environment-types.js";
 import { OutputCollector } from "./output.js";
@@ -39,7 +39,7 @@ export function timeoutMessage(command: string, timeout: number): string {
 export class LocalEnvironment implements Environment {
   readonly config: LocalEnvironmentConfig;
   /** Marks the processes of this environment's commands (SWERUN_PROCESS_TAG). */
-  readonly #tag = randomBytes(6).toString("hex");
+  readonly #tag = randomId(12);
 
   constructor(config: LocalEnvironmentConfig) {
     this.config = config;

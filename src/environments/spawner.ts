@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
+import { randomId } from "../util/random-id.js";
 import { PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
 
 /**
@@ -15,8 +15,10 @@ import { PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
 
 export { PROCESS_TAG };
 
-/** Every tag this process gives starts with this, so the watchdog finds exactly this process's commands. */
-const PREFIX = `${randomBytes(6).toString("hex")}-`;
+/**
+ * Every tag this process gives starts with this, so the watchdog finds exactly this process's commands: its
+ * pid (no other live process has it) and a random part (in case a pid namespace reuses it). */
+const PREFIX = `${process.pid.toString(36)}${randomId(8)}-`;
 
 export interface SpawnRequest {
   file: string;

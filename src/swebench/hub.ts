@@ -15,9 +15,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream } from "node:stream/web";
-import envPaths from "env-paths";
 import { UserError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { cacheRoot } from "../util/cache-root.js";
 import { registerSecret } from "../util/secrets.js";
 
 const DEFAULT_ENDPOINT = "https://huggingface.co";
@@ -29,10 +29,8 @@ export function isHubDatasetId(value: string): boolean {
   return parts.length === 2 && parts.every((part) => SEGMENT.test(part));
 }
 
-/** Where downloads are kept: `SWERUN_CACHE_DIR`, else the user's cache directory (`~/.cache/swerun` on Linux). */
-export function cacheRoot(): string {
-  return process.env.SWERUN_CACHE_DIR || envPaths("swerun", { suffix: "" }).cache;
-}
+/** Downloads are kept in swerun's cache folder (`SWERUN_CACHE_DIR`, else `~/.cache/swerun` on Linux). */
+export { cacheRoot };
 
 /** The hub's base URL: `HF_ENDPOINT`, else https://huggingface.co. */
 export function hubEndpoint(): string {

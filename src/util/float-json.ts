@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { floatRepr } from "../templates/py-number.js";
+import { randomId } from "./random-id.js";
 
 /**
  * Keys whose values mini-swe-agent holds as Python floats (dollars: a message's `extra.cost`,
@@ -14,7 +14,7 @@ export const FLOAT_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Marks a float in the intermediate text; the nonce keeps any string a user wrote from matching. */
-const MARK = `\u0000float-${randomBytes(6).toString("hex")}:`;
+const MARK = `\u0000float-${randomId(12)}:`;
 const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll("\\", "\\\\")}([^"]*)"`, "g");
 
 /**

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { packageRoot } from "../../src/util/package-root.js";
 
-export const CLI = join(packageRoot(), "dist", "src", "cli.js");
+export const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
 export interface CliResult {
   code: number | null;
