@@ -2,7 +2,8 @@
 // Reports the functions in src/ longer than 60 lines (declarations, expressions, arrows, methods; a nested
 // function counts on its own and inside its parent), with file, name and length, and fails when there are
 // more of them than LIMIT. Sources are parsed with oxc-parser: TypeScript 7 has no JavaScript compiler API.
-// Usage: node scripts/check-functions.mjs [srcDir]. Exit code 1 when the count is above LIMIT.
+// Usage: node scripts/check-functions.mjs [srcDir] [limit]. Exit code 1 when the count is above LIMIT (or the
+// limit given, which the script's own tests use on their fake trees).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseSync } from "oxc-parser";
@@ -13,7 +14,7 @@ const MAX_LINES = 60;
  * How many functions may be longer: today's count, so the check holds the line while they are split; lower
  * it as they are (issue 22's goal is 8, each a flat table or a linear sequence).
  */
-const LIMIT = 1;
+const LIMIT = process.argv[3] === undefined ? 1 : Number(process.argv[3]);
 
 const src = resolve(process.argv[2] ?? "src");
 
