@@ -4,12 +4,13 @@
  * While each runs, a reader polls the trajectory (as `tail`-style watchers and mini-swe-agent's readers do)
  * and remembers the most messages it saw. After each kill the file must parse, hold every message the reader
  * saw before the kill (and at most one step more than it could), and its messages must be a prefix of a
- * complete run's. Prints the counts; exits 1 if a file was unreadable or lost a step.
+ * complete run's; a file a kill cut inside a step is repaired from its undo journal as swerun's readers do. Prints the counts; exits 1 if a file was unreadable or lost a step.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { repairTrajectory } from "../src/trajectory-journal.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { scriptedOutputs } from "./scripted.js";
 
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
     "reads during runs": 0,
     "reads that did not parse (a reader caught a write)": 0,
     "kills before the first save": 0,
-    "files that did not parse after a kill": 0,
+    "files cut inside a step, repaired from the undo journal": 0,
+    "files that did not parse after a kill (and repair)": 0,
     "files missing a step a reader had seen": 0,
     "files whose messages differ from a complete run's": 0,
     "steps on disk after a kill (median)": 0,
@@ -93,9 +95,11 @@ async function main(): Promise<void> {
       counts["kills before the first save"] += 1;
       continue;
     }
+    if (read(out) === undefined && repairTrajectory(out))
+      counts["files cut inside a step, repaired from the undo journal"] += 1;
     const messages = read(out);
     if (messages === undefined) {
-      counts["files that did not parse after a kill"] += 1;
+      counts["files that did not parse after a kill (and repair)"] += 1;
       continue;
     }
     onDisk.push((messages.length - 2) / 2);
@@ -115,7 +119,7 @@ async function main(): Promise<void> {
   for (const [key, value] of Object.entries(counts)) process.stdout.write(`${key.padEnd(width)}  ${value}\n`);
   rmSync(dir, { recursive: true, force: true });
   const failures =
-    counts["files that did not parse after a kill"] +
+    counts["files that did not parse after a kill (and repair)"] +
     counts["files missing a step a reader had seen"] +
     counts["files whose messages differ from a complete run's"];
   process.exitCode = failures > 0 ? 1 : 0;

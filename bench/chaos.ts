@@ -151,7 +151,7 @@ const counts = {
   "lost or wrong preds.json entries": 0,
   "finished instances run again": 0,
   "containers left at the end": 0,
-  "temp or partial files left at the end": 0,
+  "temp, partial or undo files left at the end": 0,
   "submitted instances without exactly one verdict equal to report.json (--eval)": 0,
   "event lines that are not JSON (--events)": 0,
   "random trials that held": 0,
@@ -209,7 +209,7 @@ function failureCount(): number {
     counts["lost or wrong preds.json entries"] +
     counts["finished instances run again"] +
     counts["containers left at the end"] +
-    counts["temp or partial files left at the end"] +
+    counts["temp, partial or undo files left at the end"] +
     counts["kills that left an unparsable preds.json"] +
     counts["submitted instances without exactly one verdict equal to report.json (--eval)"] +
     counts["event lines that are not JSON (--events)"]
@@ -312,8 +312,8 @@ async function main(): Promise<void> {
         counts["containers left at the end"] += left.length;
         for (const container of left) await docker.getContainer(container.Id).remove({ force: true });
       }
-      counts["temp or partial files left at the end"] += readdirSync(out, { recursive: true }).filter(
-        (name) => /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
+      counts["temp, partial or undo files left at the end"] += readdirSync(out, { recursive: true }).filter(
+        (name) => /\.tmp$|\.partial$|\.undo$|\.swerun\.lock$/.test(String(name)),
       ).length;
       evalFailures(dir, out);
       rmSync(dir, { recursive: true, force: true });

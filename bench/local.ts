@@ -3,8 +3,8 @@
  * (scripted model, local environment, observation template, trajectory saved after every step),
  * over 50-, 250- and 1000-step runs whose actions each print 10 KB; medians of alternating rounds (5, 5, 3).
  * Also per run: the bytes the trajectory writer wrote against the final file's size (the writer's own count
- * of what write(2) returned, and the process's `wchar` from /proc/self/io, which also counts the run's timing
- * added to the file at its end, as `swerun run` does: run/timing.ts), and the time per step against the
+ * of what write(2) returned, undo journal included, and the process's `wchar` from /proc/self/io; the run's
+ * timing goes into the last save, as `swerun run` does: run/timing.ts), and the time per step against the
  * 50-step run's.
  */
 import { spawn } from "node:child_process";
@@ -74,7 +74,7 @@ async function swerun(steps: number): Promise<{
     env: new LocalEnvironment({ ...config.environment, environment_class: "local" }),
     config: config.agent,
     bus,
-    writer: new TrajectoryWriter(config.agent.output_path as string),
+    writer: new TrajectoryWriter(config.agent.output_path as string, { holdLast: true }),
   });
   let actions = 0;
   bus.subscribe((event) => {
@@ -91,7 +91,10 @@ async function swerun(steps: number): Promise<{
   const start = performance.now();
   const result = await agent.run("bench");
   const total = performance.now() - start;
-  endTiming(Date.now() - total, config.agent.output_path);
+  // As `swerun run` does: the exit message's save is held and written once with the run's timing.
+  await endTiming(Date.now() - total, config.agent.output_path, (extra) =>
+    (agent.trajectoryWriter as TrajectoryWriter).complete(extra),
+  );
   const wrote = wchar() - writtenBefore;
   if (result.exit_status !== "Submitted")
     throw new Error(`bench run ended with ${String(result.exit_status)}`);

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { UserError } from "./errors.js";
 import type { Message } from "./messages.js";
 import { TRAJECTORY_FORMAT } from "./trajectory.js";
+import { repairTrajectory } from "./trajectory-journal.js";
 import { isPlainObject } from "./util/plain-object.js";
 
 /**
@@ -60,7 +61,9 @@ export function loadTrajectory(path: string): LoadedTrajectory {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    fail(path, `not JSON (${(error as Error).message})`);
+    // A run killed inside an in-place write: its undo journal gives back the file as its last save left it.
+    if (!repairTrajectory(path)) fail(path, `not JSON (${(error as Error).message})`);
+    data = JSON.parse(readFileSync(path, "utf8"));
   }
   if (Array.isArray(data)) {
     return {

@@ -1,8 +1,9 @@
 import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { type FileHandle, open, rm } from "node:fs/promises";
 import type { Message } from "./messages.js";
+import { encodeUndo, journalPath } from "./trajectory-journal.js";
 import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
-import { chaosPoint } from "./util/chaos.js";
+import { chaosArmed, chaosPoint } from "./util/chaos.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
@@ -164,6 +165,8 @@ interface Slot {
 /** What the file on disk holds, as far as in-place updates need to know. */
 interface OnDisk {
   handle: FileHandle;
+  /** The undo journal (`trajectory-journal.ts`), opened at the first in-place write. */
+  journal?: FileHandle;
   slots: Slot[];
   /** Messages in the file, and the offset where the last one ends (the closing starts). */
   count: number;
@@ -177,6 +180,8 @@ interface Saved {
   messages: Message[];
   count: number;
   extras: Record<string, unknown>;
+  /** Written as the last save (whole, no spare room), whatever its last message is. */
+  final?: boolean;
 }
 
 /**
@@ -186,8 +191,16 @@ interface Saved {
  * the new messages with the closing lines over the old closing lines, then any `info` field that changed
  * (`model_stats`) over its old text, padded with spaces (each field has spare room; one that outgrows it
  * makes the next save a whole-file write). A kill between the two writes leaves valid JSON whose stats lag
- * one step. The file on disk is checked before each in-place write: if it was removed or replaced, the whole
- * file is written again. Paths that are not regular files (`-`, devices, symlinks) get whole-file writes.
+ * one step. Before each in-place write, the bytes it replaces go to the undo journal
+ * (`trajectory-journal.ts`), so a kill inside a write (a file cut in its last step) is repaired to the save
+ * before by `repairTrajectory`. The file on disk is checked before each in-place write: if it was removed or
+ * replaced, the whole file is written again. Paths that are not regular files (`-`, devices, symlinks) get
+ * whole-file writes.
+ *
+ * With `holdLast`, the exit message's save is written in place too (its messages; `info` as the save before
+ * left it unless every changed field fits) and the whole-file write waits for `complete`, which adds the
+ * caller's keys to `info` (the run's timing, known after its environment is torn down): one whole write at
+ * the end, not two.
  *
  * Messages are append-only, so each is serialized (and redacted) once and nothing is kept in memory but
  * offsets. Writing runs in the thread pool while the next step goes on; saves that arrive while one is being
@@ -203,15 +216,19 @@ export class TrajectoryWriter {
   /** `info.config` does not change during a run: its encoding is kept for as long as the object is the same. */
   #config: { value: unknown; json: string } | undefined;
   #next: Saved | undefined;
+  #last: Saved | undefined;
+  #hold: boolean;
   #disk: OnDisk | undefined;
+  #journaled = false;
   #writing: Promise<void> | undefined;
   #error: unknown;
-  /** Bytes this writer has written (whole files and in-place updates), for the benchmarks. */
+  /** Bytes this writer has written (whole files, in-place updates, the undo journal), for the benchmarks. */
   bytesWritten = 0;
 
-  constructor(path: string, options: { fallback?: string } = {}) {
+  constructor(path: string, options: { fallback?: string; holdLast?: boolean } = {}) {
     this.#path = path;
     this.#fallback = options.fallback;
+    this.#hold = options.holdLast ?? false;
   }
 
   /** Where the trajectory is written (the fallback after a failed write). */
@@ -221,7 +238,26 @@ export class TrajectoryWriter {
 
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
     this.#next = { info, messages, count: messages.length, extras };
+    this.#last = this.#next;
     this.#writing ??= this.#drain();
+  }
+
+  /**
+   * Ends the writer: the last save is written as the whole file with `extra` added to its `info` (keys there
+   * are replaced). Without `extra`, nothing more is written (the file is about to be removed); files are closed.
+   */
+  async complete(extra?: Record<string, unknown>): Promise<void> {
+    this.#hold = false;
+    const last = this.#last;
+    if (extra && last) {
+      this.#next = { ...last, info: { ...last.info, ...extra }, final: true };
+      this.#writing ??= this.#drain();
+    }
+    try {
+      await this.flush();
+    } finally {
+      await this.#forget();
+    }
   }
 
   /** Resolves once everything saved so far is on disk; rejects if a write failed. */
@@ -257,51 +293,66 @@ export class TrajectoryWriter {
   }
 
   async #write(saved: Saved): Promise<void> {
-    const final = saved.messages[saved.count - 1]?.role === "exit";
+    const exit = saved.messages[saved.count - 1]?.role === "exit";
+    const final = saved.final ?? (exit && !this.#hold);
     const fields = this.#fields(saved.info);
-    if (!final && this.#disk && (await this.#inPlace(this.#disk, saved, fields))) return;
+    if (!final && this.#disk && (await this.#inPlace(this.#disk, saved, fields, exit))) return;
     await this.#whole(saved, fields, final);
   }
 
-  /** Writes what changed since the last save into the file; false when a whole-file write is needed. */
-  async #inPlace(disk: OnDisk, saved: Saved, fields: Array<[string, string]>): Promise<boolean> {
+  /**
+   * Writes what changed since the last save into the file; false when a whole-file write is needed. A held
+   * exit save (`heldExit`) leaves `info` as it was when a changed field does not fit its room.
+   */
+  async #inPlace(
+    disk: OnDisk,
+    saved: Saved,
+    fields: Array<[string, string]>,
+    heldExit: boolean,
+  ): Promise<boolean> {
     if (saved.count < disk.count || fields.length !== disk.slots.length) return false;
-    const patches: Array<{ slot: Slot; text: string }> = [];
-    for (const [index, [key, text]] of fields.entries()) {
-      const slot = disk.slots[index] as Slot;
-      if (slot.key !== key || Buffer.byteLength(text) > slot.width) return false;
-      if (text !== slot.text) patches.push({ slot, text });
-    }
+    const patches = changedFields(disk.slots, fields) ?? (heldExit ? [] : undefined);
+    if (!patches) return false;
     const stat = await disk.handle.stat().catch(() => undefined);
     if (!stat || stat.nlink === 0 || stat.size !== disk.size) return false;
-    const added: Buffer[] = [];
-    for (let index = disk.count; index < saved.count; index++) {
-      added.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
-    }
-    let closing = encodeClosing(saved.extras);
-    if (added.length > 0 || closing !== disk.closing) {
-      const end = disk.messagesEnd + added.reduce((sum, buffer) => sum + buffer.length, 0);
-      // A shorter closing than before is padded so no old byte is left after the final newline.
-      const short = disk.size - (end + Buffer.byteLength(closing));
-      if (short > 0) closing = `${closing.slice(0, -2)}${" ".repeat(short)}}\n`;
-      const buffers = [...added, Buffer.from(closing, "utf8")];
-      await this.#writeAt(disk.handle, buffers, disk.messagesEnd);
+    const tail = newTail(disk, saved);
+    if (!tail && patches.length === 0) return true;
+    await this.#journal(disk, tail !== undefined, patches);
+    if (tail) {
+      await this.#writeAt(disk.handle, tail.buffers, disk.messagesEnd, chaosArmed("trajectory-tail-cut"));
       disk.count = saved.count;
-      disk.messagesEnd = end;
-      disk.closing = closing;
-      disk.size = end + (buffers.at(-1) as Buffer).length;
+      disk.messagesEnd = tail.end;
+      disk.closing = tail.closing;
+      disk.size = tail.size;
       chaosPoint("trajectory-appended");
     }
     for (const { slot, text } of patches) {
-      const bytes = Buffer.from(text, "utf8");
-      const padded = Buffer.concat([bytes, Buffer.alloc(slot.width - bytes.length, " ")]);
-      await this.#writeAt(disk.handle, [padded], slot.offset);
+      await this.#writeAt(disk.handle, [padded(text, slot.width)], slot.offset);
       slot.text = text;
     }
     return true;
   }
 
-  async #writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  /** Writes to the undo journal the bytes the coming in-place writes replace, and the file's size. */
+  async #journal(disk: OnDisk, tail: boolean, patches: Patch[]): Promise<void> {
+    const restore: Array<[number, string]> = tail ? [[disk.messagesEnd, disk.closing]] : [];
+    for (const { slot } of patches)
+      restore.push([slot.offset, padded(slot.text, slot.width).toString("utf8")]);
+    disk.journal ??= await open(journalPath(this.#path), "w");
+    this.#journaled = true;
+    await this.#writeAt(disk.journal, [encodeUndo({ size: disk.size, restore })], 0);
+  }
+
+  /** Writes `buffers` at `position`; `cut` (chaos tests) writes half, pauses, then the rest, as a torn write. */
+  async #writeAt(handle: FileHandle, buffers: Buffer[], position: number, cut = false): Promise<void> {
+    if (cut) {
+      const all = Buffer.concat(buffers);
+      const half = all.length >> 1;
+      await this.#writeAt(handle, [all.subarray(0, half)], position);
+      chaosPoint("trajectory-tail-cut");
+      await this.#writeAt(handle, [all.subarray(half)], position + half);
+      return;
+    }
     let offset = position;
     let pending = buffers;
     while (pending.length > 0) {
@@ -334,6 +385,10 @@ export class TrajectoryWriter {
     };
     await writeFileAtomicBatches(this.#path, fileBatches(head, saved, closing, count));
     this.bytesWritten += size;
+    if (final && this.#journaled) {
+      this.#journaled = false;
+      await rm(journalPath(this.#path), { force: true }).catch(() => {});
+    }
     if (final || this.#path === "-") return;
     // In-place updates only for a regular file of ours: not through a symlink, not to a device.
     const handle = await open(this.#path, constants.O_RDWR | constants.O_NOFOLLOW).catch(() => undefined);
@@ -351,6 +406,7 @@ export class TrajectoryWriter {
     const disk = this.#disk;
     this.#disk = undefined;
     await disk?.handle.close().catch(() => {});
+    await disk?.journal?.close().catch(() => {});
   }
 
   /** `info`'s fields as `[key, JSON text]`, redacted; the config's text is kept while the object is the same. */
@@ -363,6 +419,50 @@ export class TrajectoryWriter {
       return [key, json];
     });
   }
+}
+
+/** A changed `info` field and the slot its new text goes to. */
+interface Patch {
+  slot: Slot;
+  text: string;
+}
+
+/** The fields that changed, each with its slot; undefined when one does not fit its slot (or keys differ). */
+function changedFields(slots: Slot[], fields: Array<[string, string]>): Patch[] | undefined {
+  const patches: Patch[] = [];
+  for (const [index, [key, text]] of fields.entries()) {
+    const slot = slots[index] as Slot;
+    if (slot.key !== key || Buffer.byteLength(text) > slot.width) return undefined;
+    if (text !== slot.text) patches.push({ slot, text });
+  }
+  return patches;
+}
+
+/** A field's text padded with spaces to its slot's width. */
+function padded(text: string, width: number): Buffer {
+  const bytes = Buffer.from(text, "utf8");
+  return Buffer.concat([bytes, Buffer.alloc(width - bytes.length, " ")]);
+}
+
+/**
+ * The new messages and the closing lines, written over the old closing lines; undefined when neither changed.
+ * A shorter closing than before is padded so no old byte is left after the final newline.
+ */
+function newTail(
+  disk: OnDisk,
+  saved: Saved,
+): { buffers: Buffer[]; end: number; closing: string; size: number } | undefined {
+  const added: Buffer[] = [];
+  for (let index = disk.count; index < saved.count; index++) {
+    added.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
+  }
+  let closing = encodeClosing(saved.extras);
+  if (added.length === 0 && closing === disk.closing) return undefined;
+  const end = disk.messagesEnd + added.reduce((sum, buffer) => sum + buffer.length, 0);
+  const short = disk.size - (end + Buffer.byteLength(closing));
+  if (short > 0) closing = `${closing.slice(0, -2)}${" ".repeat(short)}}\n`;
+  const last = Buffer.from(closing, "utf8");
+  return { buffers: [...added, last], end, closing, size: end + last.length };
 }
 
 /** The whole file's bytes, the messages encoded about a megabyte at a time, each batch when it is asked for. */

@@ -1,7 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../src/errors.js";
+import type { Message } from "../src/messages.js";
+import { TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { journalPath } from "../src/trajectory-journal.js";
 import { EXPECTED_TRAJECTORY, loadTrajectory } from "../src/trajectory-reader.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { tempDir } from "./helpers/tmp.js";
@@ -96,5 +99,45 @@ describe("loadTrajectory", () => {
     const dir = join(tempDir(), "dir.traj.json");
     mkdirSync(dir);
     expect(loadError(dir)).toBe(`${dir}: cannot read the trajectory: is a directory`);
+  });
+
+  it("repairs a trajectory cut inside an in-place write from its undo journal, and only then", async () => {
+    const path = join(tempDir(), "cut.traj.json");
+    const writer = new TrajectoryWriter(path);
+    const config = trajectoryConfig(
+      {},
+      { model: {}, model_type: "m" },
+      { environment: {}, environment_type: "e" },
+    );
+    const messages: Message[] = [{ role: "system", content: "s" }];
+    for (let index = 0; index < 3; index++) {
+      messages.push({ role: "user", content: `output ${index} ${"x".repeat(3000)}` });
+      writer.save(trajectoryInfo(config, { cost: index, apiCalls: index }, undefined), messages);
+      await writer.flush();
+    }
+    const whole = readFileSync(path);
+    // The next step's write stopped after its first bytes: the old closing lines half overwritten.
+    messages.push({ role: "user", content: "output 3" });
+    writer.save(trajectoryInfo(config, { cost: 3, apiCalls: 3 }, undefined), messages);
+    await writer.flush();
+    // The old file with the first 30 bytes of the new write over its closing lines (from where its messages end).
+    const closing = Buffer.byteLength('\n  ],\n  "trajectory_format": "mini-swe-agent-1.1"\n}\n');
+    const messagesEnd = whole.length - closing;
+    const cut = Buffer.from(whole);
+    readFileSync(path)
+      .subarray(messagesEnd, messagesEnd + 30)
+      .copy(cut, messagesEnd);
+    writeFileSync(path, cut);
+    expect(() => JSON.parse(readFileSync(path, "utf8"))).toThrow();
+    const loaded = loadTrajectory(path);
+    expect(loaded.messages).toEqual(messages.slice(0, 4));
+    expect(loaded.info.model_stats).toEqual({ instance_cost: 2, api_calls: 2 });
+    expect(readFileSync(path)).toEqual(whole);
+    expect(existsSync(journalPath(path))).toBe(false);
+    // A journal that does not give a file that parses (here: the file is shorter than it says) changes nothing.
+    writeFileSync(journalPath(path), `${JSON.stringify({ size: whole.length, restore: [] })}\n`);
+    truncateSync(path, 100);
+    expect(loadError(path)).toMatch(/not JSON/);
+    expect(readFileSync(path).length).toBe(100);
   });
 });

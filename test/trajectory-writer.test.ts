@@ -1,8 +1,10 @@
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/messages.js";
 import { addTrajectoryInfo, TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { journalPath } from "../src/trajectory-journal.js";
+import { loadTrajectory } from "../src/trajectory-reader.js";
 import { jsonWithFloats } from "../src/util/float-json.js";
 import { killAt } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";
@@ -150,5 +152,77 @@ describe("TrajectoryWriter", () => {
     expect(trajectory.messages.at(-1).content).toMatch(new RegExp(`step ${steps - 1}`));
     // The stats are those of the save before: the kill came between the messages and the stats.
     expect(trajectory.info.model_stats.api_calls).toBeLessThan(steps);
+  });
+
+  it("holds the exit message's save in place until complete writes the whole file once, with the extra info", async () => {
+    const path = join(tempDir(), "h.traj.json");
+    const writer = new TrajectoryWriter(path, { holdLast: true });
+    const messages: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "task" },
+    ];
+    for (let index = 0; index < 100; index++) {
+      const { cost } = step(messages, index);
+      writer.save(trajectoryInfo(config, { cost, apiCalls: index + 1 }, undefined), messages);
+      await writer.flush();
+    }
+    // A submission longer than its field's spare room: the held save leaves \`info\` as it was.
+    const patch = "diff --git a/x b/x\n".repeat(5);
+    const exit: Message = {
+      role: "exit",
+      content: patch,
+      extra: { exit_status: "Submitted", submission: patch },
+    };
+    messages.push(exit);
+    const info = trajectoryInfo(config, { cost: 2, apiCalls: 100 }, exit);
+    writer.save(info, messages);
+    await writer.flush();
+    // Held: every message is on disk (written in place), `info` as the save before left it.
+    const held = readJson(path);
+    expect(held.messages).toEqual(messages);
+    expect(held.info.exit_status).toBe("");
+    const timing = { started_at: 1.5, ended_at: 2.5, wall_time_s: 1.0 };
+    await writer.complete({ swerun_timing: timing });
+    const final = readFileSync(path, "utf8");
+    expect(final).toBe(
+      `${jsonWithFloats({ info: { ...info, swerun_timing: timing }, messages, trajectory_format: "mini-swe-agent-1.1" })}\n`,
+    );
+    expect(existsSync(journalPath(path))).toBe(false);
+    // The first save, every step's new bytes once (plus its small undo record), the last save: about 2x.
+    expect(writer.bytesWritten).toBeLessThan(2.2 * statSync(path).size);
+  });
+
+  it("a kill inside a step's in-place write leaves a cut file that the undo journal repairs, every earlier step whole", async () => {
+    const dir = tempDir();
+    const out = join(dir, "cut.traj.json");
+    const outputs = Array.from({ length: 5 }, (_, i) => ({
+      role: "assistant",
+      content: `step ${i}`,
+      extra: { actions: [{ command: `sleep 0.3; echo step ${i}` }], cost: 0.5 },
+    }));
+    const path = join(dir, "c.json");
+    writeFileSync(
+      path,
+      JSON.stringify({ model: { model_class: "deterministic", outputs }, environment: { cwd: dir } }),
+    );
+    const args = ["run", "-c", "demo", "-c", path, "-t", "t", "-o", out];
+    const result = await killAt("trajectory-tail-cut", args);
+    expect(result.signal).toBe("SIGKILL");
+    // Killed with half of the step written over the old closing lines: the file does not parse.
+    expect(() => readJson(out)).toThrow();
+    expect(existsSync(journalPath(out))).toBe(true);
+    const loaded = loadTrajectory(out);
+    const steps = (loaded.messages.length - 2) / 2;
+    expect(steps).toBeGreaterThanOrEqual(1);
+    expect(loaded.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      ...Array(steps).fill(["assistant", "user"]).flat(),
+    ]);
+    expect(String(loaded.messages.at(-1)?.content)).toMatch(new RegExp(`step ${steps - 1}`));
+    // Repaired on disk (for any reader: mini-swe-agent's, a watcher), the journal gone, the stats of that save.
+    expect(readJson(out).messages).toEqual(loaded.messages);
+    expect(readJson(out).info.model_stats.api_calls).toBe(steps);
+    expect(existsSync(journalPath(out))).toBe(false);
   });
 });

@@ -49,9 +49,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         ...(stream ? [stream.listener] : []),
       ],
       onProgress: (line) => process.stderr.write(`${line}\n`),
+      holdLastSave: true,
     });
     // One start, end and wall time for every output, also for a run that ended with an error.
-    endTiming(startedAt, result.trajectory ?? output);
+    await endTiming(startedAt, result.trajectory ?? output, result.completeTrajectory);
     // The run's cost as its trajectory records it (the facts' cost), not a second sum.
     stream?.stop({
       success: result.exit_status === "Submitted",

@@ -104,6 +104,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
         ...(stream ? [stream.listener] : []),
       ],
       onProgress: (line: string) => process.stderr.write(`${line}\n`),
+      holdLastSave: true,
     };
     const startedAt = Date.now();
     const result = await runPreparedTask(
@@ -114,7 +115,7 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       },
       (error) => error instanceof UserError,
     );
-    endTiming(startedAt, result.trajectory);
+    await endTiming(startedAt, result.trajectory, result.completeTrajectory);
     // The run's cost as its trajectory records it (the facts' cost), not a second sum.
     stream?.stop({
       success: result.exit_status === "Submitted",

@@ -66,6 +66,11 @@ export interface RunOptions {
   environment?: Environment;
   /** Progress lines while the environment starts (image pulls). */
   onProgress?: (line: string) => void;
+  /**
+   * The caller completes the trajectory after the run (its timing, known once the environment is torn down):
+   * the exit message is saved in place and `result.completeTrajectory` writes the whole file once, with it.
+   */
+  holdLastSave?: boolean;
 }
 
 /** How a run ended. */
@@ -83,6 +88,11 @@ export interface RunResult {
   /** The error that ended the run (recorded in the trajectory): a template error, a broken environment, ... */
   error?: unknown;
   messages: Message[];
+  /**
+   * With `holdLastSave`: writes the trajectory's last save, `extra` added to its `info`, as the whole file
+   * (without `extra`, only closes it). The caller must call it once the run ended.
+   */
+  completeTrajectory?: (extra?: Record<string, unknown>) => Promise<void>;
 }
 
 /** What an agent of a run can be given besides the run's own (replay's agents differ in model and limits). */
@@ -169,7 +179,14 @@ export class RunSession {
       config,
       bus: this.bus,
       subscribers: setup.subscribers ?? [],
-      ...(output ? { writer: new TrajectoryWriter(output, { fallback: fallbackPath(output) }) } : {}),
+      ...(output
+        ? {
+            writer: new TrajectoryWriter(output, {
+              fallback: fallbackPath(output),
+              holdLast: Boolean(options.holdLastSave),
+            }),
+          }
+        : {}),
       ...(interaction ? { interaction } : {}),
       info: { ...options.info, ...setup.info },
       extras: { ...options.extras, ...setup.extras },
@@ -202,6 +219,9 @@ export class RunSession {
       ...(this.workdir ? { workdir: this.workdir } : {}),
       ...(failure === undefined ? {} : { error: failure }),
       messages: agent.messages,
+      ...(writer && this.options.holdLastSave
+        ? { completeTrajectory: (extra?: Record<string, unknown>) => writer.complete(extra) }
+        : {}),
     };
     await this.options.hooks?.onEnd?.(result);
     return result;

@@ -7,6 +7,7 @@ import type { RecordedTiming } from "../facts/run-facts.js";
 import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES } from "../trajectory.js";
+import { journalPath } from "../trajectory-journal.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -91,6 +92,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
   const finalPath = trajectoryPath(context.outputDir, id);
   const partial = `${finalPath}.partial`;
   rmSync(partial, { force: true });
+  rmSync(journalPath(partial), { force: true });
   config.agent.mode = "yolo";
   const scripted = instance.swerun_scripted_outputs;
   if (config.model.model_class === "deterministic" && Array.isArray(scripted))
@@ -107,6 +109,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     hooks: { onAgent: context.onAgent },
     defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
     agentType: AGENT_TYPES.batch,
+    holdLastSave: true,
   };
   let checkout: Checkout | undefined;
   let lost = false;
@@ -118,11 +121,16 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
   } finally {
     checkout?.remove();
-    if (lost) rmSync(partial, { force: true });
     // Something threw past the run (it records its own errors): keep what it wrote.
-    else if (result === undefined && existsSync(partial)) renameSync(partial, finalPath);
+    if (result === undefined && existsSync(partial)) renameSync(partial, finalPath);
   }
-  const timing = endTiming(startedAt, lost ? undefined : partial);
+  // The trajectory's last save is written once, with the timing (a lost attempt's is only closed, then removed).
+  if (lost) await dropTrajectory(result, partial);
+  const timing = await endTiming(
+    startedAt,
+    lost ? undefined : partial,
+    lost ? undefined : result.completeTrajectory,
+  );
   if (!lost && existsSync(partial)) renameSync(partial, finalPath);
   return {
     instance_id: id,
@@ -134,4 +142,11 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     ...(lost ? { lost } : {}),
     timing,
   };
+}
+
+/** A lost attempt's trajectory: closed, then removed with its undo journal (the batch runs it again). */
+async function dropTrajectory(result: RunResult, partial: string): Promise<void> {
+  await result.completeTrajectory?.();
+  rmSync(partial, { force: true });
+  rmSync(journalPath(partial), { force: true });
 }

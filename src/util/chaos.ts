@@ -8,7 +8,8 @@ import { writeSync } from "node:fs";
  * Docker container created, not started), `action-start` (a step's command about to run),
  * `atomic-rename` (an atomic write's temp file written, not renamed yet), `trajectory-renamed`
  * (an instance's trajectory in place, preds.json not rewritten yet), `trajectory-appended` (a step's
- * messages written into the trajectory in place, its `info.model_stats` not yet), `grading-tests` (a grading's tests
+ * messages written into the trajectory in place, its `info.model_stats` not yet), `trajectory-tail-cut` (half
+ * of a step's in-place write done: the file cut inside its last step, as a kill inside a large write leaves it), `grading-tests` (a grading's tests
  * about to run in its container), `grading-ended` (`--eval`: a grading's report.json written, its verdict
  * not in run.json yet).
  */
@@ -23,3 +24,8 @@ export function chaosPoint(point: string): void {
 
 /** Points this process has stopped at already (each stops it once). */
 const paused = new Set<string>();
+
+/** Whether this process will stop at `point` when it reaches it (a test asked for it and it has not yet). */
+export function chaosArmed(point: string): boolean {
+  return Boolean(process.env.SWERUN_CHAOS_PAUSE?.split(",").includes(point)) && !paused.has(point);
+}

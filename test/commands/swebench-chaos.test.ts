@@ -97,7 +97,7 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     expect(new Set(runIds).size).toBe(1);
     for (const id of runIds) expect(await swerunContainers(docker, id)).toEqual([]);
     const leftovers = readdirSync(out, { recursive: true }).filter((name) =>
-      /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
+      /\.tmp$|\.partial$|\.undo$|\.swerun\.lock$/.test(String(name)),
     );
     expect(leftovers).toEqual([]);
   });
@@ -162,7 +162,7 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     }
     expect(await swerunContainers(docker, id)).toEqual([]);
     const leftovers = readdirSync(out, { recursive: true }).filter((name) =>
-      /\.tmp$|\.partial$|\.swerun\.lock$/.test(String(name)),
+      /\.tmp$|\.partial$|\.undo$|\.swerun\.lock$/.test(String(name)),
     );
     expect(leftovers).toEqual([]);
     for (const line of readFileSync(events, "utf8").trimEnd().split("\n"))
