@@ -120,6 +120,7 @@ export async function openBatchImages(
       runId: context.runId,
       folder: context.folder,
       queue: () => context.scheduler.queued,
+      taken: () => context.scheduler.taken,
       ...(context.previous ? { previous: context.previous } : {}),
       say: context.say,
       onChange: () => outlet.changed(imagePool.status()),

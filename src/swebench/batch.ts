@@ -366,10 +366,7 @@ class BatchRun {
       ...(job.host ? { lost: () => opened.scheduler.lost(job) } : {}),
     });
     opened.scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
-    // A microtask later, so that the worker's next instance asks for its image before the image pool pulls
-    // ahead again after this one (as when the worker loop was written inline): a resumed batch under a budget
-    // depends on that order (swebench-images.test.ts, "SIGKILL mid-batch, then resume").
-    queueMicrotask(() => opened.images?.ended(instance, job.host));
+    opened.images?.ended(instance, job.host);
     const ended = { job, number, result, swarm, startedAt };
     if (result.lost) this.#instanceLost(ended);
     else this.#instanceEnded(ended);
