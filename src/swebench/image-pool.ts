@@ -103,6 +103,8 @@ export class ImagePool {
   /** Images whose pull ahead failed (not for lack of disk): their instances' own pulls report why. */
   readonly #aheadFailed = new Set<string>();
   #again = false;
+  /** Holds of gradings so far (their keys). */
+  #holds = 0;
   /** Bytes on disk per byte the registry reports, the most seen (estimates a pull before it happens). */
   #expansion = 1;
   #largestPulled = 0;
@@ -236,7 +238,28 @@ export class ImagePool {
     const daemon = this.#daemonOf(host);
     const image = this.imageOf(instance);
     if (!daemon || !image) return;
-    daemon.running.set(instance.instance_id, image);
+    await this.#acquire(daemon, instance.instance_id, image, true);
+  }
+
+  /**
+   * An image a grading needs outside its instance (graded again on another host, or an earlier submission
+   * graded at the end of a resumed batch) on the daemon at `hostAddress` (the pool's host of that address;
+   * without a host pool, the batch's daemon): pulled through the pool (the budget, the ledger, run.json) and
+   * kept until the returned function is called.
+   */
+  async hold(image: string, hostAddress?: string): Promise<() => void> {
+    const daemon = hostAddress
+      ? this.#daemons.find((candidate) => candidate.host?.docker.config.host === hostAddress)
+      : this.#daemons[0];
+    if (!daemon || this.#closed) return () => {};
+    const key = `grading ${++this.#holds}`;
+    await this.#acquire(daemon, key, normalizeImage(image), false);
+    return () => this.#release(daemon, key);
+  }
+
+  /** Marks `image` used on `daemon` by `key` (an instance, a grading) and gets it there; `agent`: a wait is recorded. */
+  async #acquire(daemon: Daemon, key: string, image: string, agent: boolean): Promise<void> {
+    daemon.running.set(key, image);
     daemon.ahead.delete(image);
     daemon.budget.touch(image);
     const started = Date.now();
@@ -271,7 +294,7 @@ export class ImagePool {
         if ((await this.#free(daemon, Number.POSITIVE_INFINITY, true)) === 0) await this.#nextChange();
       }
     } finally {
-      if (waited) {
+      if (waited && agent) {
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         this.record.waited.push({ image, ...this.#hostField(daemon), seconds });
       }
@@ -319,9 +342,12 @@ export class ImagePool {
   /** The instance ended (or went back to the queue): its image may go once no one needs it. */
   ended(instance: Instance, host?: PoolHost): void {
     const daemon = this.#daemonOf(host);
-    if (!daemon) return;
-    const image = daemon.running.get(instance.instance_id);
-    daemon.running.delete(instance.instance_id);
+    if (daemon) this.#release(daemon, instance.instance_id);
+  }
+
+  #release(daemon: Daemon, key: string): void {
+    const image = daemon.running.get(key);
+    daemon.running.delete(key);
     if (image) daemon.budget.touch(image);
     daemon.paused = false;
     void this.#trim(daemon).then(() => {
