@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { DockerHost } from "../environments/docker/hosts.js";
+import type { HoldImage } from "../swebench/batch-images.js";
 import type { Instance } from "../swebench/dataset.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { chaosPoint } from "../util/chaos.js";
@@ -114,6 +115,9 @@ export class BatchGrader {
   readonly #runJson: string;
   readonly #containerRunId: string;
   #finishing = false;
+  #drained: Promise<void> | undefined;
+  /** The batch's images (a Docker batch): gradings get their images through them. */
+  #images: HoldImage | undefined;
   #done = 0;
   #resolved = 0;
 
@@ -218,13 +222,32 @@ export class BatchGrader {
     for (const daemon of this.#daemons.values()) daemon.close();
   }
 
+  /**
+   * The batch's images: a grading whose image is not on its daemon (graded again on another host, an earlier
+   * submission graded by `drain`) pulls it through them, within the budget and in the run's ledger.
+   */
+  useImages(hold: HoldImage): void {
+    this.#images = hold;
+  }
+
+  /**
+   * The batch's workers are done (its images still open): waits for the queued gradings, then grades the
+   * earlier ungraded submissions. Once; `finish` calls it too.
+   */
+  drain(): Promise<void> {
+    this.#drained ??= (async () => {
+      this.#finishing = true;
+      // Containers started for instances that never ended (the batch was stopped) are not used.
+      this.#releaseUnused();
+      await Promise.all(this.#pending);
+      await this.#gradeEarlier();
+    })();
+    return this.#drained;
+  }
+
   /** Waits for the queued gradings, then writes the run report over the batch's instances. */
   async finish(): Promise<{ report: RunReport; path: string }> {
-    this.#finishing = true;
-    // Containers started for instances that never ended (the batch was stopped) are not used.
-    this.#releaseUnused();
-    await Promise.all(this.#pending);
-    await this.#gradeEarlier();
+    await this.drain();
     const { report, path } = await finishGrading({
       predictions: this.#predictions,
       dataset: this.#options.instances,
@@ -335,6 +358,7 @@ export class BatchGrader {
         throw error;
       }
       const daemon = this.#daemon(instanceId);
+      const letGo = await this.#holdImage(instance, daemon);
       const result = await gradeInstance({
         docker: this.#client(instanceId),
         instance,
@@ -347,7 +371,7 @@ export class BatchGrader {
         ...(container ? { started: container } : {}),
         ...(this.#options.network ? { network: this.#options.network } : {}),
         ...(daemon ? { hostName: daemon.name } : {}),
-      });
+      }).finally(letGo);
       if (
         result.status !== "error" ||
         !daemon ||
@@ -438,6 +462,15 @@ export class BatchGrader {
     const docker = this.#daemon(instanceId)?.client() ?? this.#options.docker;
     if (!docker) throw new Error(`no Docker host known for ${instanceId}`);
     return docker;
+  }
+
+  /** The instance's image held on `daemon` through the batch's images, when the batch has them. */
+  async #holdImage(instance: EvalInstance, daemon: DockerHost | undefined): Promise<() => void> {
+    if (!this.#images || this.#abort.signal.aborted) return () => {};
+    return this.#images(instance.image, daemon?.config.host).catch((error: unknown) => {
+      this.#failed(instance.instance_id, error);
+      return () => {};
+    });
   }
 
   #imageReady(instance: EvalInstance): Promise<void> {

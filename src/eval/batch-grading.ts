@@ -17,7 +17,13 @@ import { writeRunMetadata } from "./run-metadata.js";
 type GradingHooks = Required<
   Pick<
     BatchOptions,
-    "onInstanceStart" | "onInstanceRunning" | "onInstanceSubmitted" | "onInstanceEnd" | "onInstanceLost"
+    | "onInstanceStart"
+    | "onInstanceRunning"
+    | "onInstanceSubmitted"
+    | "onInstanceEnd"
+    | "onInstanceLost"
+    | "onImages"
+    | "onWorkersDone"
   >
 >;
 
@@ -98,5 +104,7 @@ function gradingHooks(grader: BatchGrader): GradingHooks {
     onInstanceSubmitted: (id, submission, host) => grader.submitted(id, submission, host),
     onInstanceEnd: (result, host) => grader.submit(result.instance_id, result.submission, host),
     onInstanceLost: (id) => grader.lost(id),
+    onImages: (hold) => grader.useImages(hold),
+    onWorkersDone: () => grader.drain(),
   };
 }

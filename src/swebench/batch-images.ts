@@ -46,8 +46,13 @@ export interface BatchImagesHandle {
   started(save: () => void, display: BatchDisplay): void;
   ready(instance: Instance, host?: PoolHost): Promise<void>;
   ended(instance: Instance, host?: PoolHost): void;
+  /** A grading's image outside its instance, through the pool (see `ImagePool.hold`). */
+  hold: HoldImage;
   close(): Promise<void>;
 }
+
+/** Gets `image` on the daemon at `hostAddress` (the batch's daemon without one) through the batch's images; resolves with the function that lets it go. */
+export type HoldImage = (image: string, hostAddress?: string) => Promise<() => void>;
 
 /** The daemons a batch runs on: each host of its pool, or DOCKER_HOST's daemon with the batch's workers. */
 function batchDaemons(environment: DockerEnvironmentConfig, context: BatchImagesContext): PoolDaemon[] {
@@ -120,6 +125,7 @@ export async function openBatchImages(
       runId: context.runId,
       folder: context.folder,
       queue: () => context.scheduler.queued,
+      taken: () => context.scheduler.taken,
       ...(context.previous ? { previous: context.previous } : {}),
       say: context.say,
       onChange: () => outlet.changed(imagePool.status()),
@@ -141,6 +147,7 @@ export async function openBatchImages(
     },
     ready: (instance, host) => imagePool.ready(instance, host),
     ended: (instance, host) => imagePool.ended(instance, host),
+    hold: (image, hostAddress) => imagePool.hold(image, hostAddress),
     close: async () => {
       await imagePool.close();
       outlet.close();

@@ -15,7 +15,7 @@ import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./batch-display.js";
-import { type BatchImages, openBatchImages } from "./batch-images.js";
+import { type BatchImages, type HoldImage, openBatchImages } from "./batch-images.js";
 import type { RunRecord } from "./batch-record.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./batch-record.js";
 import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
@@ -88,6 +88,10 @@ export interface BatchOptions {
   imageOf?: (instance: Instance) => string | undefined;
   /** Docker batches: pull ahead, the disk budget and the preflight (batch-images.ts). */
   images?: BatchImages;
+  /** Given, as the batch starts, how to get an image through its images (`--eval`'s gradings outside their instance). */
+  onImages?: (hold: HoldImage) => void;
+  /** Called when the workers are done, before the images close (`--eval` ends its gradings then); must not throw. */
+  onWorkersDone?: () => Promise<void>;
 }
 
 export interface BatchSummary {
@@ -266,6 +270,7 @@ class BatchRun {
       third: "stop",
     });
     images?.started(() => this.#saveRecord(), options.display);
+    if (images) options.onImages?.(images.hold);
     try {
       await runWorkers({
         workers,
@@ -366,10 +371,7 @@ class BatchRun {
       ...(job.host ? { lost: () => opened.scheduler.lost(job) } : {}),
     });
     opened.scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
-    // A microtask later, so that the worker's next instance asks for its image before the image pool pulls
-    // ahead again after this one (as when the worker loop was written inline): a resumed batch under a budget
-    // depends on that order (swebench-images.test.ts, "SIGKILL mid-batch, then resume").
-    queueMicrotask(() => opened.images?.ended(instance, job.host));
+    opened.images?.ended(instance, job.host);
     const ended = { job, number, result, swarm, startedAt };
     if (result.lost) this.#instanceLost(ended);
     else this.#instanceEnded(ended);
@@ -453,6 +455,7 @@ class BatchRun {
     const { options, opened } = this;
     const { pool } = opened;
     const record = this.#record;
+    await options.onWorkersDone?.();
     await opened.images?.close();
     for (const line of pool?.leftoverHints(this.#runId) ?? []) opened.say(line);
     pool?.close();

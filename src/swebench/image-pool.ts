@@ -91,6 +91,7 @@ export class ImagePool {
   readonly #options: ImagePoolOptions;
   readonly #keep: Set<string>;
   readonly #queue: () => readonly Instance[];
+  readonly #taken: () => ReadonlyMap<Instance, PoolHost | undefined>;
   readonly #say: (line: string) => void;
   readonly #changed: () => void;
   readonly #runId: string;
@@ -102,6 +103,8 @@ export class ImagePool {
   /** Images whose pull ahead failed (not for lack of disk): their instances' own pulls report why. */
   readonly #aheadFailed = new Set<string>();
   #again = false;
+  /** Holds of gradings so far (their keys). */
+  #holds = 0;
   /** Bytes on disk per byte the registry reports, the most seen (estimates a pull before it happens). */
   #expansion = 1;
   #largestPulled = 0;
@@ -118,6 +121,7 @@ export class ImagePool {
     this.#options = options;
     this.#keep = new Set(options.keep.map(normalizeImage));
     this.#queue = context.queue;
+    this.#taken = context.taken;
     this.#say = context.say;
     this.#changed = context.onChange;
     this.#runId = context.runId;
@@ -234,7 +238,28 @@ export class ImagePool {
     const daemon = this.#daemonOf(host);
     const image = this.imageOf(instance);
     if (!daemon || !image) return;
-    daemon.running.set(instance.instance_id, image);
+    await this.#acquire(daemon, instance.instance_id, image, true);
+  }
+
+  /**
+   * An image a grading needs outside its instance (graded again on another host, or an earlier submission
+   * graded at the end of a resumed batch) on the daemon at `hostAddress` (the pool's host of that address;
+   * without a host pool, the batch's daemon): pulled through the pool (the budget, the ledger, run.json) and
+   * kept until the returned function is called.
+   */
+  async hold(image: string, hostAddress?: string): Promise<() => void> {
+    const daemon = hostAddress
+      ? this.#daemons.find((candidate) => candidate.host?.docker.config.host === hostAddress)
+      : this.#daemons[0];
+    if (!daemon || this.#closed) return () => {};
+    const key = `grading ${++this.#holds}`;
+    await this.#acquire(daemon, key, normalizeImage(image), false);
+    return () => this.#release(daemon, key);
+  }
+
+  /** Marks `image` used on `daemon` by `key` (an instance, a grading) and gets it there; `agent`: a wait is recorded. */
+  async #acquire(daemon: Daemon, key: string, image: string, agent: boolean): Promise<void> {
+    daemon.running.set(key, image);
     daemon.ahead.delete(image);
     daemon.budget.touch(image);
     const started = Date.now();
@@ -248,10 +273,16 @@ export class ImagePool {
           continue;
         }
         if (daemon.budget.holds(image) || daemon.before.has(image)) break;
-        if (await inspectImage(daemon.docker, image).catch(() => undefined)) break;
+        if (await inspectImage(daemon.docker, image).catch(() => undefined)) {
+          // There, but not pulled by this batch (someone else pulled it): not the batch's to remove.
+          if (!daemon.budget.holds(image) && !daemon.pulls.has(image)) daemon.before.add(image);
+          break;
+        }
         waited = true;
         const estimate = await this.#estimate(image);
-        await this.#makeRoom(daemon, estimate);
+        await this.#makeRoom(daemon, estimate, image);
+        // Pulled (or being pulled) meanwhile, ahead of this instance: that pull is its.
+        if (daemon.pulls.has(image) || daemon.budget.holds(image)) continue;
         const error = await this.#pull(daemon, image, false, estimate);
         if (!error) break;
         if (!isNoSpace(error) || attempt >= 5) break;
@@ -263,7 +294,7 @@ export class ImagePool {
         if ((await this.#free(daemon, Number.POSITIVE_INFINITY, true)) === 0) await this.#nextChange();
       }
     } finally {
-      if (waited) {
+      if (waited && agent) {
         const seconds = Math.round((Date.now() - started) / 100) / 10;
         this.record.waited.push({ image, ...this.#hostField(daemon), seconds });
       }
@@ -277,17 +308,18 @@ export class ImagePool {
    * settle, else removes images pulled ahead for queued instances (they are pulled again later), until `bytes`
    * fit. With nothing left to wait for or remove, the pull goes ahead over the budget (said).
    */
-  async #makeRoom(daemon: Daemon, bytes: number): Promise<void> {
+  async #makeRoom(daemon: Daemon, bytes: number, image: string): Promise<void> {
     daemon.wanting++;
     try {
-      await this.#roomFor(daemon, bytes);
+      await this.#roomFor(daemon, bytes, image);
     } finally {
       daemon.wanting--;
     }
   }
 
-  async #roomFor(daemon: Daemon, bytes: number): Promise<void> {
-    while (!daemon.budget.fits(bytes) && !this.#closed) {
+  async #roomFor(daemon: Daemon, bytes: number, image: string): Promise<void> {
+    const arrived = () => daemon.pulls.has(image) || daemon.budget.holds(image);
+    while (!daemon.budget.fits(bytes) && !this.#closed && !arrived()) {
       if ((await this.#free(daemon, bytes, false)) > 0) continue;
       // Instances running (not waiting for room like this one) or pulls under way will free or settle room.
       if (daemon.pulls.size > 0 || daemon.running.size > daemon.wanting) {
@@ -310,9 +342,12 @@ export class ImagePool {
   /** The instance ended (or went back to the queue): its image may go once no one needs it. */
   ended(instance: Instance, host?: PoolHost): void {
     const daemon = this.#daemonOf(host);
-    if (!daemon) return;
-    const image = daemon.running.get(instance.instance_id);
-    daemon.running.delete(instance.instance_id);
+    if (daemon) this.#release(daemon, instance.instance_id);
+  }
+
+  #release(daemon: Daemon, key: string): void {
+    const image = daemon.running.get(key);
+    daemon.running.delete(key);
     if (image) daemon.budget.touch(image);
     daemon.paused = false;
     void this.#trim(daemon).then(() => {
@@ -388,9 +423,9 @@ export class ImagePool {
     return size === undefined ? this.#largestPulled : Math.ceil(size * this.#expansion);
   }
 
-  /** Needed by a queued instance (on any daemon) or one running on `daemon`. */
+  /** Needed by a queued instance (on any daemon) or one running on `daemon` or taken for it. */
   #needed(daemon: Daemon): Set<string> {
-    const needed = new Set(daemon.running.values());
+    const needed = this.#inUse(daemon);
     for (const instance of this.#queue()) {
       const image = this.imageOf(instance);
       if (image) needed.add(image);
@@ -399,11 +434,24 @@ export class ImagePool {
   }
 
   /**
+   * Images of instances running on `daemon`, or that a worker took from the queue for it (or for a host not
+   * chosen yet) and is about to start: never removed, even to make room.
+   */
+  #inUse(daemon: Daemon): Set<string> {
+    const used = new Set(daemon.running.values());
+    for (const [instance, host] of this.#taken()) {
+      const image = this.imageOf(instance);
+      if (image && (!host || this.#daemonOf(host) === daemon)) used.add(image);
+    }
+    return used;
+  }
+
+  /**
    * Whether the batch may remove `image` from `daemon` (`pressed`: also what queued instances need, pulled
    * again later): never one a container uses (`used`: image ids), such as a grading's after its instance ended.
    */
   #removable(daemon: Daemon, pressed: boolean, used: ReadonlySet<string>): (image: string) => boolean {
-    const needed = pressed ? new Set(daemon.running.values()) : this.#needed(daemon);
+    const needed = pressed ? this.#inUse(daemon) : this.#needed(daemon);
     return (image) =>
       !needed.has(image) &&
       !this.#keep.has(image) &&
@@ -416,6 +464,7 @@ export class ImagePool {
   async #pull(daemon: Daemon, image: string, ahead: boolean, estimate: number): Promise<unknown> {
     const under = daemon.pulls.get(image);
     if (under) return under;
+    if (daemon.budget.holds(image)) return undefined;
     let failure: unknown;
     daemon.budget.reserve(image, estimate);
     if (ahead) daemon.ahead.add(image);
@@ -524,24 +573,19 @@ export class ImagePool {
   /**
    * Starts pulls of the images of the next queued instances (in queue order, up to two per worker) not on
    * any daemon yet, each on the daemon with the fewest images waiting for an instance, while it has a free
-   * pull slot, fewer than two images per worker waiting, and room in its budget once unneeded images are
-   * removed. Stops at the first image that does not fit: later ones would take the room it needs. With a
-   * budget it starts after the first pull has ended.
+   * pull slot, fewer than two images per worker waiting, no worker waiting for room, and room in its budget
+   * once unneeded images are removed. Stops at the first image that does not fit: later ones would take the
+   * room it needs; and while an instance a worker took has no image yet on its daemon (the worker pulls it,
+   * room for it first). With a budget it starts after the first pull has ended.
    */
   async #fillOnce(): Promise<void> {
     // Estimates hold only once a pull has shown how much larger than the registry's figure images are on disk.
     if (this.#options.budget !== undefined && !this.#learned) return;
-    const claimed = () => {
-      const images = new Set<string>();
-      for (const daemon of this.#daemons)
-        for (const image of [...daemon.pulls.keys(), ...daemon.ids.keys(), ...daemon.before])
-          images.add(image);
-      return images;
-    };
+    if (this.#takenWithoutImage()) return;
     const workers = this.#daemons.reduce((sum, daemon) => sum + daemon.workers, 0);
     for (const instance of this.#queue().slice(0, 2 * workers)) {
       const image = this.imageOf(instance);
-      if (this.#closed || !image || this.#aheadFailed.has(image) || claimed().has(image)) continue;
+      if (this.#closed || !image || this.#aheadFailed.has(image) || this.#claimed(image)) continue;
       const daemon = this.#daemons
         .filter(
           (candidate) =>
@@ -554,16 +598,40 @@ export class ImagePool {
         .sort((a, b) => a.ahead.size / a.workers - b.ahead.size / b.workers)[0];
       if (!daemon) return;
       const estimate = await this.#estimate(image);
-      if (!daemon.budget.fits(estimate)) {
-        const used = (await imageUsers(daemon.docker, this.#runId)).all;
-        const victims = daemon.budget.victims(estimate, this.#removable(daemon, false, used));
-        if (!victims) return;
-        for (const victim of victims) await this.#remove(daemon, victim);
-        if (!daemon.budget.fits(estimate)) return;
-      }
-      if (this.#closed || claimed().has(image)) continue;
+      if (!(await this.#roomAhead(daemon, estimate))) return;
+      // What changed while this waited: a worker took the instance, wants room, or the image came.
+      if (this.#closed || daemon.wanting > 0 || this.#takenWithoutImage()) return;
+      if (!this.#queue().includes(instance) || this.#claimed(image)) continue;
       void this.#ahead(daemon, image, estimate);
     }
+  }
+
+  /** On some daemon, pulled by the batch, being pulled, or there before it. */
+  #claimed(image: string): boolean {
+    return this.#daemons.some(
+      (daemon) => daemon.pulls.has(image) || daemon.ids.has(image) || daemon.before.has(image),
+    );
+  }
+
+  /** Whether a worker took an instance for a daemon (its host known) that has neither its image nor its pull. */
+  #takenWithoutImage(): boolean {
+    for (const [instance, host] of this.#taken()) {
+      const image = this.imageOf(instance);
+      const daemon = host || !this.#daemons[0]?.host ? this.#daemonOf(host) : undefined;
+      if (!image || !daemon) continue;
+      if (!daemon.pulls.has(image) && !daemon.ids.has(image) && !daemon.before.has(image)) return true;
+    }
+    return false;
+  }
+
+  /** Makes `bytes` fit on `daemon` by removing what no instance needs; false when it cannot. */
+  async #roomAhead(daemon: Daemon, bytes: number): Promise<boolean> {
+    if (daemon.budget.fits(bytes)) return true;
+    const used = (await imageUsers(daemon.docker, this.#runId)).all;
+    const victims = daemon.budget.victims(bytes, this.#removable(daemon, false, used));
+    if (!victims) return false;
+    for (const victim of victims) await this.#remove(daemon, victim);
+    return daemon.budget.fits(bytes);
   }
 
   async #ahead(daemon: Daemon, image: string, estimate: number): Promise<void> {
@@ -614,6 +682,8 @@ export interface ImagePoolContext {
   folder: string;
   /** The instances still queued, first to run first. */
   queue: () => readonly Instance[];
+  /** The instances workers took from the queue and that have not ended, with their host once they have one. */
+  taken: () => ReadonlyMap<Instance, PoolHost | undefined>;
   /** run.json's `images` of an earlier run of the folder (a resumed batch continues it). */
   previous?: Partial<ImagesRecord>;
   say: (line: string) => void;

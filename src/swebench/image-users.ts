@@ -22,23 +22,42 @@ export async function imageUsers(docker: Docker, runId: string): Promise<ImageUs
 
 /**
  * Calls `onEnd` whenever a container on `docker` is removed (the daemon's event stream), so an image it used
- * can go; returns the function that stops listening. A daemon whose events cannot be read is not watched
- * (the pool then looks again as instances end).
+ * can go; returns the function that stops listening. A stream that ends (the daemon restarted, the
+ * connection dropped) is opened again `retryMs` later, and `onEnd` called once then (containers may have
+ * gone meanwhile). A daemon whose events cannot be read is tried again the same way (the pool also looks
+ * again as instances end).
  */
-export function watchContainerEnds(docker: Docker, onEnd: () => void): () => void {
+export function watchContainerEnds(docker: Docker, onEnd: () => void, retryMs = 2000): () => void {
   let stream: Readable | undefined;
+  let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  docker
-    .getEvents({ filters: { type: ["container"], event: ["destroy"] } })
-    .then((events) => {
-      stream = events as Readable;
-      if (stopped) return stream.destroy();
-      stream.on("data", () => onEnd());
-      stream.on("error", () => {});
-    })
-    .catch(() => {});
+  const again = () => {
+    stream = undefined;
+    if (stopped || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      open(true);
+    }, retryMs);
+    timer.unref();
+  };
+  const open = (reopened: boolean) => {
+    docker
+      .getEvents({ filters: { type: ["container"], event: ["destroy"] } })
+      .then((events) => {
+        const opened = events as Readable;
+        if (stopped) return opened.destroy();
+        stream = opened;
+        opened.on("data", () => onEnd());
+        opened.on("error", () => {});
+        opened.on("close", again);
+        if (reopened) onEnd();
+      })
+      .catch(again);
+  };
+  open(false);
   return () => {
     stopped = true;
+    clearTimeout(timer);
     stream?.destroy();
   };
 }

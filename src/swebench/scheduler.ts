@@ -21,6 +21,8 @@ export class Scheduler {
   readonly #queue: Instance[];
   readonly #imageOf: (instance: Instance) => string | undefined;
   readonly #losses = new Map<string, number>();
+  /** Instances a worker took from the queue and that have not ended, with their host once acquired. */
+  readonly #taken = new Map<Instance, PoolHost | undefined>();
   #running = 0;
   #waiters: Array<() => void> = [];
 
@@ -39,6 +41,14 @@ export class Scheduler {
     return this.#queue;
   }
 
+  /**
+   * The instances workers took from the queue that have not ended (running, or about to start), each with
+   * its host once it has one: the image pool keeps their images and room for them.
+   */
+  get taken(): ReadonlyMap<Instance, PoolHost | undefined> {
+    return this.#taken;
+  }
+
   /** The next job; undefined once nothing is left to run, or the pool stopped (every host down). */
   async next(): Promise<Job | undefined> {
     for (;;) {
@@ -46,10 +56,15 @@ export class Scheduler {
       const instance = this.#queue.shift();
       if (instance) {
         this.#running++;
+        this.#taken.set(instance, undefined);
         if (!this.pool) return { instance };
         const image = this.#imageOf(instance);
         const host = await this.pool.acquire(instance.instance_id, image);
-        if (host) return { instance, host, ...(image ? { image } : {}) };
+        if (host) {
+          this.#taken.set(instance, host);
+          return { instance, host, ...(image ? { image } : {}) };
+        }
+        this.#taken.delete(instance);
         this.#queue.unshift(instance);
         this.#running--;
         this.#wake();
@@ -84,6 +99,7 @@ export class Scheduler {
    */
   end(job: Job, outcome: { ran?: boolean; requeue?: boolean } = {}): void {
     this.#running--;
+    this.#taken.delete(job.instance);
     if (job.host) this.pool?.release(job.host, job.instance.instance_id, Boolean(outcome.ran), job.image);
     if (outcome.requeue) this.#queue.unshift(job.instance);
     this.#wake();

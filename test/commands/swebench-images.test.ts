@@ -229,6 +229,59 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
     240_000,
   );
 
+  it.skipIf(problem !== undefined && !REQUIRE_DOCKER)(
+    "a resumed swebench --eval grades the earlier submissions at its end with their images pulled through the budget: in run.json's images and the ledger, the budget held",
+    async () => {
+      for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+      const dir = tempDir();
+      const env = { SWERUN_STATE_DIR: join(dir, "state") };
+      const instances = images.slice(0, 3).map((pushed, i) => ({
+        instance_id: `earlier__case-${i + 1}`,
+        problem_statement: "add a file",
+        repo: "test/images",
+        image_name: pushed.image,
+        eval_script:
+          "#!/bin/bash\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\ntest -f fix.txt && echo 'PASSED t.py::test_fix'\n: '>>>>> End Test Output'\n",
+        log_parser: "parse_log_pytest",
+        FAIL_TO_PASS: '["t.py::test_fix"]',
+        PASS_TO_PASS: "[]",
+        swerun_scripted_outputs: [
+          step(`cd /testbed && git init -q . && echo fix-${i + 1} > fix.txt && git add -A`),
+          step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cd /testbed && git diff --cached"),
+        ],
+      }));
+      const dataset = join(dir, "dataset.json");
+      writeFileSync(dataset, JSON.stringify(instances));
+      const imageBytes = images[0]?.bytes ?? 0;
+      // Room for one image and a half: the batch without --eval removes all but the last image it used.
+      const budget = imageBytes + Math.floor(imageBytes / 2);
+      const out = join(dir, "out");
+      const args = ["swebench", "--subset", dataset, ...DOCKER, "-w", "1", "--image-budget", String(budget)];
+      const first = await runCli([...args, "-o", out], { env });
+      expect(first.code).toBe(0);
+      expect((await ours()).length).toBe(1);
+      const stop = sampleDisk(new Set());
+      const resumed = await runCli([...args, "--eval", "-o", out], { env });
+      const peak = await stop();
+      expect(resumed.stderr).not.toContain("pulling over it");
+      expect(resumed.stderr).toMatch(/earlier__case-1: resolved/);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toContain("resolved: 3/3");
+      const run = readJson(join(out, "run.json"));
+      // Three pulls by the first batch, three by the gradings of the resumed one (one at a time: each removes the last).
+      const pulled = run.images.pulled.map((entry: { image: string }) => entry.image);
+      expect(pulled).toHaveLength(6);
+      expect(pulled.slice(3).sort()).toEqual(instances.map((instance) => instance.image_name).sort());
+      expect(peak).toBeLessThanOrEqual(budget);
+      expect(run.images.peak_bytes).toBeLessThanOrEqual(budget);
+      const left = (await ours()).map(({ tag }) => tag);
+      expect(left).toHaveLength(1);
+      const ledger = readJson(join(dir, "state", "images", `${run.run_id}.json`));
+      expect(ledger.images.map((entry: { image: string }) => entry.image)).toEqual(left);
+    },
+    240_000,
+  );
+
   /** Removes this test run's images from the daemon, then pulls `image` (there before the next batch). */
   async function startWith(image: string) {
     for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
