@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /**
  * One Docker daemon of a batch's host pool (`--docker-host URL[:workers]`, `environment.docker_hosts`).
@@ -109,30 +109,44 @@ function addressProblem(host: string): string | undefined {
 
 const hostEntry = z
   .strictObject({
-    host: z.string().min(1),
-    workers: z.number().int().min(1).max(MAX_HOST_WORKERS).default(1),
-    tls: z.boolean().optional(),
-    tls_verify: z.boolean().optional(),
-    cert_path: z.string().min(1).optional(),
+    host: z.string().check(z.minLength(1)),
+    workers: z._default(z.int().check(z.minimum(1), z.maximum(MAX_HOST_WORKERS)), 1),
+    tls: z.optional(z.boolean()),
+    tls_verify: z.optional(z.boolean()),
+    cert_path: z.optional(z.string().check(z.minLength(1))),
   })
-  .superRefine((entry, context) => {
-    const problem = addressProblem(entry.host);
-    if (problem) context.addIssue({ code: "custom", path: ["host"], message: `"${entry.host}": ${problem}` });
-  });
+  .check(
+    z.superRefine((entry, context) => {
+      const problem = addressProblem(entry.host);
+      if (problem)
+        context.addIssue({ code: "custom", path: ["host"], message: `"${entry.host}": ${problem}` });
+    }),
+  );
 
 /** An entry of `environment.docker_hosts`: "URL[:workers]" as on the command line, or `{host, workers, ...}`. */
-export const dockerHostSchema = z.preprocess((value, context) => {
-  if (typeof value === "string") {
-    try {
-      return parseDockerHostFlag(value);
-    } catch (error) {
-      context.addIssue({ code: "custom", message: `"${value}": ${(error as Error).message}` });
+export const dockerHostSchema = z.pipe(
+  z.transform((value: unknown, context) => {
+    if (typeof value === "string") {
+      try {
+        return parseDockerHostFlag(value);
+      } catch (error) {
+        context.issues.push({
+          code: "custom",
+          message: `"${value}": ${(error as Error).message}`,
+          input: value,
+        });
+        return z.NEVER;
+      }
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      context.issues.push({
+        code: "custom",
+        message: 'expected "URL[:workers]" or {host, workers}',
+        input: value,
+      });
       return z.NEVER;
     }
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    context.addIssue({ code: "custom", message: 'expected "URL[:workers]" or {host, workers}' });
-    return z.NEVER;
-  }
-  return value;
-}, hostEntry);
+    return value;
+  }),
+  hostEntry,
+);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseDocument, visit, YAMLParseError } from "yaml";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { UserError } from "../errors.js";
 import { pythonRegex } from "../util/python-regex.js";
 import { lookupSetting } from "./keys.js";
@@ -96,53 +96,52 @@ const registryDefault = settingDefault(
 
 export const modelSchema = z.strictObject({
   /** Model name, `provider/model` as in litellm (e.g. anthropic/claude-sonnet-4-5); a bare name is an OpenAI model. */
-  model_name: z.string().default(""),
+  model_name: z._default(z.string(), ""),
   /** openai (tool calls, default), openai_textbased (regex-parsed text actions), deterministic (scripted). */
-  model_class: z.enum(Object.keys(MODEL_CLASSES) as [keyof typeof MODEL_CLASSES]).default("openai"),
+  model_class: z._default(z.enum(Object.keys(MODEL_CLASSES) as [keyof typeof MODEL_CLASSES]), "openai"),
   /**
    * Passed through to the request (temperature, max_tokens, top_p, reasoning_effort, ...). Not sent:
    * api_base/base_url and api_key (the endpoint), extra_headers (HTTP headers), extra_body (merged into the
    * request), timeout (litellm's name for request_timeout), and litellm-only drop_params/num_retries.
    */
-  model_kwargs: z.record(z.string(), z.unknown()).default({}),
+  model_kwargs: z._default(z.record(z.string(), z.unknown()), {}),
   /** Renders each action's output for the model; `output` holds output, returncode, exception_info (and `extra` after an exception). */
-  observation_template: z.string().default(DEFAULT_OBSERVATION_TEMPLATE),
+  observation_template: z._default(z.string(), DEFAULT_OBSERVATION_TEMPLATE),
   /** Renders the feedback after a malformed response (`error`, `actions`, `finish_reason`; `has_tool_calls` with tool calls). Default: the class's, see `defaultFormatErrorTemplate`. */
-  format_error_template: z.string().optional(),
+  format_error_template: z.optional(z.string()),
   /** Text-based models: the regex whose first group is a command; exactly one match is required. */
-  action_regex: z.string().default("```mswea_bash_command\\s*\\n(.*?)\\n```"),
+  action_regex: z._default(z.string(), "```mswea_bash_command\\s*\\n(.*?)\\n```"),
   /** default: an unknown price is an error; ignore_errors: cost 0 and go on. Default from SWERUN_COST_TRACKING. */
-  cost_tracking: z.enum(COST_TRACKING).default(costTrackingDefault),
+  cost_tracking: z._default(z.enum(COST_TRACKING), costTrackingDefault),
   /** A LiteLLM-format price file that takes precedence over the built-in prices. Default from LITELLM_MODEL_REGISTRY_PATH. */
-  litellm_model_registry: z.string().nullable().default(registryDefault),
+  litellm_model_registry: z._default(z.nullable(z.string()), registryDefault),
   /** Anthropic prompt caching: mark the last message for caching (default_end) or not (null); unset = on for Claude models. */
-  set_cache_control: z.enum(["default_end"]).nullable().optional(),
+  set_cache_control: z.optional(z.nullable(z.enum(["default_end"]))),
   /** Seconds one model request may take before it is abandoned and retried. */
-  request_timeout: z.number().positive().default(600),
+  request_timeout: z._default(z.number().check(z.positive()), 600),
   /** Attempts per model call, the first included. Default from SWERUN_MODEL_RETRY_ATTEMPTS, else 10. */
-  retry_attempts: z.number().int().min(1).default(retryAttemptsDefault),
+  retry_attempts: z._default(z.int().check(z.minimum(1)), retryAttemptsDefault),
   /** Shortest and longest wait between attempts in seconds; a server's Retry-After is honoured (up to 600 s). */
-  retry_min_wait: z.number().min(0).default(4),
-  retry_max_wait: z.number().min(0).default(60),
+  retry_min_wait: z._default(z.number().check(z.minimum(0)), 4),
+  retry_max_wait: z._default(z.number().check(z.minimum(0)), 60),
   /** Scripted models: the assistant messages returned in order, as written (`extra.actions` are the commands run). */
-  outputs: z.array(z.record(z.string(), z.unknown())).optional(),
+  outputs: z.optional(z.array(z.record(z.string(), z.unknown()))),
   /**
    * A Python regex whose matches in prompts, observations and error exits become content parts (its first
    * group the type, `image_url`; its second the URL), as mini-swe-agent's `multimodal_regex`; every such
    * message's content is then a list of parts. Empty (default): off. See models/multimodal.ts.
    */
-  multimodal_regex: z
-    .string()
-    .default("")
-    .superRefine((pattern, context) => {
+  multimodal_regex: z._default(z.string(), "").check(
+    z.superRefine((pattern, context) => {
       try {
         pythonRegex(pattern);
       } catch (error) {
         context.addIssue({ code: "custom", message: `not a usable regex: ${(error as Error).message}` });
       }
     }),
+  ),
   /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
-  cost_per_call: z.number().min(0).default(1),
+  cost_per_call: z._default(z.number().check(z.minimum(0)), 1),
 });
 
 export type ModelConfig = z.output<typeof modelSchema>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { count, environmentBase } from "./common.js";
 import { dockerEnvironmentSchema } from "./docker.js";
 import { modelSchema } from "./model.js";
@@ -12,21 +12,21 @@ export const agentSchema = z.strictObject({
   /** Template of the second (user) message holding the task. */
   instance_template: z.string(),
   /** Maximum model calls; 0 means no limit. */
-  step_limit: count.default(0),
+  step_limit: z._default(count, 0),
   /** Stop once the run's cost reaches this many dollars; 0 means no limit. */
-  cost_limit: z.number().min(0).default(3),
+  cost_limit: z._default(z.number().check(z.minimum(0)), 3),
   /** Stop before the next model call once this many seconds have passed; 0 means no limit. */
-  wall_time_limit_seconds: z.number().min(0).default(0),
+  wall_time_limit_seconds: z._default(z.number().check(z.minimum(0)), 0),
   /** End the run after this many format errors in a row; 0 means no limit. */
-  max_consecutive_format_errors: count.default(3),
+  max_consecutive_format_errors: z._default(count, 3),
   /** Where the trajectory is written. */
-  output_path: z.string().nullable().default(null),
+  output_path: z._default(z.nullable(z.string()), null),
   /** yolo runs every command; confirm asks before each; human lets the user type the commands. */
-  mode: z.enum(["yolo", "confirm", "human"]).default("confirm"),
+  mode: z._default(z.enum(["yolo", "confirm", "human"]), "confirm"),
   /** Regular expressions of commands that run without confirmation in confirm mode. */
-  whitelist_actions: z.array(z.string()).default([]),
+  whitelist_actions: z._default(z.array(z.string()), []),
   /** Ask before accepting a submission in confirm mode. */
-  confirm_exit: z.boolean().default(true),
+  confirm_exit: z._default(z.boolean(), true),
   /**
    * mini-swe-agent's agent classes (short names and class paths are mapped when the config loads); both
    * are swerun's one agent, `mode` decides the interaction. They differ where mini-swe-agent's do: when an
@@ -34,7 +34,7 @@ export const agentSchema = z.strictObject({
    * before it (and answers the remaining tool calls as not executed). Unset: the command's default
    * (`interactive` for run and swebench-single, `default` for swebench batches, as in mini-swe-agent).
    */
-  agent_class: z.enum(["default", "interactive"]).optional(),
+  agent_class: z.optional(z.enum(["default", "interactive"])),
 });
 
 export const localEnvironmentSchema = z.strictObject({
@@ -45,7 +45,7 @@ export const localEnvironmentSchema = z.strictObject({
    * Unset: `/bin/sh -c`, as mini-swe-agent's local environment, which ignores `interpreter` (a Docker
    * key, dropped for local so that a config written for Docker runs the same way under both tools).
    */
-  local_interpreter: z.array(z.string()).min(1).optional(),
+  local_interpreter: z.optional(z.array(z.string()).check(z.minLength(1))),
 });
 
 export const environmentSchema = z.discriminatedUnion("environment_class", [
@@ -56,18 +56,18 @@ export const environmentSchema = z.discriminatedUnion("environment_class", [
 /** The `run` section: what `swerun run` does around the agent. */
 export const runSchema = z.strictObject({
   /** The task, when not given with -t. */
-  task: z.string().optional(),
+  task: z.optional(z.string()),
   /** A directory (relative to the config file) copied into a fresh temporary directory that becomes the local cwd. */
-  setup_dir: z.string().optional(),
+  setup_dir: z.optional(z.string()),
   /** A command run in the environment before the agent starts; a non-zero exit fails the run. */
-  env_startup_command: z.string().optional(),
+  env_startup_command: z.optional(z.string()),
 });
 
 export const configSchema = z.strictObject({
   agent: agentSchema,
   environment: environmentSchema,
   model: modelSchema,
-  run: runSchema.default({}),
+  run: z._default(runSchema, {}),
 });
 
 export type AgentConfig = z.output<typeof agentSchema>;
