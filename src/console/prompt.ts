@@ -1,4 +1,5 @@
-import { createInterface } from "node:readline";
+import { createRequire } from "node:module";
+import type * as Readline from "node:readline";
 
 /** Raised when the user presses Ctrl-C at a prompt. */
 export class PromptInterrupted extends Error {}
@@ -8,6 +9,9 @@ export class PromptInterrupted extends Error {}
  * The readline interface lives only for the question, so Ctrl-C between questions reaches the process.
  */
 export function ask(question: string, input = process.stdin, output = process.stderr): Promise<string> {
+  // Loaded at the first question: most runs never ask one (-y, --exit-immediately), and readline is ~2 ms
+  // of a start (bench/lean.ts). require(), not import(): `swerun run`'s script (a vm.Script) has no import().
+  const { createInterface } = createRequire(import.meta.url)("node:readline") as typeof Readline;
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
     let settled = false;
