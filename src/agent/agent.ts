@@ -23,6 +23,7 @@ import {
   trajectoryConfig,
   trajectoryInfo,
 } from "../trajectory.js";
+import { monotonicMs } from "../util/clock.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
 
@@ -259,10 +260,10 @@ export class Agent {
       throw new TimeExceeded(exitMessage("TimeExceeded"));
     }
     const call = this.#nCalls + 1;
-    const started = performance.now();
+    const started = monotonicMs();
     this.#emit({ type: "model_call_start", call });
     const finish = (message: Message | undefined) => {
-      const duration_s = (performance.now() - started) / 1000;
+      const duration_s = (monotonicMs() - started) / 1000;
       if (message?.extra && message.extra.duration_s === undefined) message.extra.duration_s = duration_s;
       const usage = message?.extra?.usage as Record<string, unknown> | undefined;
       this.#emit({
@@ -326,9 +327,9 @@ export class Agent {
   async #execute(action: Action): Promise<ExecOutput> {
     const step = this.nCalls;
     this.#emit({ type: "action_start", step, action });
-    const started = performance.now();
+    const started = monotonicMs();
     const output = await this.env.execute(action, { signal: this.#stepAbort.signal });
-    const duration_s = (performance.now() - started) / 1000;
+    const duration_s = (monotonicMs() - started) / 1000;
     output.extra = { ...(output.extra ?? {}), duration_s };
     this.#emit({
       type: "action_end",

@@ -5,6 +5,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { FormatError, UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
+import { monotonicMs } from "../util/clock.js";
 import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
 import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
@@ -243,7 +244,7 @@ export class OpenAIModel implements Model {
     const retries: RetryRecord[] = [];
     let attemptStarted = 0;
     const attempt = (number: number) => {
-      attemptStarted = performance.now();
+      attemptStarted = monotonicMs();
       return this.#request(outgoing, signal, number);
     };
     const record = (attempt: number, error: string, errorClass: string, delayS: number) =>
@@ -251,7 +252,7 @@ export class OpenAIModel implements Model {
         attempt,
         error,
         error_class: errorClass,
-        duration_s: (performance.now() - attemptStarted) / 1000,
+        duration_s: (monotonicMs() - attemptStarted) / 1000,
         delay_s: delayS,
       });
     const { response, durationS } = await withRetry(attempt, policy, {
@@ -317,7 +318,7 @@ export class OpenAIModel implements Model {
   ): Promise<{ response: Record<string, unknown>; durationS: number }> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutS * 1000);
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       const body = {
         ...this.#body,
@@ -341,7 +342,7 @@ export class OpenAIModel implements Model {
         attempt,
         provider,
         body: response,
-        duration_s: (performance.now() - started) / 1000,
+        duration_s: (monotonicMs() - started) / 1000,
         time: Date.now() / 1000,
       });
       if (!Array.isArray(response.choices) || response.choices.length === 0) {
@@ -350,7 +351,7 @@ export class OpenAIModel implements Model {
           `the response had no choices${typeof detail === "string" ? `: ${detail}` : ""}`,
         );
       }
-      return { response, durationS: (performance.now() - started) / 1000 };
+      return { response, durationS: (monotonicMs() - started) / 1000 };
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       if (timeout.signal.aborted) {

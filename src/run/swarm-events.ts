@@ -3,6 +3,7 @@ import type { Action, Message } from "../messages.js";
 import { normalizeUsage } from "../models/cost.js";
 import { ModelRequestError, ModelRetriesExhaustedError } from "../models/model-errors.js";
 import type { ModelFacts } from "../models/model-facts.js";
+import { monotonicMs, preciseNowMs } from "../util/clock.js";
 import type { LineSink } from "../util/jsonl-sink.js";
 
 /** The name of swerun's one agent in the event stream (SwarmSDK events name the agent that emitted them). */
@@ -13,7 +14,7 @@ const TOOLS = ["bash"];
 const THRESHOLDS = [60, 80, 90, 95];
 
 /** UTC ISO 8601 with microseconds, as SwarmSDK writes its timestamps: `2026-11-23T09:31:02.123456Z`. */
-export function isoTimestamp(ms = performance.timeOrigin + performance.now()): string {
+export function isoTimestamp(ms = preciseNowMs()): string {
   const whole = Math.floor(ms);
   const micros = Math.min(999, Math.floor((ms - whole) * 1000));
   return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, "0")}Z`;
@@ -180,7 +181,7 @@ export class SwarmEventStream {
   start(prompt?: string): void {
     if (this.#started) return;
     this.#started = true;
-    this.#startedAt = performance.now();
+    this.#startedAt = monotonicMs();
     this.emit("swarm_start", { swarm_name: this.#swarmName, lead_agent: this.#agent, prompt });
   }
 
@@ -201,7 +202,7 @@ export class SwarmEventStream {
       last_agent: this.#agentsStarted.at(-1),
       content: stop.content ?? this.#stopContent,
       success: stop.success,
-      duration: Math.round(performance.now() - this.#startedAt) / 1000,
+      duration: Math.round(monotonicMs() - this.#startedAt) / 1000,
       total_cost: stop.totalCost ?? totals.cost,
       total_tokens: stop.totalTokens ?? totals.tokens,
       agents_involved: stop.agentsInvolved ?? totals.agents,
