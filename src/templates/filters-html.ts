@@ -3,6 +3,7 @@
  * markup.ts).
  */
 
+import { lazyRegExp } from "./lazy-regexp.js";
 import { escapeHtml, Markup } from "./markup.js";
 import { valueError } from "./py-errors.js";
 import { iterate } from "./py-ops.js";
@@ -117,14 +118,17 @@ export function xmlattr(value: unknown, autospace: boolean): Markup {
   return new Markup(autospace && rv ? ` ${rv}` : rv);
 }
 
-const HTTP_RE = new RegExp(
-  "^(?:(?:https?://|www\\.)(?:(?:[\\p{L}\\p{N}_%-]+\\.)+)?(?:[a-z]{2,63}|xn--[\\p{L}\\p{N}_%]{2,59})" +
-    "|(?:[\\p{L}\\p{N}_%-]{2,63}\\.)+(?:com|net|int|edu|gov|org|info|mil)" +
-    "|https?://(?:\\d{1,3}(?:\\.\\d{1,3}){3}|\\[(?:[\\da-f]{0,4}:){2}(?:[\\da-f]{0,4}:?){1,6}\\]))" +
-    "(?::\\d{1,5})?(?:[/?#]\\S*)?$",
-  "iu",
+const HTTP_RE = lazyRegExp(
+  () =>
+    new RegExp(
+      "^(?:(?:https?://|www\\.)(?:(?:[\\p{L}\\p{N}_%-]+\\.)+)?(?:[a-z]{2,63}|xn--[\\p{L}\\p{N}_%]{2,59})" +
+        "|(?:[\\p{L}\\p{N}_%-]{2,63}\\.)+(?:com|net|int|edu|gov|org|info|mil)" +
+        "|https?://(?:\\d{1,3}(?:\\.\\d{1,3}){3}|\\[(?:[\\da-f]{0,4}:){2}(?:[\\da-f]{0,4}:?){1,6}\\]))" +
+        "(?::\\d{1,5})?(?:[/?#]\\S*)?$",
+      "iu",
+    ),
 );
-const EMAIL_RE = /^\S+@[\p{L}\p{N}_][\p{L}\p{N}_.-]*\.[\p{L}\p{N}_]+$/u;
+const EMAIL_RE = lazyRegExp(() => /^\S+@[\p{L}\p{N}_][\p{L}\p{N}_.-]*\.[\p{L}\p{N}_]+$/u);
 
 export interface UrlizeOptions {
   trimUrlLimit: number | null;
@@ -174,17 +178,17 @@ export function urlize(text: string, opts: UrlizeOptions): string {
           tail = tail.slice(end);
         }
       }
-      if (HTTP_RE.test(middle)) {
+      if (HTTP_RE().test(middle)) {
         const href =
           middle.startsWith("https://") || middle.startsWith("http://") ? middle : `https://${middle}`;
         middle = `<a href="${href}"${relAttr}${targetAttr}>${trim(middle)}</a>`;
-      } else if (middle.startsWith("mailto:") && EMAIL_RE.test(middle.slice(7))) {
+      } else if (middle.startsWith("mailto:") && EMAIL_RE().test(middle.slice(7))) {
         middle = `<a href="${middle}">${middle.slice(7)}</a>`;
       } else if (
         middle.includes("@") &&
         !middle.startsWith("www.") &&
         !middle.includes(":") &&
-        EMAIL_RE.test(middle)
+        EMAIL_RE().test(middle)
       ) {
         middle = `<a href="mailto:${middle}">${middle}</a>`;
       } else {

@@ -5,6 +5,7 @@
  */
 
 import { type ParamSpec, REQUIRED } from "./args.js";
+import { lazyRegExp } from "./lazy-regexp.js";
 import { typeError, valueError } from "./py-errors.js";
 import { strFormat } from "./py-format-spec.js";
 import { defMethod, type Method } from "./py-method-def.js";
@@ -13,6 +14,7 @@ import { iterate, pySlice } from "./py-ops.js";
 import {
   codePoints,
   cpLength,
+  NON_PRINTABLE_RE,
   pyCenter,
   pyReplace,
   pyRsplit,
@@ -49,8 +51,8 @@ function cpIndex(s: string, unitIndex: number): number {
   return unitIndex < 0 ? -1 : cpLength(s.slice(0, unitIndex));
 }
 
-const UPPER_RE = /\p{Lu}|\p{Lt}/u;
-const LOWER_RE = /\p{Ll}/u;
+const UPPER_RE = lazyRegExp(() => /\p{Lu}|\p{Lt}/u);
+const LOWER_RE = lazyRegExp(() => /\p{Ll}/u);
 
 /** `s[start:end]` as str.find/count/startswith see it, with the code-point offset of its start. */
 function window(s: string, start: unknown, end: unknown): [string, number] {
@@ -76,10 +78,10 @@ function isTitle(s: string): boolean {
   let cased = false;
   let prevCased = false;
   for (const ch of s) {
-    if (UPPER_RE.test(ch)) {
+    if (UPPER_RE().test(ch)) {
       if (prevCased) return false;
       prevCased = cased = true;
-    } else if (LOWER_RE.test(ch)) {
+    } else if (LOWER_RE().test(ch)) {
       if (!prevCased) return false;
       prevCased = cased = true;
     } else prevCased = false;
@@ -110,8 +112,6 @@ function partition(s: string, sep: unknown, last: boolean): string[] {
   if (i < 0) return makeTuple(last ? ["", "", s] : [s, "", ""]);
   return makeTuple([s.slice(0, i), x, s.slice(i + x.length)]);
 }
-
-const NON_PRINTABLE_RE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
 export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
   def("upper", [], (s) => s.toUpperCase()),
@@ -146,7 +146,7 @@ export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
   }),
   def("swapcase", [], (s) =>
     codePoints(s)
-      .map((ch) => (UPPER_RE.test(ch) ? ch.toLowerCase() : LOWER_RE.test(ch) ? ch.toUpperCase() : ch))
+      .map((ch) => (UPPER_RE().test(ch) ? ch.toLowerCase() : LOWER_RE().test(ch) ? ch.toUpperCase() : ch))
       .join(""),
   ),
   def("casefold", [], (s) => s.toUpperCase().toLowerCase()),
@@ -210,14 +210,14 @@ export const STR_METHODS: ReadonlyMap<string, Method<string>> = new Map([
   def("isalpha", [], (s) => /^\p{L}+$/u.test(s)),
   def("isalnum", [], (s) => /^[\p{L}\p{N}]+$/u.test(s)),
   def("isspace", [], (s) => s !== "" && pyStrip(s) === ""),
-  def("isupper", [], (s) => UPPER_RE.test(s) && !LOWER_RE.test(s)),
-  def("islower", [], (s) => LOWER_RE.test(s) && !UPPER_RE.test(s)),
+  def("isupper", [], (s) => UPPER_RE().test(s) && !LOWER_RE().test(s)),
+  def("islower", [], (s) => LOWER_RE().test(s) && !UPPER_RE().test(s)),
   def("isdecimal", [], (s) => /^\p{Nd}+$/u.test(s)),
   def("isnumeric", [], (s) => /^\p{N}+$/u.test(s)),
   def("istitle", [], (s) => isTitle(s)),
   def("isascii", [], (s) => /^\p{ASCII}*$/u.test(s)),
   def("isidentifier", [], (s) => /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u.test(s)),
-  def("isprintable", [], (s) => codePoints(s).every((ch) => ch === " " || !NON_PRINTABLE_RE.test(ch))),
+  def("isprintable", [], (s) => codePoints(s).every((ch) => ch === " " || !NON_PRINTABLE_RE().test(ch))),
   def(
     "center",
     [

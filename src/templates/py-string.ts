@@ -1,3 +1,4 @@
+import { lazyRegExp } from "./lazy-regexp.js";
 import { valueError } from "./py-errors.js";
 
 /**
@@ -208,7 +209,7 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /** Characters `str.isprintable()` rejects (a space is printable). */
-const NON_PRINTABLE_RE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+export const NON_PRINTABLE_RE = lazyRegExp(() => /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u);
 const SIMPLE_REPR_RE = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
 
 function hexEscape(code: number): string {
@@ -230,7 +231,7 @@ export function strRepr(s: string): string {
     else if (ch === "\r") out += "\\r";
     else if (code < 0x20 || code === 0x7f) out += hexEscape(code);
     else if (code < 0x7f) out += ch;
-    else if (code !== 0x20 && NON_PRINTABLE_RE.test(ch)) out += hexEscape(code);
+    else if (code !== 0x20 && NON_PRINTABLE_RE().test(ch)) out += hexEscape(code);
     else out += ch;
   }
   return out + quote;

@@ -5,6 +5,7 @@
  * greedily into lines of at most `width` code points.
  */
 
+import { lazyRegExp } from "./lazy-regexp.js";
 import { valueError } from "./py-errors.js";
 import { cpLength, cpSubstring, pyStrip } from "./py-string.js";
 
@@ -18,9 +19,12 @@ const WORD_CHAR = "[\\p{L}\\p{N}_]";
  * textwrap's chunk pattern: whitespace; an em-dash (`--`) between words; or a word, ending at a hyphen
  * that joins two letters, at whitespace or the end, or before an em-dash.
  */
-const HYPHENATED_RE = new RegExp(
-  `(${WS}+|(?<=${WORD_PUNCT})-{2,}(?=${WORD_CHAR})|${NOT_WS}+?(?:-(?:(?<=${LETTER}{2}-)|(?<=${LETTER}-${LETTER}-))(?=${LETTER}-?${LETTER})|(?=${WS}|$)|(?<=${WORD_PUNCT})(?=-{2,}${WORD_CHAR})))`,
-  "u",
+const HYPHENATED_RE = lazyRegExp(
+  () =>
+    new RegExp(
+      `(${WS}+|(?<=${WORD_PUNCT})-{2,}(?=${WORD_CHAR})|${NOT_WS}+?(?:-(?:(?<=${LETTER}{2}-)|(?<=${LETTER}-${LETTER}-))(?=${LETTER}-?${LETTER})|(?=${WS}|$)|(?<=${WORD_PUNCT})(?=-{2,}${WORD_CHAR})))`,
+      "u",
+    ),
 );
 const SIMPLE_RE = new RegExp(`(${WS}+)`, "u");
 
@@ -29,7 +33,7 @@ function isBlank(chunk: string): boolean {
 }
 
 function chunksOf(text: string, breakOnHyphens: boolean): string[] {
-  return text.split(breakOnHyphens ? HYPHENATED_RE : SIMPLE_RE).filter((c) => c !== "");
+  return text.split(breakOnHyphens ? HYPHENATED_RE() : SIMPLE_RE).filter((c) => c !== "");
 }
 
 export interface WrapOptions {
