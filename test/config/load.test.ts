@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseKeyValueSpec } from "../../src/config/load.js";
+import { ConfigError, loadConfig, parseKeyValueSpec, readConfigFile } from "../../src/config/load.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const MINIMAL = `
@@ -194,5 +194,17 @@ environment:
     expect(errorOf(() => loadConfig([bad]))).toBe(
       `${bad}: agent.system_template: template file not found: nope.j2`,
     );
+  });
+});
+
+describe("readConfigFile", () => {
+  // Expected values: PyYAML 6's safe_load (mini-swe-agent's reader) of the same text.
+  it("reads JSON text as PyYAML does (through JSON.parse), a repeated key's last value included", () => {
+    const dir = tempDir();
+    const text = String.raw`{"agent": {"cost_limit": 1.5, "step_limit": 3, "whitelist_actions": ["a\tb", "\u00e9", "x\/y"]}, "model": {"model_kwargs": {"z": -0.5, "n": null, "t": true, "big": 12345678901, "k": 1, "k": 2}}}`;
+    expect(readConfigFile(file(dir, "c.yaml", text))).toEqual({
+      agent: { cost_limit: 1.5, step_limit: 3, whitelist_actions: ["a\tb", "\u00e9", "x/y"] },
+      model: { model_kwargs: { z: -0.5, n: null, t: true, big: 12345678901, k: 2 } },
+    });
   });
 });
