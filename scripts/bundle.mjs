@@ -7,8 +7,9 @@
 // the browser) is bundled into a file of its own.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { build } from "esbuild";
 
 const root = join(import.meta.dirname, "..");
@@ -157,6 +158,20 @@ await build({
 });
 for (const name of ["bin.js", "bin.d.ts", "bin.js.map"]) rmSync(join(out, name), { force: true });
 chmodSync(join(out, "cli.cjs"), 0o755);
+
+// The built-in configs as swerun reads them (src/config/load.ts uses this reading while a file keeps the
+// text read here, and so needs no YAML parser for them): only readings that JSON keeps exactly.
+{
+  const { BUILTIN_READINGS, parseConfigText } = await import("../dist/src/config/load.js");
+  const readings = {};
+  for (const name of readdirSync(join(root, "config"))) {
+    if (!/\.ya?ml$/.test(name)) continue;
+    const text = readFileSync(join(root, "config", name), "utf8");
+    const data = parseConfigText(text);
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(data)), data)) readings[name] = { text, data };
+  }
+  writeFileSync(join(root, BUILTIN_READINGS), JSON.stringify(readings));
+}
 
 // The `swerun view` page's script (src/view/page/*.ts, type-checked by tsconfig.page.json): one script for
 // the browser, which src/view/page.ts puts into every page it writes.

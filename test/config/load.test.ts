@@ -1,7 +1,15 @@
-import { writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseKeyValueSpec, readConfigFile } from "../../src/config/load.js";
+import {
+  BUILTIN_READINGS,
+  ConfigError,
+  loadConfig,
+  parseConfigText,
+  parseKeyValueSpec,
+  readConfigFile,
+} from "../../src/config/load.js";
+import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const MINIMAL = `
@@ -206,5 +214,25 @@ describe("readConfigFile", () => {
       agent: { cost_limit: 1.5, step_limit: 3, whitelist_actions: ["a\tb", "\u00e9", "x/y"] },
       model: { model_kwargs: { z: -0.5, n: null, t: true, big: 12345678901, k: 2 } },
     });
+  });
+
+  it("reads the built-in configs from the build's reading, the same as their YAML", () => {
+    const readings = JSON.parse(readFileSync(join(packageRoot(), BUILTIN_READINGS), "utf8"));
+    const dir = join(tempDir(), "config");
+    mkdirSync(dir);
+    symlinkSync(join(packageRoot(), "templates"), join(dir, "..", "templates"));
+    const names = readdirSync(join(packageRoot(), "config")).filter((name) => name.endsWith(".yaml"));
+    expect(Object.keys(readings).sort()).toEqual(names.sort());
+    for (const name of names) {
+      const builtin = join(packageRoot(), "config", name);
+      expect(readings[name].data).toEqual(parseConfigText(readFileSync(builtin, "utf8")));
+      // A copy elsewhere (beside the same templates) goes through the YAML parser.
+      copyFileSync(builtin, join(dir, name));
+      const copy = JSON.stringify(readConfigFile(join(dir, name))).replaceAll(
+        dir,
+        join(packageRoot(), "config"),
+      );
+      expect(readConfigFile(builtin)).toEqual(JSON.parse(copy));
+    }
   });
 });
