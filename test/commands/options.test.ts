@@ -46,8 +46,10 @@ describe("the option table", () => {
     for (const spec of Object.values(OPTIONS) as OptionSpec[]) {
       if (!spec.config) continue;
       const [section, key] = spec.config.split(".") as [string, string];
-      const schema = sections[section] as { shape?: object; options?: { shape: object }[] } | undefined;
-      const keys = [schema?.shape, ...(schema?.options ?? []).map((option) => option.shape)].flatMap(
+      const schema = sections[section] as
+        | { shape?: object; def: { options?: { shape: object }[] } }
+        | undefined;
+      const keys = [schema?.shape, ...(schema?.def.options ?? []).map((option) => option.shape)].flatMap(
         (shape) => Object.keys(shape ?? {}),
       );
       expect(keys, spec.config).toContain(key);
