@@ -1,9 +1,9 @@
 import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import { type FileHandle, open, rm } from "node:fs/promises";
 import type { Message } from "./messages.js";
 import { encodeUndo, journalPath } from "./trajectory-journal.js";
 import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
 import { chaosArmed, chaosPoint } from "./util/chaos.js";
+import { type FdFile, open, rm } from "./util/fd-file.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { swerunVersion } from "./util/package-root.js";
 import { redact } from "./util/secrets.js";
@@ -164,9 +164,9 @@ interface Slot {
 
 /** What the file on disk holds, as far as in-place updates need to know. */
 interface OnDisk {
-  handle: FileHandle;
+  handle: FdFile;
   /** The undo journal (`trajectory-journal.ts`), opened at the first in-place write. */
-  journal?: FileHandle;
+  journal?: FdFile;
   slots: Slot[];
   /** Messages in the file, and the offset where the last one ends (the closing starts). */
   count: number;
@@ -344,7 +344,7 @@ export class TrajectoryWriter {
   }
 
   /** Writes `buffers` at `position`; `cut` (chaos tests) writes half, pauses, then the rest, as a torn write. */
-  async #writeAt(handle: FileHandle, buffers: Buffer[], position: number, cut = false): Promise<void> {
+  async #writeAt(handle: FdFile, buffers: Buffer[], position: number, cut = false): Promise<void> {
     if (cut) {
       const all = Buffer.concat(buffers);
       const half = all.length >> 1;

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
+import { open, rename, rm } from "./fd-file.js";
 import { makeDirs, makeDirsSync } from "./make-dirs.js";
 import { processAlive } from "./process-alive.js";
 import { writeTargetOf } from "./write-target.js";

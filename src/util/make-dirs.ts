@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { mkdir, stat } from "./fd-file.js";
 
 /**
  * `mkdir -p`, one level at a time from the deepest existing folder. Node's own recursive mkdir loops
