@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load.js";
 import { isPlainObject } from "../config/merge.js";
 import { type EnvironmentConfig, modelSchema, type SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
+import { stdinIsTerminal } from "../console/prompt.js";
 import { OutputPathError, UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import type { Model } from "../models/model.js";
@@ -278,7 +279,7 @@ function replayRunOptions(
     extras: trajectory.extras,
     bus: run.bus,
     ...(run.stream ? { subscribers: [run.stream.listener] } : {}),
-    interactive: Boolean(process.stdin.isTTY),
+    interactive: stdinIsTerminal(),
     handleSignals: true,
     onProgress: (line) => process.stderr.write(`${line}\n`),
     model: (env) => {

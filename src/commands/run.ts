@@ -2,7 +2,7 @@ import { join } from "node:path";
 import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
-import { ask } from "../console/prompt.js";
+import { ask, stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { openEventLog } from "../run/event-log.js";
@@ -21,7 +21,7 @@ export type RunFlags = FlagsOf<"run">;
 export async function runCommand(flags: RunFlags): Promise<number> {
   const specs = asList(flags.config);
   const config = loadConfig(specs, configOverrides("run", flags));
-  const tty = Boolean(process.stdin.isTTY);
+  const tty = stdinIsTerminal();
   let task = flags.task ?? config.run.task;
   if (!task && tty) task = await ask(pc.bold("What should the agent do? "));
   if (!task) throw new UserError("no task: give one with -t/--task (or set run.task in the config)");

@@ -1,6 +1,6 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ask } from "../console/prompt.js";
+import { ask, stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { compareRuns } from "../tracking/compare.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../tracking/format.js";
@@ -92,8 +92,7 @@ async function deleteRun(ref: string, runs: StoredRun[], force: boolean): Promis
   if (run.state === "running")
     throw new UserError(`${run.id} is running (its lock is held); stop it before deleting it`);
   if (!force) {
-    if (!process.stdin.isTTY)
-      throw new UserError(`deleting ${run.id} needs a terminal to confirm, or --force`);
+    if (!stdinIsTerminal()) throw new UserError(`deleting ${run.id} needs a terminal to confirm, or --force`);
     const answer = await ask(
       `Delete run ${run.id}${run.label ? ` (${run.label})` : ""} and its folder ${run.dir}? [y/N] `,
     );

@@ -3,6 +3,7 @@ import pc from "picocolors";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
+import { stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
@@ -78,7 +79,7 @@ async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetu
  * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
  */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
-  const tty = Boolean(process.stdin.isTTY);
+  const tty = stdinIsTerminal();
   const setup = await singleSetup(flags, tty);
   const { config, instance, outputDir, output } = setup;
   const id = instance.instance_id;
