@@ -160,7 +160,7 @@ export function buildCli(run: (job: () => Promise<number>) => void, only?: strin
     for (const example of spec.examples ?? []) command.example(example);
     command.action((...parsed: unknown[]) => {
       // cac passes the positional arguments, then the options.
-      const flags = typedFlags(spec.name, parsed.pop() as Record<string, unknown>);
+      const flags = typedFlags(spec.name, parsed.pop() as Record<string, unknown>, cli.rawArgs);
       spec.onParse?.(flags);
       run(() => spec.job(parsed, flags));
     });

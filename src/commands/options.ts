@@ -427,12 +427,55 @@ function numberValue(value: unknown): unknown {
   return Number.isFinite(number) ? number : value;
 }
 
-/** The options cac parsed (untyped) as a command's flags: the one place they are converted. */
-export function typedFlags<C extends CommandName>(name: C, parsed: Record<string, unknown>): FlagsOf<C> {
+/**
+ * The words that followed each text option in `argv` (`--task x`, `--task=x`, `-t x`), in order, by property.
+ * The parser turns a value that reads as a number into one (`-t 0123` → 123, `-t ""` → 0): text options take
+ * their words back from here.
+ */
+function typedWords(name: CommandName, argv: readonly string[]): Map<string, string[]> {
+  const properties = new Map<string, string>();
+  for (const id of COMMAND_OPTIONS[name]) {
+    const spec: OptionSpec = OPTIONS[id];
+    if (spec.type === "number" || isSwitch(spec)) continue;
+    for (const word of spec.flag.match(/(?<![\w-])-{1,2}[\w-]+/g) ?? [])
+      properties.set(word, propertyOf(spec));
+  }
+  const words = new Map<string, string[]>();
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? "";
+    if (arg === "--") break;
+    const equals = arg.indexOf("=");
+    const property = properties.get(equals > 0 ? arg.slice(0, equals) : arg);
+    const value = equals > 0 ? arg.slice(equals + 1) : argv[index + 1];
+    if (property === undefined || value === undefined) continue;
+    if (equals <= 0) index++;
+    words.set(property, [...(words.get(property) ?? []), value]);
+  }
+  return words;
+}
+
+/**
+ * The options cac parsed (untyped) as a command's flags: the one place they are converted. Number options
+ * become numbers; a text option the parser made a number gets back the word typed in `argv` (the
+ * arguments as parsed).
+ */
+export function typedFlags<C extends CommandName>(
+  name: C,
+  parsed: Record<string, unknown>,
+  argv: readonly string[] = [],
+): FlagsOf<C> {
   const flags = { ...parsed };
   for (const id of COMMAND_OPTIONS[name]) {
     const spec: OptionSpec = OPTIONS[id];
     if (spec.type === "number") flags[propertyOf(spec)] = numberValue(flags[propertyOf(spec)]);
+  }
+  for (const [property, words] of typedWords(name, argv)) {
+    const value = flags[property];
+    if (typeof value === "number") flags[property] = words.at(-1);
+    else if (Array.isArray(value))
+      flags[property] = value.map((item, index) =>
+        typeof item === "number" ? (words[index] ?? item) : item,
+      );
   }
   return flags as FlagsOf<C>;
 }

@@ -16,7 +16,7 @@ function parse<C extends CommandName>(name: C, argv: string[]) {
   const cli = cac("swerun");
   addOptions(cli.command(name, ""), name);
   const { options } = cli.parse(["node", "swerun", name, ...argv], { run: false });
-  return typedFlags(name, options);
+  return typedFlags(name, options, argv);
 }
 
 const names = Object.keys(COMMAND_OPTIONS) as CommandName[];
@@ -58,6 +58,14 @@ describe("the option table", () => {
 });
 
 describe("flags and overrides", () => {
+  it("keeps text options as typed where the parser reads a number", () => {
+    expect(parse("run", ["-t", "0123"]).task).toBe("0123");
+    expect(parse("run", ["--task=1e3"]).task).toBe("1e3");
+    expect(parse("run", ["-t", ""]).task).toBe("");
+    expect(parse("run", ["-c", "a.yaml", "-c", "007", "-t", "x"]).config).toEqual(["a.yaml", "007"]);
+    expect(parse("swebench", ["--label", "0x10", "-w", "2"])).toMatchObject({ label: "0x10", workers: 2 });
+  });
+
   it("reads number options as numbers and keeps text that is not a number for the check to quote", () => {
     expect(parse("run", ["-l", "2.5"]).costLimit).toBe(2.5);
     expect(parse("swebench", ["-w", "many"]).workers).toBe("many");
