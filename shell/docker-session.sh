@@ -29,9 +29,12 @@ command -v setsid >/dev/null 2>&1 && s=setsid
 trap 'exit 0' ALRM
 trap : HUP INT QUIT TERM USR1 USR2
 (sleep $lifetime; kill -ALRM $$) >/dev/null 2>&1 3>&- &
-# l holds a newline (a command substitution drops trailing newlines, hence the x).
-l=$(printf '\nx'); l=${l%x}
-printf 'swerun-session ready\t%s\t%s\t%s\t%s\t%s\n' "$(uname -s)" "$(uname -n)" "$(uname -r)" "$(uname -v)" "$(uname -m)"
+# l holds a newline (the loader set it). One uname prints the five fields space-separated: only the
+# version holds spaces, so it is what lies between the release and the machine.
+u=$(uname -s -n -r -v -m 2>/dev/null) || u=
+k=${u%% *}; u=${u#* }; n=${u%% *}; u=${u#* }; m=${u%% *}; u=${u#* }
+case $u in *' '*) ;; *) k= ;; esac
+printf 'swerun-session ready\t%s\t%s\t%s\t%s\t%s\n' "$k" "$n" "$m" "${k:+${u% *}}" "${k:+${u##* }}"
 while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do
   while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done
   IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done
