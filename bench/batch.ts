@@ -2,7 +2,10 @@
  * Batch throughput in Docker: 20 instances x 20 scripted steps at 1, 2 and 4 workers (containers started
  * and removed included). Reports wall time, instances per minute, peak memory of the process, and the
  * median step time against a bare Engine API exec and a bare shell session measured in the same run, and
- * the time the same number of bare containers take to be created, started and removed (the containers alone).
+ * two floors measured right after each batch: the time the same number of bare containers take to be
+ * created, started and removed by as many workers (the containers alone), and the same containers running
+ * the same commands through a bare read loop (containers + commands: no model, no trajectory, none of the
+ * session's guarantees).
  * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20] [workers, default 1,2,4]
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,8 +19,8 @@ import { runBatch } from "../src/swebench/batch.js";
 import type { BatchDisplay } from "../src/swebench/batch-display.js";
 import type { Instance } from "../src/swebench/dataset.js";
 import { readDatasetFile } from "../src/swebench/dataset.js";
-import { apiExec, bareSession, median } from "./docker-floor.js";
-import { BENCH_IMAGE, scriptedCalcDataset } from "./scripted-dataset.js";
+import { apiExec, bareLoopContainers, bareSession, median } from "./docker-floor.js";
+import { BENCH_IMAGE, SUBMIT_COMMAND, scriptedCalcDataset } from "./scripted-dataset.js";
 
 const INSTANCES = Number(process.argv[2] ?? 20);
 const STEPS = Number(process.argv[3] ?? 20);
@@ -98,6 +101,23 @@ async function containersFloor(workers: number): Promise<number> {
   return (performance.now() - start) / 1000;
 }
 
+/** Containers + commands: the same containers running the same commands through a bare loop. */
+async function commandsFloor(workers: number, interpreter: string[], cwd: string): Promise<number> {
+  const docker = await connectDocker();
+  try {
+    return await bareLoopContainers(docker, {
+      image: IMAGE,
+      instances: INSTANCES,
+      workers,
+      interpreter,
+      cwd,
+      commands: [...Array.from({ length: STEPS - 1 }, () => COMMAND), SUBMIT_COMMAND],
+    });
+  } finally {
+    closeDockerClient(docker);
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "swerun-bench-batch-"));
   const path = dataset(dir);
@@ -111,8 +131,8 @@ async function main(): Promise<void> {
   const rows = [
     `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`); floors: bare API exec ${floor.exec.toFixed(1)} ms, bare shell session ${floor.session.toFixed(1)} ms`,
     "",
-    "| workers | wall time (s) | containers alone (s) | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| workers | wall time (s) | containers alone (s) | vs containers alone | containers + commands (s) | vs containers + commands | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   try {
     for (const workers of WORKERS) {
@@ -144,8 +164,11 @@ async function main(): Promise<void> {
           `only ${submitted} of ${INSTANCES} submitted: ${[...summary.statuses.keys()].join(", ")}`,
         );
       const step = median(steps);
+      const alone = await containersFloor(workers);
+      const { interpreter, cwd } = config.environment as { interpreter: string[]; cwd: string };
+      const commands = await commandsFloor(workers, interpreter, cwd || "/");
       rows.push(
-        `| ${workers} | ${wall.toFixed(1)} | ${(await containersFloor(workers)).toFixed(1)} | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step / floor.exec).toFixed(2)}x | ${(step - floor.session).toFixed(1)} |`,
+        `| ${workers} | ${wall.toFixed(2)} | ${alone.toFixed(2)} | ${(wall / alone).toFixed(2)}x | ${commands.toFixed(2)} | ${(wall / commands).toFixed(2)}x | ${((INSTANCES / wall) * 60).toFixed(0)} | ${(peak / 2 ** 20).toFixed(0)} | ${step.toFixed(1)} | ${(step / floor.exec).toFixed(2)}x | ${(step - floor.session).toFixed(1)} |`,
       );
     }
   } finally {

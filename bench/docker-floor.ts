@@ -84,3 +84,71 @@ export async function bareSession(
     close: () => stream.destroy(),
   };
 }
+
+/**
+ * The floor of running commands in many containers: `instances` containers of `image`, `workers` at a time,
+ * each created with a bare loop as its PID 1 that reads command lines from its attached stdin and runs each
+ * with `interpreter` in `cwd` (stdin from /dev/null, stderr merged), printing a marker after it; each runs
+ * `commands` in turn, then is force-removed. No model, no trajectory and none of the session's guarantees
+ * (new process session, output that ends when every writer has closed it): what any design pays for the
+ * containers and the commands themselves. Returns the wall time in seconds.
+ */
+export async function bareLoopContainers(
+  docker: Docker,
+  options: {
+    image: string;
+    instances: number;
+    workers: number;
+    interpreter: string[];
+    cwd: string;
+    commands: string[];
+  },
+): Promise<number> {
+  let left = options.instances;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: options.workers }, async () => {
+      while (left > 0) {
+        left -= 1;
+        const container = await docker.createContainer({
+          Image: options.image,
+          Cmd: [
+            "/bin/sh",
+            "-c",
+            'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done',
+            "bare",
+            ...options.interpreter,
+          ],
+          OpenStdin: true,
+          StdinOnce: true,
+          AttachStdin: true,
+          WorkingDir: options.cwd,
+          Labels: { "swerun.run_id": "bench" },
+          HostConfig: { AutoRemove: true, NetworkMode: "none", LogConfig: { Type: "none", Config: {} } },
+        });
+        const stream = (await container.attach({
+          stream: true,
+          stdin: true,
+          stdout: true,
+          stderr: true,
+          hijack: true,
+        })) as Duplex;
+        await container.start();
+        let seen = "";
+        let wake = () => {};
+        stream.on("data", (chunk: Buffer) => {
+          seen = (seen + chunk.toString("latin1")).slice(-64);
+          wake();
+        });
+        for (const command of options.commands) {
+          seen = "";
+          stream.write(`${command}\n`);
+          while (!/@@end \d+\n$/.test(seen)) await new Promise<void>((resolve) => (wake = resolve));
+        }
+        stream.destroy();
+        await container.remove({ force: true }).catch(() => {});
+      }
+    }),
+  );
+  return (performance.now() - start) / 1000;
+}
