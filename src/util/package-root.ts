@@ -20,6 +20,10 @@ export function packageRoot(): string {
   }
 }
 
+let version: string | undefined;
+
+/** swerun's version, from its package.json (read once: every trajectory save records it). */
 export function swerunVersion(): string {
-  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")).version as string;
+  version ??= JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")).version as string;
+  return version;
 }
