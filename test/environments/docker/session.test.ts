@@ -69,7 +69,11 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
       expect(await execsCreated(docker, fresh.containerId, since)).toBe(0);
       const pid1 = await fresh.execute({ command: "tr '\\0' ' ' < /proc/1/cmdline" });
       expect(pid1.output).toBe('/bin/sh -c IFS= read -r l && eval "$l" swerun-session bash -lc ');
-      expect(fresh.templateVars()).toMatchObject({ system: "Linux", machine: expect.any(String) });
+      // The five uname fields, read by one uname at the session's start, are what uname says of each.
+      const fields = await fresh.execute({ command: "uname -s; uname -n; uname -r; uname -v; uname -m" });
+      const [system, node, release, version, machine] = fields.output.split("\n");
+      expect(version).toContain(" ");
+      expect(fresh.templateVars()).toMatchObject({ system, node, release, version, machine });
     } finally {
       await fresh.close();
     }
