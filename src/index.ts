@@ -94,9 +94,9 @@ export {
   TRAJECTORY_FORMAT,
   type Trajectory,
   type TrajectoryInfo,
-  TrajectoryWriter,
   trajectoryConfig,
   trajectoryInfo,
 } from "./trajectory.js";
 // Trajectories: reading any of mini-swe-agent's formats.
 export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory-reader.js";
+export { TrajectoryWriter } from "./trajectory-writer.js";

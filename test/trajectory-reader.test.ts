@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../src/errors.js";
 import type { Message } from "../src/messages.js";
-import { TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
 import { journalPath } from "../src/trajectory-journal.js";
 import { EXPECTED_TRAJECTORY, loadTrajectory } from "../src/trajectory-reader.js";
+import { TrajectoryWriter } from "../src/trajectory-writer.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { tempDir } from "./helpers/tmp.js";
 

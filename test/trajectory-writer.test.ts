@@ -2,9 +2,10 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/messages.js";
-import { addTrajectoryInfo, TrajectoryWriter, trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
+import { trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
 import { journalPath } from "../src/trajectory-journal.js";
 import { loadTrajectory } from "../src/trajectory-reader.js";
+import { addTrajectoryInfo, TrajectoryWriter } from "../src/trajectory-writer.js";
 import { jsonWithFloats } from "../src/util/float-json.js";
 import { killAt } from "./helpers/cli.js";
 import { tempDir } from "./helpers/tmp.js";

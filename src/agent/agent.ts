@@ -16,13 +16,8 @@ import { contentText, messageCost } from "../messages.js";
 import type { Model } from "../models/model.js";
 import { mkNum } from "../templates/py-number.js";
 import { renderTemplate } from "../templates/render.js";
-import {
-  AGENT_TYPES,
-  type TrajectoryInfo,
-  type TrajectoryWriter,
-  trajectoryConfig,
-  trajectoryInfo,
-} from "../trajectory.js";
+import { AGENT_TYPES, type TrajectoryInfo, trajectoryConfig, trajectoryInfo } from "../trajectory.js";
+import type { TrajectoryWriter } from "../trajectory-writer.js";
 import { monotonicMs } from "../util/clock.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
