@@ -4,7 +4,7 @@ import { TRAJECTORY_FORMAT, type TrajectoryInfo } from "./trajectory.js";
 import { encodeUndo, journalPath } from "./trajectory-journal.js";
 import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
 import { chaosArmed, chaosPoint } from "./util/chaos.js";
-import { type FdFile, open, rm } from "./util/fd-file.js";
+import { type FdFile, open, rm, skipBytes } from "./util/fd-file.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { redact } from "./util/secrets.js";
 
@@ -421,18 +421,4 @@ function encodeClosing(extras: Record<string, unknown>): string {
     closing += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
   }
   return `${closing}\n}\n`;
-}
-
-function skipBytes(buffers: Buffer[], count: number): Buffer[] {
-  let rest = count;
-  const result: Buffer[] = [];
-  for (const buffer of buffers) {
-    if (rest >= buffer.length) {
-      rest -= buffer.length;
-      continue;
-    }
-    result.push(rest > 0 ? buffer.subarray(rest) : buffer);
-    rest = 0;
-  }
-  return result;
 }

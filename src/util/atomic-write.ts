@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
-import { open, rename, rm } from "./fd-file.js";
+import { open, rename, rm, skipBytes } from "./fd-file.js";
 import { makeDirs, makeDirsSync } from "./make-dirs.js";
 import { processAlive } from "./process-alive.js";
 import { writeTargetOf } from "./write-target.js";
@@ -162,18 +162,4 @@ export function removeStaleTemps(dir: string): string[] {
     removed.push(name);
   }
   return removed;
-}
-
-function skipBytes(buffers: Buffer[], count: number): Buffer[] {
-  let rest = count;
-  const result: Buffer[] = [];
-  for (const buffer of buffers) {
-    if (rest >= buffer.length) {
-      rest -= buffer.length;
-      continue;
-    }
-    result.push(rest > 0 ? buffer.subarray(rest) : buffer);
-    rest = 0;
-  }
-  return result;
 }

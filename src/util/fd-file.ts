@@ -56,3 +56,18 @@ export class FdFile {
 export async function open(path: string, flags: string | number, mode?: number): Promise<FdFile> {
   return new FdFile(await openFd(path, flags, mode));
 }
+
+/** What is left to write of `buffers` after a write (vectored, maybe partial) wrote `count` bytes. */
+export function skipBytes(buffers: Buffer[], count: number): Buffer[] {
+  let rest = count;
+  const result: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (rest >= buffer.length) {
+      rest -= buffer.length;
+      continue;
+    }
+    result.push(rest > 0 ? buffer.subarray(rest) : buffer);
+    rest = 0;
+  }
+  return result;
+}
