@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { OutputPathError, UserError } from "../errors.js";
-import { makeDirsSync } from "../util/make-dirs.js";
+import { makeDirsSync, removeMadeDirs } from "../util/make-dirs.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { WriteTargetError, writeTargetOf } from "../util/write-target.js";
 
@@ -63,7 +63,7 @@ export function checkOutputFile(value: string, flag: string, options: { stream?:
   } catch (error) {
     throw refuse(`cannot write in ${dir} (${pathReason(error)})`);
   } finally {
-    if (made) rmSync(made, { recursive: true, force: true });
+    if (made) removeMadeDirs(made, dir);
   }
   return path;
 }

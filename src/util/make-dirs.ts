@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, rmdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { mkdir, stat } from "./fd-file.js";
 
@@ -73,4 +73,20 @@ function notADirectory(path: string): NodeJS.ErrnoException {
   error.code = "ENOTDIR";
   error.path = path;
   return error;
+}
+
+/**
+ * Undoes `makeDirsSync(dir)`, which made the folders from `made` down to `dir`: removes each, deepest first,
+ * while it is empty. A folder another process has written into meanwhile (a parallel shard's output folder)
+ * stays, with every folder above it.
+ */
+export function removeMadeDirs(made: string, dir: string): void {
+  for (let current = dir; ; current = dirname(current)) {
+    try {
+      rmdirSync(current);
+    } catch {
+      return;
+    }
+    if (current === made || dirname(current) === current) return;
+  }
 }

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { makeDirsSync } from "./make-dirs.js";
+import { makeDirsSync, removeMadeDirs } from "./make-dirs.js";
 
 function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
@@ -32,7 +32,7 @@ export function outputDirProblem(dir: string): string | undefined {
     return `cannot write in the folder (${reason(error)})`;
   } finally {
     // The check leaves no trace: folders it made are made again when the run writes its first file.
-    if (made) rmSync(made, { recursive: true, force: true });
+    if (made) removeMadeDirs(made, dir);
   }
   return undefined;
 }
