@@ -65,6 +65,12 @@ function need(path: string, what: string): string {
   return path;
 }
 
+/**
+ * Debian's go tool (golang-go), the one the image copies. A machine may have another Go first on PATH (such as
+ * /usr/local/go): the warm cache and the recipe must come from the same toolchain as the image's.
+ */
+const DEBIAN_GO = "/usr/lib/go/bin/go";
+
 /** The go tool and compiler of Debian's golang-go, the standard library's sources, and a warm build cache. */
 function addGo(rootfs: RootfsCollector, testbed: string): void {
   const goroot = realpathSync(need("/usr/lib/go", "Go")); // /usr/lib/go-1.xx
@@ -82,9 +88,9 @@ function addGo(rootfs: RootfsCollector, testbed: string): void {
   // then compiles only the repository's package.
   const cache = mkdtempSync(join(os.tmpdir(), "swerun-gocache-"));
   try {
-    execFileSync("go", ["test", "-vet=off", "-count=1", "./..."], {
+    execFileSync(DEBIAN_GO, ["test", "-vet=off", "-count=1", "./..."], {
       cwd: testbed,
-      env: { ...process.env, ...GO_ENV, GOCACHE: cache },
+      env: { ...process.env, ...GO_ENV, GOCACHE: cache, GOROOT: goroot },
       stdio: "ignore",
     });
   } catch {
@@ -153,7 +159,7 @@ function recipeHash(language: Language): string {
   const root = join(LANGUAGES_DIR, language, "testbed");
   const parts: string[] = [RECIPE, language, process.version];
   for (const path of files(root).sort()) parts.push(path.slice(root.length), readFileSync(path, "latin1"));
-  if (language === "go") parts.push(execFileSync("go", ["version"], { encoding: "utf8" }));
+  if (language === "go") parts.push(execFileSync(need(DEBIAN_GO, "Go"), ["version"], { encoding: "utf8" }));
   if (language === "ruby") parts.push(execFileSync("ruby", ["--version"], { encoding: "utf8" }));
   if (language === "js")
     parts.push(readFileSync(join(packageRoot(), "node_modules", "vitest", "package.json"), "utf8"));
