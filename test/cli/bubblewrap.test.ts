@@ -59,6 +59,30 @@ describe("swerun run --environment-class bubblewrap (CLI, end to end)", () => {
     expect(readFileSync(join(sandboxed.workdir, "calc.js"), "utf8")).toMatch(/return a \+ b;/);
   });
 
+  it("runs the SWE-bench demo batch in sandboxes: the local batch's predictions", async () => {
+    const preds = async (environmentClass: string) => {
+      const out = join(tempDir(), environmentClass);
+      const args = [
+        "swebench",
+        "--subset",
+        "demo",
+        "--environment-class",
+        environmentClass,
+        "-w",
+        "2",
+        "-o",
+        out,
+      ];
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/exit statuses: Submitted 3/);
+      return JSON.parse(readFileSync(join(out, "preds.json"), "utf8"));
+    };
+    const sandboxed = await preds("bubblewrap");
+    expect(Object.keys(sandboxed)).toHaveLength(3);
+    expect(sandboxed).toEqual(await preds("local"));
+  });
+
   it("refuses mini-swe-agent's classes that cannot run here: one line, exit 2, what to use", async () => {
     const out = join(tempDir(), "never.traj.json");
     const result = await runCli([
