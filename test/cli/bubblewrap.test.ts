@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { recordedEnvironment } from "../../src/replay/config.js";
+import { loadTrajectory } from "../../src/trajectory-reader.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -57,6 +59,37 @@ describe("swerun run --environment-class bubblewrap (CLI, end to end)", () => {
     });
     // The demo's copy (the setup_dir) was the sandbox's working directory, and it changed there.
     expect(readFileSync(join(sandboxed.workdir, "calc.js"), "utf8")).toMatch(/return a \+ b;/);
+  });
+
+  it("replays a bubblewrap run in a sandbox: the recorded class, the same steps and submission", async () => {
+    const { trajectory } = await demo("bubblewrap");
+    const recorded = join(tempDir(), "recorded.traj.json");
+    writeFileSync(recorded, JSON.stringify(trajectory));
+    // As mini-swe-agent writes it: no environment_class, the class in environment_type.
+    const { environment_class: _class, ...minis } = trajectory.info.config.environment;
+    const mini = join(tempDir(), "mini.traj.json");
+    writeFileSync(
+      mini,
+      JSON.stringify({
+        ...trajectory,
+        info: { ...trajectory.info, config: { ...trajectory.info.config, environment: minis } },
+      }),
+    );
+    for (const path of [recorded, mini])
+      expect(recordedEnvironment(loadTrajectory(path)).environment).toMatchObject({
+        environment_class: "bubblewrap",
+        executable: "bwrap",
+      });
+    const out = join(tempDir(), "replay.traj.json");
+    const args = ["replay", recorded, "-c", "demo", "--environment-class", "bubblewrap", "-o", out];
+    const result = await runCli(args);
+    expect(result.stdout).toMatch(/replayed 4 of 4 recorded steps: .* 0 different/);
+    expect(result.stdout).toMatch(/submission: same/);
+    expect(result.code).toBe(0);
+    const replayed = JSON.parse(readFileSync(out, "utf8"));
+    expect(replayed.info.config.environment_type).toBe(
+      "minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment",
+    );
   });
 
   it("runs the SWE-bench demo batch in sandboxes: the local batch's predictions", async () => {

@@ -260,7 +260,7 @@ describe("BubblewrapEnvironment", () => {
         forward_env: ["SWERUN_BWRAP_FORWARDED", "SWERUN_BWRAP_BOTH", "SWERUN_BWRAP_UNSET"],
       };
       const command =
-        'echo "$SWERUN_BWRAP_FORWARDED|$SWERUN_BWRAP_BOTH|$N|${SWERUN_BWRAP_UNSET-unset}|$HOME"';
+        'echo "$SWERUN_BWRAP_FORWARDED|$SWERUN_BWRAP_BOTH|$N|$(printenv SWERUN_BWRAP_UNSET || echo unset)|$HOME"';
       const inherited = await (await env(keys)).execute({ command });
       expect(inherited.output).toBe(`forwarded-value|from-env|5|unset|${process.env.HOME}\n`);
       const clear = ["--clearenv", ...DEFAULT_WRAPPER_ARGS];
