@@ -12,6 +12,7 @@ export { ConfigError, type ConfigOverride, loadConfig, readConfigFile } from "./
 export {
   type AgentConfig,
   agentSchema,
+  type BubblewrapEnvironmentConfig,
   configSchema,
   type DockerEnvironmentConfig,
   type EnvironmentConfig,
@@ -29,6 +30,7 @@ export { HumanModel } from "./console/human-model.js";
 export { TerminalInteraction } from "./console/interaction.js";
 export { consolePrinter, type PrinterOptions } from "./console/printer.js";
 // Environments: the interface, the implementations, the factory.
+export { BubblewrapEnvironment } from "./environments/bubblewrap.js";
 export { DockerContainerError, DockerEnvironment } from "./environments/docker/environment.js";
 export type { Environment, EnvironmentContext, ExecuteOptions } from "./environments/environment.js";
 export {

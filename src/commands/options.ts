@@ -43,12 +43,12 @@ export const OPTIONS = {
   },
   environmentClass: {
     flag: "--environment-class <class>",
-    help: "local or docker",
+    help: "local, docker or bubblewrap",
     config: "environment.environment_class",
     helpIn: {
-      swebench: "docker (default) or local",
-      "swebench-single": "docker (default) or local",
-      replay: "local or docker (default: the recorded one)",
+      swebench: "docker (default), local or bubblewrap",
+      "swebench-single": "docker (default), local or bubblewrap",
+      replay: "local, docker or bubblewrap (default: the recorded one)",
     },
   },
   config: {

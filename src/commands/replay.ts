@@ -4,7 +4,7 @@ import pc from "picocolors";
 import type { Agent } from "../agent/agent.js";
 import { loadConfig } from "../config/load.js";
 import { isPlainObject } from "../config/merge.js";
-import { type EnvironmentConfig, modelSchema, type SwerunConfig } from "../config/schema.js";
+import { type EnvironmentConfig, modelSchema, onHostFiles, type SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { stdinIsTerminal } from "../console/prompt.js";
 import { OutputPathError, UserError } from "../errors.js";
@@ -130,8 +130,9 @@ function setup(path: string, flags: ReplayFlags): Setup {
   const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
   const { environment, notes, recordedCwd } = replayEnvironment(trajectory, specs, envFlags);
   for (const note of notes) process.stderr.write(`note: ${note}\n`);
-  if (environment.environment_class === "local") prepareLocalCwd(environment, config, flags, recordedCwd);
-  else if (until < recorded.steps.length && !flags.continue) environment.keep_container = true;
+  if (onHostFiles(environment)) prepareLocalCwd(environment, config, flags, recordedCwd);
+  else if (environment.environment_class === "docker" && until < recorded.steps.length && !flags.continue)
+    environment.keep_container = true;
   return { trajectory, recorded, config, environment, recordedCwd, until, output, report };
 }
 

@@ -30,9 +30,42 @@ export interface ConfigOverride {
 const ENVIRONMENT_CLASS_ALIASES: Record<string, string> = {
   local: "local",
   docker: "docker",
+  bubblewrap: "bubblewrap",
   "minisweagent.environments.local.LocalEnvironment": "local",
   "minisweagent.environments.docker.DockerEnvironment": "docker",
+  "minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment": "bubblewrap",
 };
+
+/** mini-swe-agent's environment classes that swerun does not run (short names and class paths), and what they run on. */
+const REFUSED_ENVIRONMENT_CLASSES: Record<string, string> = {
+  singularity: "Singularity/Apptainer",
+  swerex_docker: "SWE-ReX in Docker",
+  swerex_modal: "SWE-ReX on Modal",
+  contree: "ConTree",
+  "minisweagent.environments.singularity.SingularityEnvironment": "Singularity/Apptainer",
+  "minisweagent.environments.extra.swerex_docker.SwerexDockerEnvironment": "SWE-ReX in Docker",
+  "minisweagent.environments.extra.swerex_modal.SwerexModalEnvironment": "SWE-ReX on Modal",
+  "minisweagent.environments.extra.contree.ContreeEnvironment": "ConTree",
+};
+
+/** swerun's name of an environment class given by short name or mini-swe-agent class path; undefined when it has none. */
+export function environmentClassName(value: unknown): string | undefined {
+  return typeof value === "string" ? ENVIRONMENT_CLASS_ALIASES[value] : undefined;
+}
+
+/**
+ * The one-line error for an environment class swerun does not have: mini-swe-agent's classes that cannot
+ * run here say what to use instead; any other name lists the supported ones.
+ */
+export function unsupportedEnvironmentClass(value: unknown, origin: string): ConfigError {
+  const supported = [...new Set(Object.values(ENVIRONMENT_CLASS_ALIASES))];
+  const refused = typeof value === "string" ? REFUSED_ENVIRONMENT_CLASSES[value] : undefined;
+  const field = `${origin}: environment.environment_class: "${String(value)}"`;
+  if (!refused) return new ConfigError(`${field} is not supported (supported: ${supported.join(", ")})`);
+  const instead = supported.filter((name) => name !== "local");
+  const choices = `${instead.slice(0, -1).join(", ")}${instead.length > 1 ? " or " : ""}${instead.at(-1)}`;
+  return new ConfigError(`${field} (mini-swe-agent's ${refused}) does not run in swerun: use ${choices}`);
+}
 
 const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
   default: "default",
@@ -43,30 +76,40 @@ const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
 };
 
 /**
- * Keys of mini-swe-agent's other environment classes. mini-swe-agent's local environment ignores them
- * (its config classes drop unknown keys), so a config written for Docker runs locally unchanged.
+ * Keys that only some environment classes have. Another class drops them, as mini-swe-agent's config classes
+ * drop unknown keys, so a config written for Docker runs locally or under bubblewrap unchanged.
  */
-const FOREIGN_LOCAL_KEYS = [
-  "interpreter",
-  "image",
-  "forward_env",
-  "executable",
-  "run_args",
-  "container_timeout",
-  "pull_timeout",
-  "container_options",
-  "keep_container",
-  "allow_privileged",
-  "exec_mode",
-];
+const CLASS_KEYS: Record<string, string[]> = {
+  docker: [
+    "interpreter",
+    "image",
+    "forward_env",
+    "executable",
+    "run_args",
+    "container_timeout",
+    "pull_timeout",
+    "container_options",
+    "keep_container",
+    "allow_privileged",
+    "exec_mode",
+  ],
+  local: ["local_interpreter"],
+  bubblewrap: ["executable", "wrapper_args", "forward_env"],
+};
+
+/** Keys of mini-swe-agent's Docker environment: refused ones among them are refused only for docker. */
+const DOCKER_KEYS = CLASS_KEYS.docker ?? [];
 
 /**
- * Removes the keys of the other environment class, which this class ignores: Docker's keys (`image`,
- * `interpreter`, ...) for local, as mini-swe-agent does, and local's own `local_interpreter` for Docker.
+ * Removes the keys of the other environment classes, which this class ignores: Docker's keys (`image`,
+ * `interpreter`, ...) for local, as mini-swe-agent does, local's own `local_interpreter` for Docker, ...
  */
 export function dropOtherClassKeys(environment: Record<string, unknown>, environmentClass: string): void {
-  if (environmentClass === "local") for (const key of FOREIGN_LOCAL_KEYS) delete environment[key];
-  else delete environment.local_interpreter;
+  const own = new Set(CLASS_KEYS[environmentClass]);
+  for (const [name, keys] of Object.entries(CLASS_KEYS)) {
+    if (name === environmentClass) continue;
+    for (const key of keys) if (!own.has(key)) delete environment[key];
+  }
 }
 
 /** How many aliases a YAML file may resolve (PyYAML has no limit; a billion-laughs file needs millions). */
@@ -245,7 +288,7 @@ function checkUnsupported(data: Record<string, unknown>, origin: string): void {
     if (!isPlainObject(value)) continue;
     for (const key of Object.keys(value)) {
       const reason = UNSUPPORTED_KEYS[`${section}.${key}`];
-      if (reason && !(section === "environment" && FOREIGN_LOCAL_KEYS.includes(key)))
+      if (reason && !(section === "environment" && DOCKER_KEYS.includes(key)))
         throw new ConfigError(`${origin}: ${section}.${key} ${reason}`);
     }
   }
@@ -255,17 +298,14 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   const environment = isPlainObject(config.environment) ? config.environment : {};
   config.environment = environment;
   const environmentClass = environment.environment_class ?? "local";
-  const mapped =
-    typeof environmentClass === "string" ? ENVIRONMENT_CLASS_ALIASES[environmentClass] : undefined;
+  const mapped = environmentClassName(environmentClass);
   if (!mapped) {
     const origin = originOf("environment.environment_class", provenance) ?? "config";
-    throw new ConfigError(
-      `${origin}: environment.environment_class: "${String(environmentClass)}" is not supported (supported: local, docker)`,
-    );
+    throw unsupportedEnvironmentClass(environmentClass, origin);
   }
   environment.environment_class = mapped;
   dropOtherClassKeys(environment, mapped);
-  if (mapped !== "local") {
+  if (mapped === "docker") {
     for (const key of Object.keys(environment)) {
       const reason = UNSUPPORTED_KEYS[`environment.${key}`];
       const origin = originOf(`environment.${key}`, provenance) ?? "config";

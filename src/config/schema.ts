@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { bubblewrapEnvironmentSchema } from "./bubblewrap.js";
 import { count, environmentBase } from "./common.js";
 import { dockerEnvironmentSchema } from "./docker.js";
 import { modelSchema } from "./model.js";
@@ -51,7 +52,13 @@ export const localEnvironmentSchema = z.strictObject({
 export const environmentSchema = z.discriminatedUnion("environment_class", [
   localEnvironmentSchema,
   dockerEnvironmentSchema,
+  bubblewrapEnvironmentSchema,
 ]);
+
+/** Environment classes whose commands work on this machine's files: their `cwd` is a host directory. */
+export function onHostFiles(config: { environment_class: string }): boolean {
+  return config.environment_class === "local" || config.environment_class === "bubblewrap";
+}
 
 /** The `run` section: what `swerun run` does around the agent. */
 export const runSchema = z.strictObject({
@@ -74,6 +81,7 @@ export type AgentConfig = z.output<typeof agentSchema>;
 export type EnvironmentConfig = z.output<typeof environmentSchema>;
 export type LocalEnvironmentConfig = z.output<typeof localEnvironmentSchema>;
 export type DockerEnvironmentConfig = z.output<typeof dockerEnvironmentSchema>;
+export type BubblewrapEnvironmentConfig = z.output<typeof bubblewrapEnvironmentSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
 export type RunConfig = z.output<typeof runSchema>;
 export type SwerunConfig = z.output<typeof configSchema>;

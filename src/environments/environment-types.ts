@@ -5,4 +5,5 @@
 export const ENVIRONMENT_TYPES = {
   local: "minisweagent.environments.local.LocalEnvironment",
   docker: "minisweagent.environments.docker.DockerEnvironment",
+  bubblewrap: "minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment",
 } as const;

@@ -30,5 +30,9 @@ export async function createEnvironment(
       const { DockerEnvironment } = await import("./docker/environment.js");
       return DockerEnvironment.create(config, context);
     }
+    case "bubblewrap": {
+      const { BubblewrapEnvironment } = await import("./bubblewrap.js");
+      return BubblewrapEnvironment.create(config);
+    }
   }
 }

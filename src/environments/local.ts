@@ -1,12 +1,11 @@
-import os from "node:os";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
 import type { Action, ExecOutput } from "../messages.js";
 import { randomId } from "../util/random-id.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
 import { ENVIRONMENT_TYPES } from "./environment-types.js";
-import { OutputCollector } from "./output.js";
 import { platformVars } from "./platform.js";
-import { reapProcesses, spawnCommand } from "./spawner.js";
+import { runCommand } from "./run-command.js";
+import { reapProcesses } from "./spawner.js";
 
 /** What runs a command when `local_interpreter` is unset: mini-swe-agent's `shell=True`. */
 export const DEFAULT_LOCAL_INTERPRETER = ["/bin/sh", "-c"];
@@ -26,11 +25,6 @@ export function mergedOutputCommand(interpreter: string[], command: string): str
   return ["/bin/sh", "-c", 'exec "$0" "$@" 2>&1', ...interpreter, command];
 }
 
-/** mini-swe-agent's (Python's) words for a command that timed out; its process group is killed. */
-export function timeoutMessage(command: string, timeout: number): string {
-  return `Command '${command}' timed out after ${timeout} seconds`;
-}
-
 /**
  * Runs each action as a fresh process group on this machine, stdout and stderr merged in order. A timeout
  * or interrupt kills everything the action started; `close` kills everything the environment's actions
@@ -45,50 +39,20 @@ export class LocalEnvironment implements Environment {
     this.config = config;
   }
 
-  async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
-    const cwd = options.cwd || this.config.cwd || process.cwd();
-    const timeout = options.timeout ?? this.config.timeout;
+  execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
     const interpreter = this.config.local_interpreter ?? DEFAULT_LOCAL_INTERPRETER;
-    const collector = new OutputCollector(this.config.max_output_bytes);
     const [file = "/bin/sh", ...args] = mergedOutputCommand(interpreter, action.command);
-    const child = spawnCommand({
+    return runCommand({
       file,
       args,
-      cwd,
+      cwd: options.cwd || this.config.cwd || process.cwd(),
       env: { ...process.env, ...this.config.env },
       tag: this.#tag,
-      onData: (chunk) => collector.push(chunk),
+      command: action.command,
+      timeout: options.timeout ?? this.config.timeout,
+      maxOutputBytes: this.config.max_output_bytes,
+      signal: options.signal,
     });
-    let killedBecause = "";
-    const killGroup = (reason: string) => {
-      if (killedBecause) return;
-      killedBecause = reason;
-      child.kill();
-    };
-    const timer = setTimeout(() => killGroup(timeoutMessage(action.command, timeout)), timeout * 1000);
-    const onAbort = () => killGroup("Command interrupted by the user; its process group was killed");
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    const exit = await child.done;
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
-    const { output, truncated } = collector.result();
-    const extra: Record<string, unknown> = {};
-    if (truncated) extra.truncated = truncated;
-    if (killedBecause || exit.error) {
-      const reason = killedBecause || `Could not run the command: ${exit.error}`;
-      const timedOut = killedBecause === timeoutMessage(action.command, timeout);
-      extra.exception_type = timedOut ? "TimeoutExpired" : "ExecutionError";
-      if (timedOut) extra.exception = reason;
-      return {
-        output,
-        returncode: -1,
-        exception_info: `An error occurred while executing the command: ${reason}`,
-        extra,
-      };
-    }
-    const returncode = exit.code ?? -(os.constants.signals[exit.signal ?? "SIGKILL"] ?? 9);
-    return { output, returncode, exception_info: "", extra };
   }
 
   templateVars(): Record<string, unknown> {

@@ -22,7 +22,8 @@ const PREFIX = `${process.pid.toString(36)}${randomId(8)}-`;
 
 export interface SpawnRequest {
   file: string;
-  args: string[];
+  /** The arguments; a function gets the command's tag, for a program that must pass it on (bwrap `--setenv`). */
+  args: string[] | ((tag: string) => string[]);
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** The environment the command belongs to (letters and digits): `reapProcesses(tag)` kills what it left. */
@@ -72,7 +73,8 @@ export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult
   const own = `${PREFIX}${request.tag}:${nextId}`;
   let child: ChildProcess;
   try {
-    child = spawn(request.file, request.args, {
+    const args = typeof request.args === "function" ? request.args(own) : request.args;
+    child = spawn(request.file, args, {
       cwd: request.cwd,
       env: { ...request.env, [PROCESS_TAG]: own },
       stdio: ["ignore", "pipe", "pipe"],

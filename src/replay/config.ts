@@ -1,11 +1,14 @@
+import { bubblewrapEnvironmentSchema } from "../config/bubblewrap.js";
 import { dockerEnvironmentSchema } from "../config/docker.js";
 import {
   ConfigError,
   type ConfigOverride,
   dropOtherClassKeys,
+  environmentClassName,
   findConfigFile,
   parseKeyValueSpec,
   readConfigFile,
+  unsupportedEnvironmentClass,
 } from "../config/load.js";
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
@@ -15,13 +18,7 @@ import type { LoadedTrajectory } from "../trajectory-reader.js";
 const CLASS_SHAPES: Record<string, Set<string>> = {
   local: new Set(Object.keys(localEnvironmentSchema.shape)),
   docker: new Set(Object.keys(dockerEnvironmentSchema.shape)),
-};
-
-const CLASS_NAMES: Record<string, string> = {
-  local: "local",
-  docker: "docker",
-  "minisweagent.environments.local.LocalEnvironment": "local",
-  "minisweagent.environments.docker.DockerEnvironment": "docker",
+  bubblewrap: new Set(Object.keys(bubblewrapEnvironmentSchema.shape)),
 };
 
 /** Recorded keys a replay leaves out: keep_container was a choice of that run (a replay decides its own). */
@@ -38,9 +35,10 @@ export interface RecordedEnvironment {
 
 /** Which environment class a recorded config describes: its environment_class, else its environment_type. */
 function recordedClass(environment: Record<string, unknown>, type: unknown): string | undefined {
-  const explicit = environment.environment_class;
-  if (typeof explicit === "string" && CLASS_NAMES[explicit]) return CLASS_NAMES[explicit];
+  const explicit = environmentClassName(environment.environment_class);
+  if (explicit) return explicit;
   if (typeof type !== "string") return undefined;
+  if (/bubblewrap/i.test(type)) return "bubblewrap";
   if (/docker/i.test(type)) return "docker";
   if (/local/i.test(type)) return "local";
   return undefined;
@@ -128,18 +126,16 @@ function environmentClassOf(
   if (environment.environment_class === undefined) {
     if (unknownType) {
       throw new UserError(
-        `${trajectoryPath}: the recorded run used ${unknownType}, which swerun cannot recreate: choose an environment with --environment-class local or docker`,
+        `${trajectoryPath}: the recorded run used ${unknownType}, which swerun cannot recreate: choose an environment with --environment-class local, docker or bubblewrap`,
       );
     }
     environment.environment_class = "local";
   }
   const given = environment.environment_class;
-  const environmentClass = typeof given === "string" ? CLASS_NAMES[given] : undefined;
+  const environmentClass = environmentClassName(given);
   if (!environmentClass) {
     const origin = originOf("environment.environment_class", provenance) ?? "config";
-    throw new ConfigError(
-      `${origin}: environment.environment_class: "${String(given)}" is not supported (supported: local, docker)`,
-    );
+    throw unsupportedEnvironmentClass(given, origin);
   }
   return environmentClass;
 }

@@ -1,6 +1,6 @@
 import { Agent } from "../agent/agent.js";
 import type { Interaction } from "../agent/interaction.js";
-import type { AgentConfig, SwerunConfig } from "../config/schema.js";
+import { type AgentConfig, onHostFiles, type SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import type { Environment } from "../environments/environment.js";
 import { createEnvironment, serializeEnvironmentConfig } from "../environments/index.js";
@@ -265,7 +265,7 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
   try {
     const setupDir = config.run.setup_dir;
     let environment = config.environment;
-    if (setupDir && !env && environment.environment_class === "local") {
+    if (setupDir && !env && onHostFiles(environment)) {
       workdir = copySetupDir(setupDir);
       environment = { ...environment, cwd: workdir };
     }

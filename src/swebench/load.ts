@@ -1,5 +1,5 @@
 import { type ConfigOverride, loadConfig } from "../config/load.js";
-import type { SwerunConfig } from "../config/schema.js";
+import { onHostFiles, type SwerunConfig } from "../config/schema.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { asList } from "../util/as-list.js";
 import { loadInstances } from "./dataset.js";
@@ -56,7 +56,7 @@ export async function swebenchConfig(
     if (!docker) say("No Docker daemon answers: running the demo in the local environment.");
   }
   const config = loadConfig([...base, ...specs], chosen);
-  if (config.environment.environment_class === "local" && config.environment.cwd === "/testbed") {
+  if (onHostFiles(config.environment) && config.environment.cwd === "/testbed") {
     config.environment.cwd = "";
   }
   return config;

@@ -65,6 +65,57 @@ describe("configs mini-swe-agent 2.x accepts", () => {
     ).toThrow(/environment.executable is not supported: swerun talks to the Docker Engine API/);
   });
 
+  it("runs bubblewrap with mini-swe-agent's keys, ignoring Docker's and local's others", () => {
+    const loaded = loadConfig([
+      config(
+        "environment:\n  environment_class: minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment\n" +
+          "  executable: /usr/bin/bwrap\n  wrapper_args: [--unshare-user-try]\n  forward_env: [HOME]\n" +
+          "  image: x\n  interpreter: [bash, -lc]\n  run_args: [--rm]\n  local_interpreter: [sh, -c]\n" +
+          "model:\n  model_class: deterministic\n  outputs: []\n",
+      ),
+    ]);
+    expect(loaded.environment).toEqual({
+      environment_class: "bubblewrap",
+      cwd: "",
+      env: {},
+      timeout: 30,
+      max_output_bytes: 1_048_576,
+      executable: "/usr/bin/bwrap",
+      wrapper_args: ["--unshare-user-try"],
+      forward_env: ["HOME"],
+    });
+    const local = loadConfig([
+      config(
+        "environment:\n  environment_class: local\n  wrapper_args: [--bogus]\n" +
+          "model:\n  model_class: deterministic\n  outputs: []\n",
+      ),
+    ]);
+    expect(local.environment).not.toHaveProperty("wrapper_args");
+  });
+
+  it("refuses mini-swe-agent's environments that cannot run here in one line saying what to use", () => {
+    const classes = {
+      singularity: "Singularity/Apptainer",
+      "minisweagent.environments.singularity.SingularityEnvironment": "Singularity/Apptainer",
+      swerex_docker: "SWE-ReX in Docker",
+      "minisweagent.environments.extra.swerex_docker.SwerexDockerEnvironment": "SWE-ReX in Docker",
+      swerex_modal: "SWE-ReX on Modal",
+      "minisweagent.environments.extra.swerex_modal.SwerexModalEnvironment": "SWE-ReX on Modal",
+      contree: "ConTree",
+      "minisweagent.environments.extra.contree.ContreeEnvironment": "ConTree",
+    };
+    for (const [name, what] of Object.entries(classes)) {
+      const path = config(`environment:\n  environment_class: ${name}\nmodel:\n  outputs: []\n`);
+      expect(() => loadConfig([path])).toThrow(
+        `${path}: environment.environment_class: "${name}" (mini-swe-agent's ${what}) does not run in swerun: use docker or bubblewrap`,
+      );
+    }
+    const path = config("environment:\n  environment_class: podman\nmodel:\n  outputs: []\n");
+    expect(() => loadConfig([path])).toThrow(
+      `${path}: environment.environment_class: "podman" is not supported (supported: local, docker, bubblewrap)`,
+    );
+  });
+
   it("reads YAML with more than 100 aliases, as PyYAML writes it, but stops a billion laughs", () => {
     const aliases = Array.from({ length: 150 }, () => "  - *step").join("\n");
     const step = "  - &step {role: assistant, content: again, extra: {actions: [{command: echo}]}}";
