@@ -49,7 +49,7 @@ describe("a batch starting in a folder that a killed run left", () => {
     const args = ["swebench", "--subset", dataset, ...LOCAL, "-o", out];
     const killed = await killAt("atomic-rename", args);
     const stale = readdirSync(out).filter((name) => name.endsWith(".tmp"));
-    expect(stale).toEqual([expect.stringMatching(/^\.run\.json\.\d+\.1\.tmp$/)]);
+    expect(stale).toEqual([expect.stringMatching(/^\.run\.json\.\d+\.\d+\.tmp$/)]);
     expect(killed.signal).toBe("SIGKILL");
     mkdirSync(join(out, "test__calc-1"), { recursive: true });
     const live = join(out, "test__calc-1", `.test__calc-1.traj.json.${process.pid}.7.tmp`);
