@@ -2,6 +2,7 @@ import { accessSync, closeSync, constants, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { OutputPathError, UserError } from "../errors.js";
+import { removeStaleTemps } from "../util/atomic-write.js";
 import { ioReason } from "../util/file-error.js";
 import { makeDirsSync, removeMadeDirs } from "../util/make-dirs.js";
 import { outputDirProblem } from "../util/output-dir.js";
@@ -63,7 +64,20 @@ export function checkOutputFile(value: string, flag: string, options: { stream?:
   } finally {
     if (made) removeMadeDirs(made, dir);
   }
+  removeLeftTemps(target.path);
   return path;
+}
+
+/**
+ * Removes the temp files an earlier swerun left next to `path` when it was killed while writing it
+ * (`.<name>.<pid>.<n>.tmp` of a process that is gone), and says so on standard error.
+ */
+function removeLeftTemps(path: string): void {
+  const removed = removeStaleTemps(dirname(path), basename(path));
+  if (removed.length === 0) return;
+  process.stderr.write(
+    `swerun: removed ${removed.map((name) => join(dirname(path), name)).join(", ")}: left by an earlier swerun killed while writing ${path}\n`,
+  );
 }
 
 /**
