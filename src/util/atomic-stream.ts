@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { tempPathOf } from "./atomic-write.js";
+import { chaosPoint } from "./chaos.js";
 import { namingFile } from "./file-error.js";
 import { makeDirsSync } from "./make-dirs.js";
 import { writeTargetOf } from "./write-target.js";
@@ -53,7 +54,9 @@ export class AtomicFileStream {
       if (this.#temp) fsyncSync(fd);
       this.#fd = undefined;
       closeSync(fd);
-      if (this.#temp) renameSync(this.#temp, this.#target);
+      if (!this.#temp) return;
+      chaosPoint("atomic-rename");
+      renameSync(this.#temp, this.#target);
     });
   }
 
