@@ -102,25 +102,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
   const finalPath = trajectoryPath(context.outputDir, id);
   const partial = `${finalPath}.partial`;
   removePartial(partial);
-  config.agent.mode = "yolo";
-  const scripted = instance.swerun_scripted_outputs;
-  if (config.model.model_class === "deterministic" && Array.isArray(scripted))
-    config.model.outputs = scripted;
-  const options: RunOptions = {
-    config,
-    output: partial,
-    runId: context.runId,
-    instanceId: id,
-    vars: { instance_id: id },
-    startupVars: { ...instance },
-    extras: { instance_id: id },
-    bus: context.bus,
-    hooks: { onAgent: context.onAgent },
-    defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
-    agentType: AGENT_TYPES.batch,
-    holdLastSave: true,
-    trajectoryFallback: false,
-  };
+  const options = instanceRunOptions(instance, context, config, partial);
   let checkout: Checkout | undefined;
   let lost = false;
   let result: RunResult | undefined;
@@ -159,6 +141,35 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     ...(lost ? { lost } : {}),
     ...(unsaved ? { unsaved } : {}),
     timing,
+  };
+}
+
+/** How an instance runs: yolo, its scripted outputs (if any), into `partial`, with no fallback path for it. */
+function instanceRunOptions(
+  instance: Instance,
+  context: InstanceContext,
+  config: SwerunConfig,
+  partial: string,
+): RunOptions {
+  const id = instance.instance_id;
+  config.agent.mode = "yolo";
+  const scripted = instance.swerun_scripted_outputs;
+  if (config.model.model_class === "deterministic" && Array.isArray(scripted))
+    config.model.outputs = scripted;
+  return {
+    config,
+    output: partial,
+    runId: context.runId,
+    instanceId: id,
+    vars: { instance_id: id },
+    startupVars: { ...instance },
+    extras: { instance_id: id },
+    bus: context.bus,
+    hooks: { onAgent: context.onAgent },
+    defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
+    agentType: AGENT_TYPES.batch,
+    holdLastSave: true,
+    trajectoryFallback: false,
   };
 }
 
