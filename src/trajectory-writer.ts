@@ -137,8 +137,8 @@ interface Saved {
  * path, that save and every later one go there (`path` is then the fallback); without one, or when the
  * fallback fails too, the writer has `failed`: later saves are dropped, `onFailure` is called once (a batch
  * stops the run then: nothing it does could be recorded), and `flush` rejects with the failure.
- * Whole-file writes that replace a file (the first one, over what was at `path`, and the last) are fsynced
- * before their rename, so a file system that reports no space only at the fsync keeps the old file.
+ * The first whole-file write (over what was at `path`) and the last are fsynced before their rename when
+ * they replace a file, so a file system that reports no space only at the fsync keeps the old file.
  */
 export class TrajectoryWriter {
   #path: string;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
@@ -189,6 +189,8 @@ function keepTrajectory(
     (result.error instanceof OutputPathError || result.trajectory === undefined ? result.error : undefined);
   if (failure === undefined && existsSync(partial)) {
     try {
+      // What it replaces was whole: the new one is stored (fsynced) before it takes its place.
+      if (existsSync(finalPath)) syncFile(partial);
       renameSync(partial, finalPath);
       return undefined;
     } catch (error) {
@@ -201,6 +203,15 @@ function keepTrajectory(
   // The output check's refusal carries the system's error (EACCES, ENOSPC) as its cause.
   const cause = failure instanceof OutputPathError && failure.cause !== undefined ? failure.cause : failure;
   return { path, error: fileWriteError(path, cause ?? new Error("no trajectory was written")) };
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Removes a partial trajectory and its undo journal (what is not there, or cannot go, is left). */

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { tempPathOf } from "./atomic-write.js";
 import { chaosPoint } from "./chaos.js";
@@ -9,7 +9,7 @@ import { writeTargetOf } from "./write-target.js";
 /**
  * A file written piece by piece that appears only when complete: pieces go to a temp file next to
  * `path` (named with this process's pid, so a later command removes it when a kill left it: removeStaleTemps),
- * `commit()` fsyncs it and renames it over `path`, `abort()` removes it. Readers (and a crash or a full disk)
+ * `commit()` renames it over `path` (fsynced first when it replaces a file), `abort()` removes it. Readers (and a crash or a full disk)
  * see either the previous file or the whole new one, and the content is never held in memory at once. A
  * failed write throws a FileWriteError naming `path`. A device or a pipe (or a symlink to one) is written
  * through instead, a symlink to a file is followed (writeTargetOf).
@@ -51,7 +51,7 @@ export class AtomicFileStream {
     const fd = this.#fd;
     if (fd === undefined) return;
     namingFile(this.path, () => {
-      if (this.#temp) fsyncSync(fd);
+      if (this.#temp && existsSync(this.#target)) fsyncSync(fd);
       this.#fd = undefined;
       closeSync(fd);
       if (!this.#temp) return;

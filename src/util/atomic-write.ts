@@ -1,4 +1,13 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writevSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
 import { type FdFile, open, rename, rm, skipBytes } from "./fd-file.js";
@@ -22,12 +31,13 @@ export function tempPathOf(path: string): string {
 
 /**
  * Writes `chunks` to `path` so that readers (and a crash, a kill or a full disk at any moment) see either the
- * previous complete file or the new complete file: write a temp file next to it, fsync it, then rename it
- * over the old one. Any failure (no space, no permission; at the write, the fsync or the rename) removes the
- * temp file, leaves the old file as it was and throws a FileWriteError naming `path`. `durable` (default)
- * fsyncs before the rename: a disk that reports no space only then (network and quota-limited file
- * systems) never gets a file renamed into place that it did not store. What is not a regular file is never
- * replaced: a symlink to one is followed, a device or a pipe is written through (writeTargetOf).
+ * previous complete file or the new complete file: write a temp file next to it, then rename it over the old
+ * one. Any failure (no space, no permission; at the write, the fsync or the rename) removes the temp file,
+ * leaves the old file as it was and throws a FileWriteError naming `path`. `durable` (default): a write that
+ * replaces a file fsyncs the new one before the rename, so a file system that reports no space only then
+ * (network and quota-limited ones) never gets a file renamed over the old one that it did not store (a new
+ * file replaces nothing: no fsync). What is not a regular file is never replaced: a symlink to one is
+ * followed, a device or a pipe is written through (writeTargetOf).
  */
 export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, durable = true): void {
   const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
@@ -56,14 +66,15 @@ export function writeFileAtomicWith(given: string, fill: (fd: number) => void, d
   writeTemp(target.path, fill, durable);
 }
 
-/** The temp file of `path` filled by `fill`, fsynced when `durable`, renamed over `path`; removed on failure. */
+/** The temp file of `path` filled by `fill`, fsynced when `durable` and it replaces a file, renamed over `path`; removed on failure. */
 function writeTemp(path: string, fill: (fd: number) => void, durable: boolean): void {
   const temp = tempPathOf(path);
+  const sync = durable && existsSync(path);
   let fd: number | undefined;
   try {
     fd = openSync(temp, "w", 0o644);
     fill(fd);
-    if (durable) fsyncSync(fd);
+    if (sync) fsyncSync(fd);
     const opened = fd;
     fd = undefined;
     closeSync(opened);
@@ -106,6 +117,7 @@ export async function writeFileAtomicBatches(
     throw fileWriteError(path, error);
   }
   const temp = tempPathOf(path);
+  const sync = durable && existsSync(path);
   let handle: FdFile | undefined;
   try {
     handle = await open(temp, "w", 0o644);
@@ -118,7 +130,7 @@ export async function writeFileAtomicBatches(
         pending = skipBytes(pending, bytesWritten);
       }
     }
-    if (durable) await handle.sync();
+    if (sync) await handle.sync();
     await handle.close();
     chaosPoint("atomic-rename");
     await rename(temp, path);
