@@ -452,8 +452,8 @@ async function main(): Promise<void> {
   // The rows of the other mode (kills, or a full disk) say nothing here.
   const shown = Object.entries(counts).filter(([key]) =>
     FULL_DISK
-      ? !/kill|chaos points|removed at a start|restored/.test(key)
-      : !/full disk|temp folder|name no file/.test(key),
+      ? !/kill|chaos points|removed at a start|restored|--eval|--events/.test(key)
+      : !/full disk|temp folder|name no file|not saved/.test(key),
   );
   const width = Math.max(...shown.map(([key]) => key.length));
   process.stdout.write(
