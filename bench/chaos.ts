@@ -10,9 +10,14 @@
  * log; then it also checks that every submitted instance has exactly one verdict in run.json, equal to its
  * report.json, and that every event line is JSON. `--trials N` runs N randomly killed batches (instead of
  * counting kills); `--points` (implied by `--eval`) then kills one batch at each chaos point
- * (src/util/chaos.ts) and resumes it.
+ * (src/util/chaos.ts) and resumes it. `--full-disk` (root: it mounts a tmpfs per batch) fills the disk of the
+ * batch's folder instead of killing: each trial runs a fresh batch, then `--redo-existing` over its finished
+ * trajectories, each with the disk filled to a few KiB at a random moment (bench/chaos-disk.ts checks what
+ * the run left: no finished trajectory lost or cut, the failing file named, no raw error, no copy in the
+ * temp folder, no leftover file), then frees the disk and resumes until the batch finishes (the usual end
+ * checks, and no finished instance run again).
  * Usage: node dist/bench/chaos.js [kills, default 50] [instances per batch, default 8] [workers, default 2]
- *        [--eval] [--events] [--trials N] [--points]
+ *        [--eval] [--events] [--trials N] [--points] [--full-disk]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -31,6 +36,7 @@ import type Docker from "dockerode";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { CONTAINER_LABELS } from "../src/environments/docker/environment.js";
 import { packageRoot } from "../src/util/package-root.js";
+import { diskFindings, mountSmallDisk, statusOf, trajectoryBytes } from "./chaos-disk.js";
 
 const argv = process.argv.slice(2);
 const trialsAt = argv.indexOf("--trials");
@@ -42,6 +48,7 @@ const WORKERS = Number(positional[2] ?? 2);
 const EVAL = argv.includes("--eval");
 const EVENTS = argv.includes("--events");
 const POINTS = EVAL || argv.includes("--points");
+const FULL_DISK = argv.includes("--full-disk");
 const CHAOS_POINTS = [
   "run-recorded",
   "container-created",
@@ -97,7 +104,10 @@ interface Ended {
   stderr: string;
 }
 
-function run(args: string[], pause?: string): { child: ChildProcess; done: Promise<Ended> } {
+function run(
+  args: string[],
+  pause?: string,
+): { child: ChildProcess; done: Promise<Ended & { pid: number }> } {
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, NO_COLOR: "1", ...(pause ? { SWERUN_CHAOS_PAUSE: pause } : {}) },
@@ -108,9 +118,12 @@ function run(args: string[], pause?: string): { child: ChildProcess; done: Promi
     // Stopped at the chaos point asked for: killed exactly there.
     if (pause && stderr.includes(`swerun chaos: paused at ${pause} `)) child.kill("SIGKILL");
   });
+  const pid = child.pid as number;
   return {
     child,
-    done: new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stderr }))),
+    done: new Promise((resolve) =>
+      child.on("close", (code, signal) => resolve({ code, signal, stderr, pid })),
+    ),
   };
 }
 
@@ -154,6 +167,14 @@ const counts = {
   "temp, partial or undo files left at the end": 0,
   "submitted instances without exactly one verdict equal to report.json (--eval)": 0,
   "event lines that are not JSON (--events)": 0,
+  "full disks that landed during a run (--full-disk)": 0,
+  "runs stopped by a full disk, exit 1 naming the file": 0,
+  "runs not saved, said on the console": 0,
+  "finished trajectories lost or cut by a full disk": 0,
+  "trajectories that do not parse after a full disk": 0,
+  "exits that name no file, raw system errors": 0,
+  "trajectory copies in the temp folder": 0,
+  "temp, partial, undo or lock files left after a full disk": 0,
   "random trials that held": 0,
   "random trials": 0,
   "chaos points that held": 0,
@@ -212,14 +233,19 @@ function failureCount(): number {
     counts["temp, partial or undo files left at the end"] +
     counts["kills that left an unparsable preds.json"] +
     counts["submitted instances without exactly one verdict equal to report.json (--eval)"] +
-    counts["event lines that are not JSON (--events)"]
+    counts["event lines that are not JSON (--events)"] +
+    counts["finished trajectories lost or cut by a full disk"] +
+    counts["trajectories that do not parse after a full disk"] +
+    counts["exits that name no file, raw system errors"] +
+    counts["trajectory copies in the temp folder"] +
+    counts["temp, partial, undo or lock files left after a full disk"]
   );
 }
 
-function batchArgs(dir: string, extra: string[]): string[] {
+function batchArgs(dir: string, extra: string[], out = join(dir, "out")): string[] {
   return [
     ...["swebench", "--subset", join(dir, "dataset.json"), "--environment-class", "docker"],
-    ...["-w", String(WORKERS), "-o", join(dir, "out"), "-c", "swebench", "-c", "swebench-demo"],
+    ...["-w", String(WORKERS), "-o", out, "-c", "swebench", "-c", "swebench-demo"],
     ...["-c", 'environment.run_args=["--rm","--network","none"]', ...extra],
     ...(EVAL ? ["--eval"] : []),
     ...(EVENTS ? ["--events", join(dir, "events.jsonl")] : []),
@@ -323,12 +349,99 @@ async function main(): Promise<void> {
     }
     return failureCount() - failuresBefore;
   };
-  try {
-    while (TRIALS === undefined ? counts.kills < KILLS : counts["random trials"] < TRIALS) {
-      counts["random trials"] += 1;
-      if ((await trial()) === 0) counts["random trials that held"] += 1;
+  /** A run with the disk filled to 0-60 KiB free at a random moment of it, and what it left checked. */
+  const filledRun = async (args: string[], out: string, disk: ReturnType<typeof mountSmallDisk>) => {
+    const before = trajectoryBytes(out);
+    const attempt = run(args);
+    counts.runs += 1;
+    let filled = false;
+    const timer = setTimeout(() => {
+      disk.fill(Math.floor(Math.random() * 16) * 4096);
+      filled = true;
+    }, Math.random() * fullRun);
+    const result = await attempt.done;
+    clearTimeout(timer);
+    const found = diskFindings(out, before, result);
+    disk.unfill();
+    if (filled) counts["full disks that landed during a run (--full-disk)"] += 1;
+    if (result.code === 1 && !found.unnamed)
+      counts["runs stopped by a full disk, exit 1 naming the file"] += 1;
+    counts["runs not saved, said on the console"] += Number(
+      /not saved: (\d+) run/.exec(result.stderr)?.[1] ?? 0,
+    );
+    counts["finished trajectories lost or cut by a full disk"] += found.lost;
+    counts["trajectories that do not parse after a full disk"] += found.unparsable;
+    counts["exits that name no file, raw system errors"] += found.unnamed + found.raw;
+    counts["trajectory copies in the temp folder"] += found.copies;
+    counts["temp, partial, undo or lock files left after a full disk"] += found.leftovers;
+    if (found.unnamed + found.raw > 0)
+      process.stderr.write(`a run's console:\n${result.stderr.slice(-2000)}\n`);
+  };
+  /** Runs the batch with room until it finishes; a finished trajectory it changes is an instance run again. */
+  const resumeToEnd = async (args: string[], out: string) => {
+    for (let attempt = 1; ; attempt++) {
+      const before = [...trajectoryBytes(out)].filter(([, bytes]) => statusOf(bytes) === "Submitted");
+      const result = await run(args).done;
+      counts.runs += 1;
+      const after = trajectoryBytes(out);
+      for (const [id, bytes] of before)
+        if (!after.get(id)?.equals(bytes)) counts["finished instances run again"] += 1;
+      if (result.code === 0) return;
+      if (attempt === 3) throw new Error(`a resume with room failed: ${result.stderr.slice(-2000)}`);
     }
-    if (POINTS)
+  };
+  /**
+   * One full-disk trial: a fresh batch on a small tmpfs, then `--redo-existing` over its finished
+   * trajectories, each met by a full disk, then resumed with room to its end; returns its failures.
+   */
+  const fullDiskTrial = async (): Promise<number> => {
+    const failuresBefore = failureCount();
+    const dir = mkdtempSync(join(tmpdir(), "swerun-chaos-"));
+    const ids = writeDataset(dir);
+    const disk = mountSmallDisk(dir, 4);
+    const out = disk.out;
+    const args = batchArgs(dir, counts.batches % 2 === 1 ? ["-c", "environment.exec_mode=exec"] : [], out);
+    counts.batches += 1;
+    const runIds = new Set<string>();
+    try {
+      for (const redo of [false, true]) {
+        await filledRun(redo ? [...args, "--redo-existing"] : args, out, disk);
+        if (existsSync(join(out, "run.json"))) runIds.add(readJson(join(out, "run.json")).run_id);
+        await resumeToEnd(args, out);
+      }
+      const preds = readJson(join(out, "preds.json"));
+      const found = trajectories(out);
+      const wrong = ids.filter(
+        (id) => preds[id]?.model_patch !== found.get(id)?.patch || !preds[id]?.model_patch,
+      );
+      counts["lost or wrong preds.json entries"] += wrong.length + Object.keys(preds).length - ids.length;
+      counts["temp, partial or undo files left at the end"] += readdirSync(out, { recursive: true }).filter(
+        (name) => /\.tmp$|\.partial$|\.undo$|\.swerun\.lock$/.test(String(name)),
+      ).length;
+      for (const id of runIds) {
+        const left = await containersOf(docker, id);
+        counts["containers left at the end"] += left.length;
+        for (const container of left) await docker.getContainer(container.Id).remove({ force: true });
+      }
+    } finally {
+      disk.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    process.stderr.write(`batch ${counts.batches} (full disk): ${failureCount()} failures\n`);
+    return failureCount() - failuresBefore;
+  };
+  try {
+    while (
+      FULL_DISK
+        ? counts["random trials"] < (TRIALS ?? 10)
+        : TRIALS === undefined
+          ? counts.kills < KILLS
+          : counts["random trials"] < TRIALS
+    ) {
+      counts["random trials"] += 1;
+      if ((await (FULL_DISK ? fullDiskTrial() : trial())) === 0) counts["random trials that held"] += 1;
+    }
+    if (POINTS && !FULL_DISK)
       for (const point of CHAOS_POINTS) {
         counts["chaos points"] += 1;
         if ((await trial(point)) === 0) counts["chaos points that held"] += 1;
@@ -336,12 +449,18 @@ async function main(): Promise<void> {
   } finally {
     closeDockerClient(docker);
   }
-  const width = Math.max(...Object.keys(counts).map((key) => key.length));
+  // The rows of the other mode (kills, or a full disk) say nothing here.
+  const shown = Object.entries(counts).filter(([key]) =>
+    FULL_DISK
+      ? !/kill|chaos points|removed at a start|restored|--eval|--events/.test(key)
+      : !/full disk|temp folder|name no file|not saved/.test(key),
+  );
+  const width = Math.max(...shown.map(([key]) => key.length));
   process.stdout.write(
     `chaos: ${INSTANCES} instances per batch, ${WORKERS} workers${EVAL ? ", --eval" : ""}${EVENTS ? ", --events" : ""}, batches alternating exec_mode session and exec, ` +
-      `kills uniformly within one whole run (${(fullRun / 1000).toFixed(1)} s); ${((Date.now() - started) / 1000).toFixed(0)} s in all\n`,
+      `${FULL_DISK ? "the disk full" : "kills"} uniformly within one whole run (${(fullRun / 1000).toFixed(1)} s); ${((Date.now() - started) / 1000).toFixed(0)} s in all\n`,
   );
-  for (const [key, value] of Object.entries(counts)) process.stdout.write(`${key.padEnd(width)}  ${value}\n`);
+  for (const [key, value] of shown) process.stdout.write(`${key.padEnd(width)}  ${value}\n`);
   process.exitCode = failureCount() > 0 ? 1 : 0;
 }
 

@@ -21,7 +21,14 @@ async function report(error: unknown): Promise<number> {
     process.stderr.write(`swerun: ${redact(error.message)} (see swerun --help)\n`);
     return 2;
   }
-  const message = error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error);
+  // A file that could not be written (a full disk) names itself: `could not write <file>: <why> (<code>)`.
+  const { FileWriteError } = await import("./util/file-error.js");
+  const message =
+    error instanceof FileWriteError
+      ? error.message
+      : error instanceof Error
+        ? `${error.constructor.name}: ${error.message}`
+        : String(error);
   process.stderr.write(`swerun: ${redact(message)}\n`);
   if (process.env.SWERUN_DEBUG && error instanceof Error)
     process.stderr.write(`${redact(error.stack ?? "")}\n`);

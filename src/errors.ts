@@ -22,8 +22,8 @@ export class FormatError extends InterruptAgentFlow {}
 
 /** A user error at the edge (bad config, bad flag, bad file); the CLI prints the one-line message, exit code 2. */
 export class UserError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = new.target.name;
   }
 }

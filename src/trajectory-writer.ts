@@ -1,10 +1,11 @@
 import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import type { Message } from "./messages.js";
 import { TRAJECTORY_FORMAT, type TrajectoryInfo } from "./trajectory.js";
-import { encodeUndo, journalPath } from "./trajectory-journal.js";
+import { encodeUndo, journalPath, type UndoRecord } from "./trajectory-journal.js";
 import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
 import { chaosArmed, chaosPoint } from "./util/chaos.js";
 import { type FdFile, open, rm, skipBytes } from "./util/fd-file.js";
+import { type FileWriteError, fileWriteError } from "./util/file-error.js";
 import { jsonWithFloats } from "./util/float-json.js";
 import { redact } from "./util/secrets.js";
 
@@ -128,14 +129,27 @@ interface Saved {
  * Messages are append-only, so each is serialized (and redacted) once and nothing is kept in memory but
  * offsets. Writing runs in the thread pool while the next step goes on; saves that arrive while one is being
  * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
- * With a `fallback` path, a write that fails (disk full, folder removed) is retried there and every later
- * save goes there too: `path` is then the fallback and `failure` says what went wrong with the first path.
+ *
+ * A write that fails (a full disk, a folder made read-only or removed) leaves the file as the save before
+ * left it, complete: a whole-file write never got renamed into place, and a failed in-place write is undone
+ * (the file cut back to its old size, the replaced bytes written back; if even that fails, the journal
+ * repairs it on the next read). `failure` names the file and why (a FileWriteError). With a `fallback`
+ * path, that save and every later one go there (`path` is then the fallback); without one, or when the
+ * fallback fails too, the writer has `failed`: later saves are dropped, `onFailure` is called once (a batch
+ * stops the run then: nothing it does could be recorded), and `flush` rejects with the failure.
+ * The first whole-file write (over what was at `path`) and the last are fsynced before their rename when
+ * they replace a file, so a file system that reports no space only at the fsync keeps the old file.
  */
 export class TrajectoryWriter {
   #path: string;
   readonly #fallback: string | undefined;
-  /** The first path and why writing it failed, once the writer has moved to its fallback. */
-  failure: { path: string; error: unknown } | undefined;
+  readonly #onFailure: ((error: FileWriteError) => void) | undefined;
+  /** The first write that failed: its path and why (the writer may have moved on to its fallback since). */
+  failure: { path: string; error: FileWriteError } | undefined;
+  /** Why nothing more can be written (no fallback, or it failed too); later saves are dropped. */
+  #failed: FileWriteError | undefined;
+  /** Whether a whole-file write has been done (the first one replaces what was at the path: fsynced). */
+  #wroteWhole = false;
   /** `info.config` does not change during a run: its encoding is kept for as long as the object is the same. */
   #config: { value: unknown; json: string } | undefined;
   #next: Saved | undefined;
@@ -148,10 +162,14 @@ export class TrajectoryWriter {
   /** Bytes this writer has written (whole files, in-place updates, the undo journal), for the benchmarks. */
   bytesWritten = 0;
 
-  constructor(path: string, options: { fallback?: string; holdLast?: boolean } = {}) {
+  constructor(
+    path: string,
+    options: { fallback?: string; holdLast?: boolean; onFailure?: (error: FileWriteError) => void } = {},
+  ) {
     this.#path = path;
     this.#fallback = options.fallback;
     this.#hold = options.holdLast ?? false;
+    this.#onFailure = options.onFailure;
   }
 
   /** Where the trajectory is written (the fallback after a failed write). */
@@ -159,7 +177,13 @@ export class TrajectoryWriter {
     return this.#path;
   }
 
+  /** Why nothing more can be written, once a write failed with no fallback left; undefined until then. */
+  get failed(): FileWriteError | undefined {
+    return this.#failed;
+  }
+
   save(info: TrajectoryInfo, messages: Message[], extras: Record<string, unknown> = {}): void {
+    if (this.#failed) return;
     this.#next = { info, messages, count: messages.length, extras };
     this.#last = this.#next;
     this.#writing ??= this.#drain();
@@ -172,7 +196,7 @@ export class TrajectoryWriter {
   async complete(extra?: Record<string, unknown>): Promise<void> {
     this.#hold = false;
     const last = this.#last;
-    if (extra && last) {
+    if (extra && last && !this.#failed) {
       this.#next = { ...last, info: { ...last.info, ...extra }, final: true };
       this.#writing ??= this.#drain();
     }
@@ -200,16 +224,22 @@ export class TrajectoryWriter {
         this.#next = undefined;
         try {
           await this.#write(saved);
-        } catch (error) {
+        } catch (thrown) {
+          const error = fileWriteError(this.#path, thrown);
           await this.#forget();
-          if (this.#fallback === undefined || this.failure) throw error;
-          this.failure = { path: this.#path, error };
+          this.failure ??= { path: this.#path, error };
+          if (this.#fallback === undefined || this.#path === this.#fallback) throw error;
           this.#path = this.#fallback;
           await this.#write(saved);
         }
       }
-    } catch (error) {
+    } catch (thrown) {
+      const error = fileWriteError(this.#path, thrown);
       this.#error = error;
+      this.#failed = error;
+      this.#next = undefined;
+      await this.#forget();
+      this.#onFailure?.(error);
     } finally {
       this.#writing = undefined;
     }
@@ -240,30 +270,66 @@ export class TrajectoryWriter {
     if (!stat || stat.nlink === 0 || stat.size !== disk.size) return false;
     const tail = newTail(disk, saved);
     if (!tail && patches.length === 0) return true;
-    await this.#journal(disk, tail !== undefined, patches);
-    if (tail) {
-      await this.#writeAt(disk.handle, tail.buffers, disk.messagesEnd, chaosArmed("trajectory-tail-cut"));
-      disk.count = saved.count;
-      disk.messagesEnd = tail.end;
-      disk.closing = tail.closing;
-      disk.size = tail.size;
-      chaosPoint("trajectory-appended");
-    }
-    for (const { slot, text } of patches) {
-      await this.#writeAt(disk.handle, [padded(text, slot.width)], slot.offset);
-      slot.text = text;
+    const undo = await this.#journal(disk, tail !== undefined, patches);
+    try {
+      if (tail) {
+        await this.#writeAt(disk.handle, tail.buffers, disk.messagesEnd, chaosArmed("trajectory-tail-cut"));
+        disk.count = saved.count;
+        disk.messagesEnd = tail.end;
+        disk.closing = tail.closing;
+        disk.size = tail.size;
+        chaosPoint("trajectory-appended");
+      }
+      for (const { slot, text } of patches) {
+        await this.#writeAt(disk.handle, [padded(text, slot.width)], slot.offset);
+        slot.text = text;
+      }
+    } catch (error) {
+      await this.#undo(disk, undo);
+      throw error;
     }
     return true;
   }
 
-  /** Writes to the undo journal the bytes the coming in-place writes replace, and the file's size. */
-  async #journal(disk: OnDisk, tail: boolean, patches: Patch[]): Promise<void> {
+  /**
+   * Writes to the undo journal the bytes the coming in-place writes replace, and the file's size; returns
+   * that record. A journal that cannot be written is removed (the file is not touched then).
+   */
+  async #journal(disk: OnDisk, tail: boolean, patches: Patch[]): Promise<UndoRecord> {
     const restore: Array<[number, string]> = tail ? [[disk.messagesEnd, disk.closing]] : [];
     for (const { slot } of patches)
       restore.push([slot.offset, padded(slot.text, slot.width).toString("utf8")]);
-    disk.journal ??= await open(journalPath(this.#path), "w");
-    this.#journaled = true;
-    await this.#writeAt(disk.journal, [encodeUndo({ size: disk.size, restore })], 0);
+    const record = { size: disk.size, restore };
+    const path = journalPath(this.#path);
+    try {
+      disk.journal ??= await open(path, "w");
+      this.#journaled = true;
+      await this.#writeAt(disk.journal, [encodeUndo(record)], 0);
+    } catch (error) {
+      await disk.journal?.close().catch(() => {});
+      disk.journal = undefined;
+      await rm(path, { force: true }).catch(() => {});
+      throw error;
+    }
+    return record;
+  }
+
+  /**
+   * Puts back what a failed in-place write changed (the file cut back to its size, the replaced bytes
+   * written back, in room the file already has), so the file is the save before, whole; then its journal
+   * goes. If that fails too, the journal stays for the reader to repair the file with.
+   */
+  async #undo(disk: OnDisk, record: UndoRecord): Promise<void> {
+    try {
+      await disk.handle.truncate(record.size);
+      for (const [offset, text] of record.restore)
+        await this.#writeAt(disk.handle, [Buffer.from(text, "utf8")], offset);
+      await disk.journal?.close();
+      disk.journal = undefined;
+      await rm(journalPath(this.#path), { force: true });
+    } catch {
+      // the journal repairs the file when it is read
+    }
   }
 
   /** Writes `buffers` at `position`; `cut` (chaos tests) writes half, pauses, then the rest, as a torn write. */
@@ -306,7 +372,10 @@ export class TrajectoryWriter {
       size += buffer.length;
       return buffer;
     };
-    await writeFileAtomicBatches(this.#path, fileBatches(head, saved, closing, count));
+    // The first whole write replaces what was at the path, the last one is the result: both fsynced first.
+    const durable = final || !this.#wroteWhole;
+    await writeFileAtomicBatches(this.#path, fileBatches(head, saved, closing, count), durable);
+    this.#wroteWhole = true;
     this.bytesWritten += size;
     if (final && this.#journaled) {
       this.#journaled = false;

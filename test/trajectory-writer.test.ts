@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../src/messages.js";
@@ -6,8 +6,10 @@ import { trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
 import { journalPath } from "../src/trajectory-journal.js";
 import { loadTrajectory } from "../src/trajectory-reader.js";
 import { addTrajectoryInfo, TrajectoryWriter } from "../src/trajectory-writer.js";
+import { FileWriteError } from "../src/util/file-error.js";
 import { jsonWithFloats } from "../src/util/float-json.js";
 import { killAt } from "./helpers/cli.js";
+import { describeSmallDisk, mountSmallDisk, type SmallDisk } from "./helpers/small-disk.js";
 import { tempDir } from "./helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
@@ -225,5 +227,101 @@ describe("TrajectoryWriter", () => {
     expect(readJson(out).messages).toEqual(loaded.messages);
     expect(readJson(out).info.model_stats.api_calls).toBe(steps);
     expect(existsSync(journalPath(out))).toBe(false);
+  });
+});
+
+describeSmallDisk("TrajectoryWriter on a full disk (a small tmpfs)", () => {
+  /** Saves steps until one fails to be written; returns the messages of the last save that was. */
+  async function saveUntilFull(writer: TrajectoryWriter, disk: SmallDisk) {
+    const messages: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "task" },
+    ];
+    let onDisk: Message[] = [];
+    for (let index = 0; index < 100; index++) {
+      const { cost } = step(messages, index);
+      writer.save(trajectoryInfo(config, { cost, apiCalls: index + 1 }, undefined), messages);
+      if (index === 2) disk.fill(0);
+      try {
+        await writer.flush();
+      } catch (error) {
+        return { error, onDisk, messages };
+      }
+      onDisk = structuredClone(messages);
+    }
+    throw new Error("the disk never filled up");
+  }
+
+  it("a step that does not fit leaves the file as the save before, whole, without its journal; the writer stops, once", async () => {
+    const disk = mountSmallDisk(256 * 1024);
+    try {
+      const path = join(disk.dir, "t.traj.json");
+      const failures: unknown[] = [];
+      const writer = new TrajectoryWriter(path, { onFailure: (error) => failures.push(error) });
+      const { error, onDisk, messages } = await saveUntilFull(writer, disk);
+      expect(error).toBeInstanceOf(FileWriteError);
+      expect(error).toMatchObject({ path, code: "ENOSPC" });
+      expect((error as Error).message).toBe(`could not write ${path}: no space left on device (ENOSPC)`);
+      expect(onDisk.length).toBeGreaterThan(2);
+      expect(readJson(path).messages).toEqual(onDisk);
+      expect(existsSync(journalPath(path))).toBe(false);
+      expect(readdirSync(disk.dir).sort()).toEqual(["filler", "t.traj.json"]);
+      expect(writer.failed).toBe(error);
+      expect(writer.failure).toEqual({ path, error });
+      expect(failures).toEqual([error]);
+      // Nothing more is written, even once there is room again.
+      disk.unfill();
+      writer.save(trajectoryInfo(config, { cost: 9, apiCalls: 99 }, undefined), messages);
+      await writer.complete({ swerun_timing: {} });
+      expect(readJson(path).messages).toEqual(onDisk);
+      expect(failures).toHaveLength(1);
+    } finally {
+      disk.remove();
+    }
+  });
+
+  it("with a fallback path, the file stays the save before and the fallback gets every later save", async () => {
+    const disk = mountSmallDisk(256 * 1024);
+    try {
+      const path = join(disk.dir, "t.traj.json");
+      const fallback = join(tempDir(), "fallback.traj.json");
+      const writer = new TrajectoryWriter(path, { fallback });
+      const messages: Message[] = [{ role: "system", content: "sys" }];
+      let before: Message[] = [];
+      for (let index = 0; index < 40; index++) {
+        step(messages, index);
+        writer.save(trajectoryInfo(config, { cost: 0, apiCalls: index }, undefined), messages);
+        if (index === 2) disk.fill(0);
+        await writer.flush();
+        if (writer.path === path) before = structuredClone(messages);
+      }
+      expect(writer.path).toBe(fallback);
+      expect(writer.failure?.path).toBe(path);
+      expect(writer.failed).toBeUndefined();
+      expect(readJson(path).messages).toEqual(before);
+      expect(readJson(fallback).messages).toEqual(messages);
+    } finally {
+      disk.remove();
+    }
+  });
+
+  it("a first save that does not fit leaves the file that was there as it was, and no temp file", async () => {
+    const disk = mountSmallDisk(64 * 1024);
+    try {
+      const path = join(disk.dir, "t.traj.json");
+      writeFileSync(path, '{"info": {}, "messages": []}\n');
+      disk.fill(0);
+      const writer = new TrajectoryWriter(path);
+      const messages: Message[] = [{ role: "system", content: "sys" }];
+      step(messages, 0);
+      writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 1 }, undefined), messages);
+      await expect(writer.flush()).rejects.toThrow(
+        `could not write ${path}: no space left on device (ENOSPC)`,
+      );
+      expect(readFileSync(path, "utf8")).toBe('{"info": {}, "messages": []}\n');
+      expect(readdirSync(disk.dir).sort()).toEqual(["filler", "t.traj.json"]);
+    } finally {
+      disk.remove();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { checkOutputDir } from "../run/output.js";
 import { type BatchOptions, type BatchSummary, runBatch } from "../swebench/batch.js";
 import { plainDisplay, terminalDisplay } from "../swebench/batch-display.js";
 import type { BatchImages } from "../swebench/batch-images.js";
+import { outputFailureLine } from "../swebench/batch-log.js";
 import { readRunRecord } from "../swebench/batch-record.js";
 import { datasetDirOf } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
@@ -189,6 +190,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   }).finally(() => events?.close());
   printBatchEnd(summary, outputDir);
   if (grader) await grader.finish();
+  if (summary.outputFailure) return 1;
   if (summary.hostsDown) return HOSTS_DOWN_EXIT_CODE;
   return summary.interrupted ? 130 : 0;
 }
@@ -204,9 +206,22 @@ function datasetSelection(flags: SwebenchFlags): BatchOptions["dataset"] {
   };
 }
 
+/**
+ * The batch's last lines: its folder's exit statuses, cost and predictions; then, when an output could not
+ * be written, the runs that were not saved (and what they cost) and the failure, on standard error.
+ */
 function printBatchEnd(summary: BatchSummary, outputDir: string): void {
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
   process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);
   process.stdout.write(`${pc.bold("predictions:")} ${join(outputDir, "preds.json")}\n`);
+  const unsaved = summary.unsaved ?? [];
+  if (unsaved.length > 0) {
+    const kept = unsaved.filter((entry) => entry.kept).length;
+    const cost = unsaved.reduce((sum, entry) => sum + entry.cost, 0);
+    process.stderr.write(
+      `${pc.bold("not saved:")} ${unsaved.length} run(s) of this batch (${unsaved.map((entry) => entry.instance_id).join(", ")}; $${cost.toFixed(4)} spent on them)${kept > 0 ? `; ${kept} kept their earlier trajectory, counted above` : ""}\n`,
+    );
+  }
+  if (summary.outputFailure) process.stderr.write(`${outputFailureLine(summary.outputFailure, outputDir)}\n`);
 }

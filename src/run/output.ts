@@ -2,6 +2,8 @@ import { accessSync, closeSync, constants, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { OutputPathError, UserError } from "../errors.js";
+import { removeStaleTemps } from "../util/atomic-write.js";
+import { ioReason } from "../util/file-error.js";
 import { makeDirsSync, removeMadeDirs } from "../util/make-dirs.js";
 import { outputDirProblem } from "../util/output-dir.js";
 import { WriteTargetError, writeTargetOf } from "../util/write-target.js";
@@ -9,11 +11,8 @@ import { WriteTargetError, writeTargetOf } from "../util/write-target.js";
 /** Why a file operation failed, in words. */
 export function pathReason(error: unknown): string {
   if (error instanceof WriteTargetError) return error.reason;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EROFS") return "read-only file system";
-  if (code === "ENOTDIR") return "a part of the path is a file, not a folder";
-  return code ?? (error instanceof Error ? error.message : String(error));
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return "ENOENT";
+  return ioReason(error);
 }
 
 /**
@@ -27,7 +26,7 @@ export function pathReason(error: unknown): string {
  */
 export function checkOutputFile(value: string, flag: string, options: { stream?: boolean } = {}): string {
   const stream = options.stream ?? true;
-  const refuse = (why: string) => new OutputPathError(`${flag} ${value}: ${why}`);
+  const refuse = (why: string, cause?: unknown) => new OutputPathError(`${flag} ${value}: ${why}`, { cause });
   if (value === "-") {
     if (stream) return "-";
     throw refuse("this output is rewritten as the run goes, so it needs a file, not standard output");
@@ -37,7 +36,7 @@ export function checkOutputFile(value: string, flag: string, options: { stream?:
   try {
     target = writeTargetOf(path);
   } catch (error) {
-    throw refuse(pathReason(error));
+    throw refuse(pathReason(error), error);
   }
   if (target.stream) {
     if (!stream)
@@ -45,7 +44,7 @@ export function checkOutputFile(value: string, flag: string, options: { stream?:
     try {
       accessSync(target.path, constants.W_OK);
     } catch (error) {
-      throw refuse(`cannot write to it (${pathReason(error)})`);
+      throw refuse(`cannot write to it (${pathReason(error)})`, error);
     }
     return path;
   }
@@ -54,18 +53,31 @@ export function checkOutputFile(value: string, flag: string, options: { stream?:
   try {
     made = makeDirsSync(dir);
   } catch (error) {
-    throw refuse(`cannot create its folder ${dir} (${pathReason(error)})`);
+    throw refuse(`cannot create its folder ${dir} (${pathReason(error)})`, error);
   }
   const probe = join(dir, `.${basename(target.path)}.${process.pid}.probe`);
   try {
     closeSync(openSync(probe, "wx"));
     rmSync(probe, { force: true });
   } catch (error) {
-    throw refuse(`cannot write in ${dir} (${pathReason(error)})`);
+    throw refuse(`cannot write in ${dir} (${pathReason(error)})`, error);
   } finally {
     if (made) removeMadeDirs(made, dir);
   }
+  removeLeftTemps(target.path);
   return path;
+}
+
+/**
+ * Removes the temp files an earlier swerun left next to `path` when it was killed while writing it
+ * (`.<name>.<pid>.<n>.tmp` of a process that is gone), and says so on standard error.
+ */
+function removeLeftTemps(path: string): void {
+  const removed = removeStaleTemps(dirname(path), basename(path));
+  if (removed.length === 0) return;
+  process.stderr.write(
+    `swerun: removed ${removed.map((name) => join(dirname(path), name)).join(", ")}: left by an earlier swerun killed while writing ${path}\n`,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { UserError } from "../errors.js";
 import { TemplateError } from "../templates/render.js";
+import { FileWriteError, ioReason } from "../util/file-error.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr } from "./event-log.js";
 import { checkOutputFile } from "./output.js";
@@ -16,10 +17,12 @@ export function printRunEnd(result: RunResult): void {
   process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
   if (result.trajectoryFailure) {
     const { path, error } = result.trajectoryFailure;
-    const why = (error as NodeJS.ErrnoException).code ?? String(error);
-    process.stderr.write(
-      redact(`swerun: could not write ${path} (${why}); the trajectory was saved to the fallback path\n`),
-    );
+    const why =
+      error instanceof FileWriteError ? error.message : `could not write ${path}: ${ioReason(error)}`;
+    const where = result.trajectory
+      ? `the trajectory was saved to ${result.trajectory} instead`
+      : "the trajectory could not be saved anywhere";
+    process.stderr.write(redact(`swerun: ${why}; ${where}\n`));
   }
   if (result.trajectory) process.stdout.write(`${pc.bold("trajectory:")} ${result.trajectory}\n`);
 }

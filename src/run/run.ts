@@ -72,6 +72,12 @@ export interface RunOptions {
    * the exit message is saved in place and `result.completeTrajectory` writes the whole file once, with it.
    */
   holdLastSave?: boolean;
+  /**
+   * When the trajectory's path cannot be written (a full disk, a folder made read-only), save to a fallback
+   * path in the system temp folder (default). false: no fallback (a batch, whose outputs live in its folder:
+   * the file at `output` stays as the last save that worked left it).
+   */
+  trajectoryFallback?: boolean;
 }
 
 /** How a run ended. */
@@ -80,9 +86,12 @@ export interface RunResult {
   submission: string;
   cost: number;
   api_calls: number;
-  /** Where the trajectory is (the fallback path when the requested one failed); undefined when none was written. */
+  /**
+   * Where the trajectory is (the fallback path when the requested one failed); undefined when none was
+   * written, or when a write failed and no fallback took it (`trajectoryFailure` then says why).
+   */
   trajectory: string | undefined;
-  /** The requested trajectory path and why writing it failed, when the trajectory went to the fallback path. */
+  /** The requested trajectory path and why writing it failed (a FileWriteError naming the file). */
   trajectoryFailure?: { path: string; error: unknown };
   /** The temporary copy of `run.setup_dir` the run worked in, if it made one. */
   workdir?: string;
@@ -174,7 +183,9 @@ export class RunSession {
         )
       : undefined;
     const output = this.#output;
-    const agent = new Agent({
+    // A trajectory that can be written nowhere: the run stops at once (nothing it does could be recorded).
+    const onFailure = (error: Error) => agent.stop(error.name);
+    const agent: Agent = new Agent({
       model: setup.model ?? this.model,
       env: this.env,
       config,
@@ -183,8 +194,9 @@ export class RunSession {
       ...(output
         ? {
             writer: new TrajectoryWriter(output, {
-              fallback: fallbackPath(output),
+              ...(options.trajectoryFallback === false ? {} : { fallback: fallbackPath(output) }),
               holdLast: Boolean(options.holdLastSave),
+              onFailure,
             }),
           }
         : {}),
@@ -215,7 +227,7 @@ export class RunSession {
       submission: String(extra.submission ?? ""),
       cost: agent.cost,
       api_calls: agent.nCalls,
-      trajectory: writer?.path,
+      trajectory: writer?.failed ? undefined : writer?.path,
       ...(writer?.failure ? { trajectoryFailure: writer.failure } : {}),
       ...(this.workdir ? { workdir: this.workdir } : {}),
       ...(failure === undefined ? {} : { error: failure }),
@@ -332,15 +344,16 @@ export async function failedRun(options: RunOptions, error: unknown): Promise<Ru
       exit,
       options.info,
     );
-    const writer = new TrajectoryWriter(options.output, { fallback: fallbackPath(options.output) });
+    const fallback = options.trajectoryFallback === false ? {} : { fallback: fallbackPath(options.output) };
+    const writer = new TrajectoryWriter(options.output, fallback);
     writer.save(info, [exit], options.extras);
     try {
       await writer.flush();
       result.trajectory = writer.path;
-      if (writer.failure) result.trajectoryFailure = writer.failure;
     } catch {
-      // neither path could be written: the result says no trajectory exists
+      // no path could be written: the result says no trajectory exists, and why
     }
+    if (writer.failure) result.trajectoryFailure = writer.failure;
   }
   await options.hooks?.onEnd?.(result);
   return result;

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
@@ -11,11 +11,13 @@ import { onInterruptSignals } from "../run/signals.js";
 import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
+import { FileWriteError, fileWriteError } from "../util/file-error.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./batch-display.js";
 import { type BatchImages, type HoldImage, openBatchImages } from "./batch-images.js";
+import { batchLog } from "./batch-log.js";
 import type { RunRecord } from "./batch-record.js";
 import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./batch-record.js";
 import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
@@ -25,6 +27,7 @@ import {
   FINISHED_STATUSES,
   type InstanceContext,
   type InstanceResult,
+  recordedRun,
   runInstance,
   trajectoryPath,
 } from "./instance.js";
@@ -67,7 +70,10 @@ export interface BatchOptions {
    * With a pool of hosts, these callbacks are told the host the instance runs on.
    */
   onInstanceStart?: (instanceId: string, host?: DockerHostConfig) => void;
-  /** Called when an instance was lost with its host and goes back to the queue; must not throw. */
+  /**
+   * Called when an instance's run is not kept: lost with its host (it goes back to the queue), or its
+   * trajectory could not be written (it runs again when the batch is resumed); must not throw.
+   */
   onInstanceLost?: (instanceId: string) => void;
   /**
    * Called when an instance's agent submits, before its environment is closed and its prediction saved
@@ -95,11 +101,22 @@ export interface BatchOptions {
 }
 
 export interface BatchSummary {
+  /** The instances by exit status, as their trajectories in the folder record them. */
   statuses: Map<string, string[]>;
   cost: number;
   interrupted: boolean;
   /** Every Docker host of the pool went down: the batch stopped early (resumable). */
   hostsDown?: boolean;
+  /**
+   * The first output the batch could not write (a full disk, a folder made read-only): no new instance
+   * started after it (resumable once the folder can be written again).
+   */
+  outputFailure?: FileWriteError;
+  /**
+   * Instances whose run this batch could not save: their earlier trajectory (`kept`, counted in `statuses`)
+   * or nothing stays, and `cost` was spent on them all the same.
+   */
+  unsaved?: Array<{ instance_id: string; cost: number; kept: boolean }>;
 }
 
 /**
@@ -108,7 +125,8 @@ export interface BatchSummary {
  * | state       | entered by                      | what it means                                      |
  * | ----------- | ------------------------------- | -------------------------------------------------- |
  * | running     | `run()`                         | workers take instances from the scheduler          |
- * | interrupted | first Ctrl-C                    | no new instance starts; running ones finish        |
+ * | interrupted | first Ctrl-C, or an output that | no new instance starts; running ones finish        |
+ * |             | cannot be written (full disk)   | (those that can no longer write their trajectory stop) |
  * | stopping    | second Ctrl-C or SIGTERM        | running agents stop with exit status Interrupted   |
  *
  * An instance:
@@ -120,6 +138,7 @@ export interface BatchSummary {
  * | started         | image ready; `onInstanceStart`               | its agent starts                      |
  * | running         | `onInstanceRunning`; `onInstanceSubmitted`   | ended, or lost                        |
  * | ended           | `#instanceEnded`: preds.json, run.json, log, display, `onInstanceEnd` | —            |
+ * | not saved       | `#instanceUnsaved`: its trajectory could not be written | earlier trajectory kept; runs again on resume |
  * | lost            | `#instanceLost`: its Docker host went away   | queued again                          |
  *
  * When the workers are done, `#close` writes the last run.json (finished or interrupted) and releases the folder.
@@ -142,6 +161,10 @@ interface Opened {
   release: () => void;
   log: (line: string) => void;
   say: (line: string) => void;
+  /** An output that could not be written: said once (the first), and no new instance starts after it. */
+  failed: (error: FileWriteError) => void;
+  /** The first output that could not be written, if one was not. */
+  failure: () => FileWriteError | undefined;
   previous: ReturnType<typeof readRunRecord>;
   pool: HostPool | undefined;
   preds: PredictionsFile;
@@ -156,6 +179,8 @@ class BatchRun {
   #state: BatchState = "running";
   /** The agent each worker runs, to stop them. */
   readonly #agents = new Map<number, Agent>();
+  /** Instances whose run could not be saved (`#instanceUnsaved`). */
+  readonly #unsaved: NonNullable<BatchSummary["unsaved"]> = [];
   readonly #record: RunRecord;
   readonly #swarms: BatchSwarms;
   readonly #modelName: string;
@@ -193,7 +218,7 @@ class BatchRun {
   static async open(options: BatchOptions): Promise<BatchRun> {
     const { outputDir } = options;
     const release = lockOutputDir(outputDir);
-    const { log, say } = batchLog(outputDir, options.display);
+    const { log, say, failed, failure } = batchLog(outputDir, options.display);
     const previous = readRunRecord(join(outputDir, "run.json"));
     const runId = previous?.run_id || options.runId;
     let pool: HostPool | undefined;
@@ -229,6 +254,8 @@ class BatchRun {
         release,
         log,
         say,
+        failed,
+        failure,
         previous,
         pool,
         preds,
@@ -276,7 +303,7 @@ class BatchRun {
         workers,
         next: () => scheduler.next(),
         work: (job, number) => this.#runInstance(job, number),
-        stopping: () => this.#state !== "running",
+        stopping: () => this.#state !== "running" || opened.failure() !== undefined,
         putBack: (job) => scheduler.end(job, { requeue: true }),
       });
     } finally {
@@ -286,12 +313,28 @@ class BatchRun {
         signals.dispose();
       }
     }
+    const failure = opened.failure();
     return {
       statuses: opened.statuses,
       cost: this.#record.total_cost,
-      interrupted: this.#state !== "running",
+      interrupted: this.#state !== "running" && !failure,
       ...(pool?.stopped ? { hostsDown: true } : {}),
+      ...(failure ? { outputFailure: failure } : {}),
+      ...(this.#unsaved.length > 0 ? { unsaved: this.#unsaved } : {}),
     };
+  }
+
+  /** Runs a write of the batch's outputs; one that fails is said (the first) and stops new instances. */
+  #guard(path: string, write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (error) {
+      if (!(error instanceof FileWriteError) && (error as NodeJS.ErrnoException).code === undefined)
+        throw error;
+      this.opened.failed(fileWriteError(path, error));
+      return false;
+    }
   }
 
   /** First Ctrl-C: no new instance starts. */
@@ -339,7 +382,8 @@ class BatchRun {
     );
     updateTotals(record, false);
     if (this.opened.pool) record.hosts = hostRecord(this.opened.pool);
-    writeRunRecord(join(this.options.outputDir, "run.json"), record);
+    const path = join(this.options.outputDir, "run.json");
+    this.#guard(path, () => writeRunRecord(path, record));
   }
 
   /** One instance on worker `number`: its image, its agent, then `#instanceEnded` or `#instanceLost`. */
@@ -349,9 +393,21 @@ class BatchRun {
     const hostName = job.host?.docker.name;
     const hostConfig = job.host?.docker.config;
     const startedAt = Date.now();
+    const folder = join(options.outputDir, instance.instance_id);
+    if (!this.#guard(folder, () => mkdirSync(folder, { recursive: true }))) {
+      opened.scheduler.end(job, { requeue: true });
+      return;
+    }
     options.display.instanceStart(number, instance.instance_id, hostName);
     // The image first: a grading container started meanwhile would pull it as someone else's.
     await opened.images?.ready(instance, job.host);
+    if (opened.failure()) {
+      // An output failed while the image was readied: the instance does not start.
+      opened.scheduler.end(job, { requeue: true });
+      opened.images?.ended(instance, job.host);
+      options.display.instanceLost?.(number, instance.instance_id);
+      return;
+    }
     options.onInstanceStart?.(instance.instance_id, hostConfig);
     opened.log(
       `${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`,
@@ -359,7 +415,6 @@ class BatchRun {
     const bus = this.#instanceBus(instance, number, hostConfig);
     const swarm = this.#swarms.instance(instance);
     if (swarm) bus.subscribe(swarm.listener);
-    mkdirSync(join(options.outputDir, instance.instance_id), { recursive: true });
     const result = await runInstance(instance, {
       config: this.#configOn(job),
       outputDir: options.outputDir,
@@ -374,6 +429,7 @@ class BatchRun {
     opened.images?.ended(instance, job.host);
     const ended = { job, number, result, swarm, startedAt };
     if (result.lost) this.#instanceLost(ended);
+    else if (result.unsaved) this.#instanceUnsaved(ended);
     else this.#instanceEnded(ended);
   }
 
@@ -430,11 +486,13 @@ class BatchRun {
     const { options, opened } = this;
     const hostName = job.host?.docker.name;
     chaosPoint("trajectory-renamed");
-    opened.preds.set({
-      model_name_or_path: this.#modelName,
-      instance_id: result.instance_id,
-      model_patch: result.submission,
-    });
+    this.#guard(opened.preds.path, () =>
+      opened.preds.set({
+        model_name_or_path: this.#modelName,
+        instance_id: result.instance_id,
+        model_patch: result.submission,
+      }),
+    );
     noteStatus(opened.statuses, result.exit_status, result.instance_id);
     this.#record.cases[result.instance_id] = {
       ...caseOf(trajectoryPath(options.outputDir, result.instance_id), result.exit_status, result.cost),
@@ -450,6 +508,52 @@ class BatchRun {
     options.onInstanceEnd?.(result, job.host?.docker.config);
   }
 
+  /**
+   * An instance whose trajectory could not be written: said, and no new instance starts. Nothing of its run
+   * is recorded (its prediction neither); its earlier trajectory, when the folder has a finished one, is
+   * kept and stays its record (status and case), so the folder's outputs agree with its trajectories.
+   */
+  #instanceUnsaved({ number, result, swarm, startedAt }: EndedInstance): void {
+    const { options, opened } = this;
+    const id = result.instance_id;
+    const unsaved = result.unsaved as NonNullable<InstanceResult["unsaved"]>;
+    opened.failed(unsaved.error);
+    const earlier = recordedRun(options.outputDir, id);
+    const kept = earlier !== undefined && FINISHED_STATUSES.has(earlier.exit_status);
+    this.#unsaved.push({ instance_id: id, cost: result.cost, kept });
+    if (kept) this.#keepEarlier(id, earlier.exit_status);
+    const wallTime = result.timing?.wall_time_s ?? (Date.now() - startedAt) / 1000;
+    this.#swarms.ended(swarm, result, wallTime * 1000);
+    this.#saveRecord();
+    opened.say(
+      `${id}: not saved (${unsaved.error.message}; cost ${result.cost.toFixed(4)}, ${result.api_calls} calls); ${kept ? `its earlier trajectory (${earlier.exit_status}) is kept` : "it runs again when the batch is resumed"}`,
+    );
+    options.display.instanceEnd(number, result, wallTime);
+    options.onInstanceLost?.(id);
+  }
+
+  /** An instance's earlier finished trajectory stays its record: its status, and its case (as run.json had it, or read). */
+  #keepEarlier(id: string, status: string): void {
+    noteStatus(this.opened.statuses, status, id);
+    const before = this.opened.previous?.cases?.[id];
+    this.#record.cases[id] =
+      before && before.exit_status === status
+        ? before
+        : caseOf(trajectoryPath(this.options.outputDir, id), status);
+  }
+
+  /**
+   * Instances queued to run again (`redoExisting`, or lost) that the batch never ended (it stopped early)
+   * keep the finished trajectory the folder had for them as their record.
+   */
+  #keepUntouched(): void {
+    const recorded = new Set([...this.opened.statuses.values()].flat());
+    for (const { instance_id: id } of this.options.instances) {
+      const earlier = this.opened.results.get(id)?.exit_status;
+      if (!recorded.has(id) && earlier && FINISHED_STATUSES.has(earlier)) this.#keepEarlier(id, earlier);
+    }
+  }
+
   /** The workers are done: images and hosts closed, exit_statuses_*.yaml and the last run.json written, the folder released. */
   async #close(): Promise<void> {
     const { options, opened } = this;
@@ -460,13 +564,15 @@ class BatchRun {
     for (const line of pool?.leftoverHints(this.#runId) ?? []) opened.say(line);
     pool?.close();
     options.display.stop();
+    this.#keepUntouched();
     const byStatus = Object.fromEntries(
       [...opened.statuses].map(([status, ids]) => [status, [...ids].sort()]),
     );
-    writeFileAtomic(join(options.outputDir, `exit_statuses_${timestampSlug()}.yaml`), [
-      redact(toYaml({ instances_by_exit_status: byStatus })),
-    ]);
-    const interrupted = this.#state !== "running";
+    const statusFile = join(options.outputDir, `exit_statuses_${timestampSlug()}.yaml`);
+    this.#guard(statusFile, () =>
+      writeFileAtomic(statusFile, [redact(toYaml({ instances_by_exit_status: byStatus }))]),
+    );
+    const interrupted = this.#state !== "running" || opened.failure() !== undefined;
     record.status = interrupted || pool?.stopped ? "interrupted" : "finished";
     record.ended_at = new Date().toISOString();
     this.#saveRecord();
@@ -483,17 +589,6 @@ interface EndedInstance {
   result: InstanceResult;
   swarm: ReturnType<BatchSwarms["instance"]>;
   startedAt: number;
-}
-
-/** swerun.log's lines (`log`), and those the display shows too (`say`). */
-function batchLog(outputDir: string, display: BatchDisplay) {
-  const logPath = join(outputDir, "swerun.log");
-  const log = (line: string) => appendFileSync(logPath, `${new Date().toISOString()} ${redact(line)}\n`);
-  const say = (line: string) => {
-    display.message(line);
-    log(line);
-  };
-  return { log, say };
 }
 
 /** The pool of Docker hosts, when the batch has several (host-pool.ts). */

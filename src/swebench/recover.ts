@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
+import { journalPath } from "../trajectory-journal.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import type { RunRecord } from "./batch-record.js";
 import type { HostPool } from "./host-pool.js";
@@ -81,18 +82,43 @@ export function restorePredictions(
   return restored;
 }
 
-/** Removes the temp files that interrupted atomic writes left in the folder and its instance folders. */
-export function removeStaleTempFiles(outputDir: string): string[] {
-  const removed = removeStaleTemps(outputDir);
-  let entries: string[] = [];
+/**
+ * Removes the partial trajectories (`<id>.traj.json.partial`) and undo journals (`.partial.undo`) that
+ * earlier runs of the folder left: a killed instance's, or one whose trajectory could not be written. The
+ * folder is locked, so no running instance owns them; an instance that runs again starts a new one.
+ * Returns their paths under the folder.
+ */
+export function removeLeftoverPartials(outputDir: string): string[] {
+  const removed: string[] = [];
+  for (const id of instanceFolders(outputDir)) {
+    const partial = `${trajectoryPath(outputDir, id)}.partial`;
+    for (const path of [partial, journalPath(partial)]) {
+      if (!existsSync(path)) continue;
+      try {
+        rmSync(path, { force: true });
+        removed.push(relative(outputDir, path));
+      } catch {
+        // a folder that cannot be written keeps it: the next start tries again
+      }
+    }
+  }
+  return removed;
+}
+
+function instanceFolders(outputDir: string): string[] {
   try {
-    entries = readdirSync(outputDir, { withFileTypes: true })
+    return readdirSync(outputDir, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name);
   } catch {
-    return removed;
+    return [];
   }
-  for (const name of entries)
+}
+
+/** Removes the temp files that interrupted atomic writes left in the folder and its instance folders. */
+export function removeStaleTempFiles(outputDir: string): string[] {
+  const removed = removeStaleTemps(outputDir);
+  for (const name of instanceFolders(outputDir))
     removed.push(...removeStaleTemps(join(outputDir, name)).map((file) => join(name, file)));
   return removed;
 }
@@ -121,6 +147,11 @@ export async function recoverFolder(folder: FolderToRecover): Promise<void> {
   const temps = removeStaleTempFiles(outputDir);
   if (temps.length > 0)
     say(`Removed ${temps.length} temp file(s) of interrupted writes: ${temps.join(", ")}`);
+  const partials = removeLeftoverPartials(outputDir);
+  if (partials.length > 0)
+    say(
+      `Removed ${partials.length} partial trajectory file(s) and undo journal(s) of runs that did not end or could not be saved: ${partials.join(", ")}`,
+    );
   const previous = earlierRun(folder.previous);
   const usesDocker = [previous?.environmentClass, folder.environmentClass].includes("docker");
   if (previous?.runId && folder.removeContainers && usesDocker) {

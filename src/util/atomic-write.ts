@@ -1,7 +1,17 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writevSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writevSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { chaosPoint } from "./chaos.js";
-import { open, rename, rm, skipBytes } from "./fd-file.js";
+import { type FdFile, open, rename, rm, skipBytes } from "./fd-file.js";
+import { fileWriteError, namingFile } from "./file-error.js";
 import { makeDirs, makeDirsSync } from "./make-dirs.js";
 import { processAlive } from "./process-alive.js";
 import { writeTargetOf } from "./write-target.js";
@@ -11,44 +21,38 @@ let counter = 0;
 const knownDirs = new Set<string>();
 
 /**
- * Writes `chunks` to `path` so that readers (and a crash or kill at any moment) see either the previous
- * complete file or the new complete file: write a temp file next to it, then rename over it.
- * `durable` also fsyncs the data (power loss); a process kill is covered without it. What is not a regular
- * file is never replaced: a symlink to one is followed, a device or a pipe is written through (writeTargetOf).
+ * The temp file of an atomic write of `path`: `.<name>.<pid>.<counter>.tmp` next to it. The pid tells a later
+ * process whether its writer is gone (removeStaleTemps).
  */
-export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, durable = false): void {
+export function tempPathOf(path: string): string {
+  counter += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
+}
+
+/**
+ * Writes `chunks` to `path` so that readers (and a crash, a kill or a full disk at any moment) see either the
+ * previous complete file or the new complete file: write a temp file next to it, then rename it over the old
+ * one. Any failure (no space, no permission; at the write, the fsync or the rename) removes the temp file,
+ * leaves the old file as it was and throws a FileWriteError naming `path`. `durable` (default): a write that
+ * replaces a file fsyncs the new one before the rename, so a file system that reports no space only then
+ * (network and quota-limited ones) never gets a file renamed over the old one that it did not store (a new
+ * file replaces nothing: no fsync). What is not a regular file is never replaced: a symlink to one is
+ * followed, a device or a pipe is written through (writeTargetOf).
+ */
+export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, durable = true): void {
   const buffers = chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk));
-  const target = writeTargetOf(given);
+  const target = namingFile(given, () => writeTargetOf(given));
   if (target.stream) {
-    writeThrough(target.path, buffers);
+    namingFile(given, () => writeThrough(target.path, buffers));
     return;
   }
   const path = target.path;
   const dir = dirname(path);
   if (!knownDirs.has(dir)) {
-    makeDirsSync(dir);
+    namingFile(path, () => makeDirsSync(dir));
     knownDirs.add(dir);
   }
-  counter += 1;
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
-  const fd = openSync(temp, "w", 0o644);
-  try {
-    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
-    let pending = buffers;
-    while (total > 0) {
-      const written = writevSync(fd, pending);
-      total -= written;
-      pending = skipBytes(pending, written);
-    }
-    if (durable) fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  chaosPoint("atomic-rename");
-  renameSync(temp, path);
+  writeTemp(path, (fd) => writeAllSync(fd, buffers), durable);
 }
 
 /**
@@ -56,54 +60,67 @@ export function writeFileAtomic(given: string, chunks: Array<string | Buffer>, d
  * (e.g. copying from another file in chunks, so the content is never whole in memory). Regular files only:
  * a device or a pipe (writeTargetOf) is an error.
  */
-export function writeFileAtomicWith(given: string, fill: (fd: number) => void): void {
-  const target = writeTargetOf(given);
+export function writeFileAtomicWith(given: string, fill: (fd: number) => void, durable = true): void {
+  const target = namingFile(given, () => writeTargetOf(given));
   if (target.stream) throw new Error(`${given}: not a regular file`);
-  const path = target.path;
-  counter += 1;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${counter}.tmp`);
-  const fd = openSync(temp, "w", 0o644);
+  writeTemp(target.path, fill, durable);
+}
+
+/** The temp file of `path` filled by `fill`, fsynced when `durable` and it replaces a file, renamed over `path`; removed on failure. */
+function writeTemp(path: string, fill: (fd: number) => void, durable: boolean): void {
+  const temp = tempPathOf(path);
+  const sync = durable && existsSync(path);
+  let fd: number | undefined;
   try {
+    fd = openSync(temp, "w", 0o644);
     fill(fd);
+    if (sync) fsyncSync(fd);
+    const opened = fd;
+    fd = undefined;
+    closeSync(opened);
+    chaosPoint("atomic-rename");
+    renameSync(temp, path);
   } catch (error) {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
-    throw error;
+    throw fileWriteError(path, error);
   }
-  closeSync(fd);
-  chaosPoint("atomic-rename");
-  renameSync(temp, path);
 }
 
 /** writeFileAtomic, but the writing happens in libuv's thread pool instead of the main thread. */
-export async function writeFileAtomicAsync(given: string, buffers: Buffer[], durable = false): Promise<void> {
+export async function writeFileAtomicAsync(given: string, buffers: Buffer[], durable = true): Promise<void> {
   await writeFileAtomicBatches(given, [buffers], durable);
 }
 
 /**
  * writeFileAtomicAsync for content made batch by batch as it is written (each batch is made when the one
- * before is written), so that a large file is never whole in memory.
+ * before is written), so that a large file is never whole in memory. `durable` as writeFileAtomic's.
  */
 export async function writeFileAtomicBatches(
   given: string,
   batches: Iterable<Buffer[]>,
-  durable = false,
+  durable = true,
 ): Promise<void> {
-  const target = writeTargetOf(given);
+  const target = namingFile(given, () => writeTargetOf(given));
   if (target.stream) {
-    writeThrough(target.path, [...batches].flat());
+    namingFile(given, () => writeThrough(target.path, [...batches].flat()));
     return;
   }
   const path = target.path;
   const dir = dirname(path);
-  if (!knownDirs.has(dir)) {
-    await makeDirs(dir);
-    knownDirs.add(dir);
-  }
-  counter += 1;
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${counter}.tmp`);
-  const handle = await open(temp, "w", 0o644);
   try {
+    if (!knownDirs.has(dir)) {
+      await makeDirs(dir);
+      knownDirs.add(dir);
+    }
+  } catch (error) {
+    throw fileWriteError(path, error);
+  }
+  const temp = tempPathOf(path);
+  const sync = durable && existsSync(path);
+  let handle: FdFile | undefined;
+  try {
+    handle = await open(temp, "w", 0o644);
     for (const buffers of batches) {
       let pending = buffers;
       let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
@@ -113,41 +130,47 @@ export async function writeFileAtomicBatches(
         pending = skipBytes(pending, bytesWritten);
       }
     }
-    if (durable) await handle.sync();
-  } catch (error) {
+    if (sync) await handle.sync();
     await handle.close();
-    await rm(temp, { force: true });
-    throw error;
+    chaosPoint("atomic-rename");
+    await rename(temp, path);
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    await rm(temp, { force: true }).catch(() => {});
+    throw fileWriteError(path, error);
   }
-  await handle.close();
-  chaosPoint("atomic-rename");
-  await rename(temp, path);
+}
+
+/** Writes all of `buffers` at the descriptor's offset (writev may write part of them). */
+export function writeAllSync(fd: number, buffers: Buffer[]): void {
+  let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+  let pending = buffers;
+  while (total > 0) {
+    const written = writevSync(fd, pending);
+    total -= written;
+    pending = skipBytes(pending, written);
+  }
 }
 
 /** Writes the whole of `buffers` into a device or pipe, opened as it is (nothing renamed over it). */
 function writeThrough(path: string, buffers: Buffer[]): void {
   const fd = openSync(path, "w");
   try {
-    let total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
-    let pending = buffers;
-    while (total > 0) {
-      const written = writevSync(fd, pending);
-      total -= written;
-      pending = skipBytes(pending, written);
-    }
+    writeAllSync(fd, buffers);
   } finally {
     closeSync(fd);
   }
 }
 
 /** The temp file of an atomic write: `.<name>.<pid>.<counter>.tmp`, next to its target. */
-const TEMP_FILE = /^\..+\.(\d+)\.\d+\.tmp$/;
+const TEMP_FILE = /^\.(.+)\.(\d+)\.\d+\.tmp$/;
 
 /**
  * Removes from `dir` the temp files of atomic writes that were interrupted (their process was killed
- * between writing and renaming); those of live processes stay. Returns the names removed.
+ * between writing and renaming); those of live processes stay. With `of`, only the temp files of that file
+ * name. Returns the names removed.
  */
-export function removeStaleTemps(dir: string): string[] {
+export function removeStaleTemps(dir: string, of?: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -156,10 +179,16 @@ export function removeStaleTemps(dir: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    const pid = Number(TEMP_FILE.exec(name)?.[1]);
+    const match = TEMP_FILE.exec(name);
+    const pid = Number(match?.[2]);
     if (!pid || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(dir, name), { force: true });
-    removed.push(name);
+    if (of !== undefined && match?.[1] !== of) continue;
+    try {
+      rmSync(join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // a folder that cannot be written keeps it: the next start tries again
+    }
   }
   return removed;
 }

@@ -1,5 +1,5 @@
 /**
- * The few promise-returning file calls the run path makes (open a file and write, sync, stat and close it;
+ * The few promise-returning file calls the run path makes (open a file and write, sync, truncate, stat and close it;
  * stat, make, rename and remove paths), on Node's callback API: `node:fs/promises` loads readline, file
  * watchers and streams of its own, ~3.3 ms of a short run's start (bench/lean.ts).
  */
@@ -11,6 +11,7 @@ const closeFd = promisify(fs.close);
 const fstatFd = promisify(fs.fstat);
 const fsyncFd = promisify(fs.fsync);
 const writevFd = promisify(fs.writev);
+const ftruncateFd = promisify(fs.ftruncate);
 
 export const stat = promisify(fs.stat);
 export const mkdir = promisify(fs.mkdir);
@@ -36,6 +37,10 @@ export class FdFile {
 
   sync(): Promise<void> {
     return fsyncFd(this.#open());
+  }
+
+  truncate(length: number): Promise<void> {
+    return ftruncateFd(this.#open(), length);
   }
 
   async close(): Promise<void> {

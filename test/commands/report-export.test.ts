@@ -1,8 +1,8 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { runCli } from "../helpers/cli.js";
+import { killAt, runCli } from "../helpers/cli.js";
 import { TEST_KEY } from "../helpers/openai-server.js";
 import { recordFullScenario, recordInterruptedScenario } from "../helpers/report-scenarios.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -248,5 +248,28 @@ describe("run folders", () => {
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(message);
     }
+  });
+});
+
+describe("a killed export", () => {
+  it("leaves the old file whole and a temp file named after its pid, which the next export of that file removes and names", async () => {
+    const dir = tempDir();
+    const output = join(dir, "existing.jsonl");
+    const trajectory = CASES[0]?.trajectory as string;
+    expect((await runCli(["export", trajectory, "-o", output])).code).toBe(0);
+    const before = read(output);
+    const killed = await killAt("atomic-rename", ["export", trajectory, trajectory, "-o", output]);
+    expect(killed.signal).toBe("SIGKILL");
+    const temps = readdirSync(dir).filter((name) => name.endsWith(".tmp"));
+    expect(temps).toEqual([expect.stringMatching(/^\.existing\.jsonl\.\d+\.\d+\.tmp$/)]);
+    expect(read(output)).toBe(before);
+
+    const next = await runCli(["export", trajectory, "-o", output]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(
+      `swerun: removed ${join(dir, temps[0] as string)}: left by an earlier swerun killed while writing ${output}`,
+    );
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(read(output)).toBe(before);
   });
 });

@@ -11,12 +11,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts the built CLI as a child process (no TTY), with extra environment variables. */
-export function startCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+/** Starts the built CLI as a child process (no TTY), with extra environment variables (and as another user: `uid`). */
+export function startCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; uid?: number } = {},
+) {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? packageRoot(),
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   let stdout = "";
   let stderr = "";
@@ -32,7 +36,10 @@ export function startCli(args: string[], options: { cwd?: string; env?: Record<s
   return { child, done, output: () => stdout, errors: () => stderr };
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; uid?: number } = {},
+) {
   return startCli(args, options).done;
 }
 

@@ -49,7 +49,7 @@ describe("a batch starting in a folder that a killed run left", () => {
     const args = ["swebench", "--subset", dataset, ...LOCAL, "-o", out];
     const killed = await killAt("atomic-rename", args);
     const stale = readdirSync(out).filter((name) => name.endsWith(".tmp"));
-    expect(stale).toEqual([expect.stringMatching(/^\.run\.json\.\d+\.1\.tmp$/)]);
+    expect(stale).toEqual([expect.stringMatching(/^\.run\.json\.\d+\.\d+\.tmp$/)]);
     expect(killed.signal).toBe("SIGKILL");
     mkdirSync(join(out, "test__calc-1"), { recursive: true });
     const live = join(out, "test__calc-1", `.test__calc-1.traj.json.${process.pid}.7.tmp`);
@@ -60,6 +60,28 @@ describe("a batch starting in a folder that a killed run left", () => {
     expect(resumed.stderr).toContain(`Removed 1 temp file(s) of interrupted writes: ${stale[0]}`);
     expect(readdirSync(out).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     expect(existsSync(live)).toBe(true);
+  });
+
+  it("removes the partial trajectories and undo journals earlier runs left, also of instances it does not run again, and names them", async () => {
+    const dir = tempDir();
+    const dataset = writeDataset(dir, 1);
+    const out = join(dir, "out");
+    const args = ["swebench", "--subset", dataset, ...LOCAL, "-o", out];
+    expect((await runCli(args)).code).toBe(0);
+    const trajectory = join(out, "test__calc-1", "test__calc-1.traj.json");
+    const finished = readFileSync(trajectory);
+    // As a run of it that could not be saved left them (before swerun removed its own).
+    writeFileSync(`${trajectory}.partial`, finished.subarray(0, 100));
+    writeFileSync(`${trajectory}.partial.undo`, '{"size": 50, "restore": []}\n');
+
+    const resumed = await runCli(args);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(
+      "Removed 2 partial trajectory file(s) and undo journal(s) of runs that did not end or could not be saved: test__calc-1/test__calc-1.traj.json.partial, test__calc-1/test__calc-1.traj.json.partial.undo",
+    );
+    expect(resumed.stderr).toContain("0 instances to run, 1 already finished (skipped)");
+    expect(readdirSync(join(out, "test__calc-1"))).toEqual(["test__calc-1.traj.json"]);
+    expect(readFileSync(trajectory)).toEqual(finished);
   });
 
   it("refuses a dataset whose instance ids repeat, in one line, before running anything", async () => {
