@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { SUBMIT_MARKER } from "../agent/submission.js";
 import type { AgentEvent, AgentListener } from "../events.js";
 import type { Message } from "../messages.js";
 import { redact } from "../util/secrets.js";
@@ -58,10 +59,18 @@ export function consolePrinter(options: PrinterOptions = {}): AgentListener {
         observed = 0;
         out(colors.bold(colors.magenta(`\n─── step ${step}`)));
         break;
-      case "action_end":
+      case "action_end": {
         ran += 1;
-        result(event.returncode, event.exception_info, event.duration_s, event.output);
+        // The command that submitted: its output is the submission, printed once when the run ends.
+        const submitted = event.returncode === 0 && event.output.trimStart().startsWith(SUBMIT_MARKER);
+        result(
+          event.returncode,
+          submitted ? "submitted" : event.exception_info,
+          event.duration_s,
+          submitted ? "" : event.output,
+        );
         break;
+      }
       case "message": {
         const { message } = event;
         if (message.role === "assistant") {
