@@ -26,6 +26,82 @@ function text(message: Message): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
 }
 
+/** How the console shows a run: the lines it writes, and where in the current step it is. */
+class StepPrinter {
+  readonly #out: (line: string) => void;
+  readonly #colors: ReturnType<typeof pc.createColors>;
+  readonly #maxLines: number;
+  #step: number;
+  /** Commands of the current step that ran, and observations of it seen so far. */
+  #ran = 0;
+  #observed = 0;
+
+  constructor(options: PrinterOptions) {
+    const write = options.write ?? ((chunk: string) => process.stdout.write(chunk));
+    this.#out = (line) => write(`${redact(line)}\n`);
+    this.#colors = pc.createColors(options.color ?? false);
+    this.#maxLines = options.maxOutputLines ?? 20;
+    this.#step = (options.firstStep ?? 1) - 1;
+  }
+
+  /** A model call that returned a reply: the next step's header. */
+  reply(): void {
+    this.#step += 1;
+    this.#ran = 0;
+    this.#observed = 0;
+    this.#out(this.#colors.bold(this.#colors.magenta(`\n─── step ${this.#step}`)));
+  }
+
+  /** A command that ran; the one that submitted shows no output (the submission is printed at the end). */
+  ran(event: Extract<AgentEvent, { type: "action_end" }>): void {
+    this.#ran += 1;
+    const submitted = event.returncode === 0 && event.output.trimStart().startsWith(SUBMIT_MARKER);
+    const note = submitted ? "submitted" : event.exception_info;
+    this.#result(event.returncode, note, event.duration_s, submitted ? "" : event.output);
+  }
+
+  message(message: Message): void {
+    const colors = this.#colors;
+    if (message.role === "assistant") {
+      const content = text(message).trim();
+      if (content) this.#out(colors.dim(trimLines(content, 12)));
+      for (const action of message.extra?.actions ?? []) this.#out(colors.cyan(`$ ${action.command}`));
+    } else if (message.role === "user" || message.role === "tool") {
+      const extra = message.extra ?? {};
+      if ("returncode" in extra) {
+        // Shown when its command ran (action_end); one that did not run is shown as recorded.
+        this.#observed += 1;
+        if (this.#observed > this.#ran) {
+          const exception = String(extra.exception_info ?? "");
+          this.#result(Number(extra.returncode), exception, null, String(extra.raw_output ?? ""));
+        }
+      } else if (extra.interrupt_type) {
+        this.#out(colors.yellow(`! ${trimLines(text(message), 6)}`));
+      }
+    } else if (message.role === "exit") {
+      const status = String(message.extra?.exit_status ?? "");
+      const line = `\n■ ${status}`;
+      this.#out(colors.bold(status === "Submitted" ? colors.green(line) : colors.red(line)));
+    }
+  }
+
+  line(line: string): void {
+    this.#out(line);
+  }
+
+  get colors() {
+    return this.#colors;
+  }
+
+  #result(code: number, note: string, duration: number | null, output: string): void {
+    const colors = this.#colors;
+    const status = code === 0 ? colors.green(`exit ${code}`) : colors.red(`exit ${code}`);
+    const time = duration === null ? "" : colors.dim(` · ${duration.toFixed(2)} s`);
+    this.#out(`${status}${time}${note ? colors.yellow(` · ${note}`) : ""}`);
+    if (output.trim()) this.#out(trimLines(output, this.#maxLines));
+  }
+}
+
 /**
  * Shows each step readably on the console: its number (replies counted as every output counts steps, a reply
  * that could not be run included), the model's text, each command and how it ended as it ran (exit code,
@@ -33,82 +109,31 @@ function text(message: Message): string {
  * it ran (the one that submitted) is shown as it ran; the run's figures are printed at its end (`printRunEnd`).
  */
 export function consolePrinter(options: PrinterOptions = {}): AgentListener {
-  const write = options.write ?? ((chunk: string) => process.stdout.write(chunk));
-  const colors = pc.createColors(options.color ?? false);
-  const maxLines = options.maxOutputLines ?? 20;
-  const out = (line: string) => write(`${redact(line)}\n`);
-  let step = (options.firstStep ?? 1) - 1;
-  /** Commands of the current step that ran, and observations of it seen so far. */
-  let ran = 0;
-  let observed = 0;
-  const result = (code: number, exceptionInfo: string, duration: number | null, output: string) => {
-    const status = code === 0 ? colors.green(`exit ${code}`) : colors.red(`exit ${code}`);
-    const time = duration === null ? "" : colors.dim(` · ${duration.toFixed(2)} s`);
-    out(`${status}${time}${exceptionInfo ? colors.yellow(` · ${exceptionInfo}`) : ""}`);
-    if (output.trim()) out(trimLines(output, maxLines));
-  };
+  const printer = new StepPrinter(options);
+  const { colors } = printer;
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":
-        out(colors.bold(`▶ task: ${trimLines(event.task, 6)}`));
+        printer.line(colors.bold(`▶ task: ${trimLines(event.task, 6)}`));
         break;
       case "model_call_end":
-        if (!event.replied) break;
-        step += 1;
-        ran = 0;
-        observed = 0;
-        out(colors.bold(colors.magenta(`\n─── step ${step}`)));
+        if (event.replied) printer.reply();
         break;
-      case "action_end": {
-        ran += 1;
-        // The command that submitted: its output is the submission, printed once when the run ends.
-        const submitted = event.returncode === 0 && event.output.trimStart().startsWith(SUBMIT_MARKER);
-        result(
-          event.returncode,
-          submitted ? "submitted" : event.exception_info,
-          event.duration_s,
-          submitted ? "" : event.output,
-        );
+      case "action_end":
+        printer.ran(event);
         break;
-      }
-      case "message": {
-        const { message } = event;
-        if (message.role === "assistant") {
-          const content = text(message).trim();
-          if (content) out(colors.dim(trimLines(content, 12)));
-          for (const action of message.extra?.actions ?? []) out(colors.cyan(`$ ${action.command}`));
-        } else if (message.role === "user" || message.role === "tool") {
-          const extra = message.extra ?? {};
-          if ("returncode" in extra) {
-            // Shown when its command ran (action_end); one that did not run is shown as recorded.
-            observed += 1;
-            if (observed > ran)
-              result(
-                Number(extra.returncode),
-                String(extra.exception_info ?? ""),
-                null,
-                String(extra.raw_output ?? ""),
-              );
-          } else if (extra.interrupt_type) {
-            out(colors.yellow(`! ${trimLines(text(message), 6)}`));
-          }
-        } else if (message.role === "exit") {
-          const status = String(message.extra?.exit_status ?? "");
-          out(
-            colors.bold(status === "Submitted" ? colors.green(`\n■ ${status}`) : colors.red(`\n■ ${status}`)),
-          );
-        }
+      case "message":
+        printer.message(event.message);
         break;
-      }
       case "model_retry":
-        out(
+        printer.line(
           colors.yellow(
             `model request failed (attempt ${event.attempt}): ${event.error}; retrying in ${event.delay_s.toFixed(1)} s`,
           ),
         );
         break;
       case "limit_reached":
-        out(colors.yellow(`limit reached: ${event.exit_status}`));
+        printer.line(colors.yellow(`limit reached: ${event.exit_status}`));
         break;
       default:
         break;

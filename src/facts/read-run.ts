@@ -245,6 +245,46 @@ function attemptsOf(steps: number, retries: number, unanswered: number, apiCalls
   return steps + retries + unanswered + unrecorded;
 }
 
+/** Where a run starts and ends: as the batch (or `swerun run`) recorded it, else its first to last recorded time. */
+function timingOf(
+  trajectory: LoadedTrajectory,
+): Pick<RunFacts, "started_at" | "ended_at" | "wall_time_s" | "timing"> {
+  const batch = recordedTiming(trajectory.info);
+  if (batch)
+    return { started_at: batch.start, ended_at: batch.end, wall_time_s: batch.wall, timing: "batch" };
+  const { start, end } = timeBounds(trajectory.messages);
+  const timing: TimingSource | null = start !== null ? "messages" : null;
+  const wall = start !== null && end !== null ? end - start : null;
+  return { started_at: start, ended_at: end, wall_time_s: wall, timing };
+}
+
+type Counts = Pick<
+  RunFacts,
+  | "steps"
+  | "tokens"
+  | "tool_calls"
+  | "read_calls"
+  | "failed_tool_calls"
+  | "format_errors"
+  | "timeouts"
+  | "retries"
+>;
+
+/** What a run's turns add up to: steps, tokens, commands (read-only, failed, timed out), format errors, retries. */
+function countsOf(turns: TurnFacts[]): Counts {
+  const calls = turns.flatMap((turn) => turn.tool_calls);
+  return {
+    steps: turns.length,
+    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
+    tool_calls: calls.length,
+    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
+    failed_tool_calls: calls.filter((call) => call.failed).length,
+    format_errors: turns.filter((turn) => turn.format_error !== null).length,
+    timeouts: calls.filter((call) => call.timed_out).length,
+    retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
+  };
+}
+
 /** What the facts of a trajectory are read with: its verdict, when the caller knows it. */
 export interface FactsOptions {
   verdict?: VerdictFacts;
@@ -262,11 +302,6 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
   const status = run.exitStatus;
   const failed = status !== "" && !ORDINARY_EXIT_STATUSES.has(status);
   const firstUser = [...run.prefix, ...trajectory.messages].find((m) => m.role === "user");
-  const bounds = timeBounds(trajectory.messages);
-  const batch = recordedTiming(info);
-  const timing: TimingSource | null = batch ? "batch" : bounds.start !== null ? "messages" : null;
-  const start = batch ? batch.start : bounds.start;
-  const end = batch ? batch.end : bounds.end;
   const submitted: SubmitEnd | undefined =
     status === "Submitted"
       ? { submission: run.submission ?? "", action: dict(exitExtra[SUBMIT_ACTION_KEY]) }
@@ -274,10 +309,9 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
   const turns = run.steps.map((step, index) =>
     turnOf(step, index === run.steps.length - 1 ? submitted : undefined, run.steps[index + 1]),
   );
-  const calls = turns.flatMap((turn) => turn.tool_calls);
   const apiCalls = num(stats.api_calls);
   const unanswered = Array.isArray(exitExtra.retries) ? retriesOf(exitExtra) : undefined;
-  const retries = turns.reduce((sum, turn) => sum + turn.retries.length, 0);
+  const counts = countsOf(turns);
   return {
     id: idOf(trajectory.path, instanceId),
     path: trajectory.path,
@@ -296,19 +330,9 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
     error_message: failed ? (str(exitExtra.exception_str) ?? textOf(run.exit?.content) ?? status) : null,
     cost: num(stats.instance_cost),
     api_calls: apiCalls,
-    attempts: attemptsOf(turns.length, retries, unanswered?.length ?? 0, apiCalls),
-    started_at: start,
-    ended_at: end,
-    wall_time_s: batch ? batch.wall : start !== null && end !== null ? end - start : null,
-    timing,
-    steps: turns.length,
-    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
-    tool_calls: calls.length,
-    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
-    failed_tool_calls: calls.filter((call) => call.failed).length,
-    format_errors: turns.filter((turn) => turn.format_error !== null).length,
-    timeouts: calls.filter((call) => call.timed_out).length,
-    retries,
+    attempts: attemptsOf(turns.length, counts.retries, unanswered?.length ?? 0, apiCalls),
+    ...timingOf(trajectory),
+    ...counts,
     verdict: options.verdict ?? NOT_EVALUATED,
     turns,
     ...(typeof exitExtra.exit_code === "number" ? { exit_code: exitExtra.exit_code } : {}),
