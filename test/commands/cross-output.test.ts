@@ -15,8 +15,8 @@ import { tempDir } from "../helpers/tmp.js";
  *   command that times out, the fix (prompt partly read from the cache), the submission: resolved;
  * - greet-2: submits an empty patch (Submitted, and an empty patch: graded empty_patch);
  * - count-3: the same reply without a command three times: RepeatedFormatError (it did not complete).
- * The costs are picked so that summing the instances' 4-decimal costs (0.0038 + 0.0007 + 0.0010) gives
- * another figure than the run's cost rounded once (0.0056).
+ * The costs are picked so that summing the instances' 4-decimal costs (0.0112 + 0.0007 + 0.0010) gives
+ * another figure than the run's cost rounded once (0.0130), and the run's cost is past a cent.
  * Every check names the issue's item it covers; the checks are soft, so a run shows every item that fails.
  */
 
@@ -45,11 +45,11 @@ const usage = (prompt: number, cached = 0, completionTokens = 20) => ({
 /** Each instance's calls (prompt, cached), as the server answers them. */
 const CALLS: Record<string, Array<[number, number]>> = {
   [CALC]: [
-    [800, 0],
-    [900, 0],
-    [1000, 0],
-    [1100, 600],
-    [1280, 1000],
+    [2000, 0],
+    [2200, 0],
+    [2400, 0],
+    [2600, 600],
+    [3280, 1000],
   ],
   [GREET]: [[700, 0]],
   [COUNT]: [
