@@ -217,7 +217,7 @@ describe("one run, one story", () => {
       .split("\n")
       .find((text) => text.includes("submitted") && text.startsWith("exit"));
     expect
-      .soft(submitLine, "item 7: the console's line for the command that submitted")
+      .soft(submitLine ?? "", "item 7: the console's line for the command that submitted")
       .toMatch(/^exit 0 · \d+\.\d\d s · submitted$/);
 
     // The report's seed items (item 9): settings are numbers; a retried HTTP request is no compaction retry.
