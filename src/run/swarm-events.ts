@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentListener } from "../events.js";
 import { roundSeconds } from "../facts/figures.js";
-import { callTokens, type RunFacts, totalTokens } from "../facts/run-facts.js";
+import { callTokens, NO_TOKENS, type RunFacts, type TokenFacts, totalTokens } from "../facts/run-facts.js";
 import type { Action, Message } from "../messages.js";
 import { ModelRequestError, ModelRetriesExhaustedError } from "../models/model-errors.js";
 import type { ModelFacts } from "../models/model-facts.js";
@@ -56,9 +56,8 @@ export interface SwarmStop {
 }
 
 interface CallUsage {
-  /** Input tokens not read from or written to the cache, and output tokens. */
-  input: number;
-  output: number;
+  /** The call's token counts (see `callTokens`); none when its response recorded no usage. */
+  tokens: TokenFacts;
   cost: number;
   raw: unknown;
 }
@@ -475,10 +474,9 @@ export class SwarmEventStream {
 
   #callEnd(raw: unknown, cost: number): void {
     const tokens = callTokens(raw);
-    const output = tokens?.completion ?? 0;
-    this.#call = { input: tokens?.input ?? 0, output, cost, raw };
+    this.#call = { tokens: tokens ?? NO_TOKENS, cost, raw };
     if (tokens) this.#lastPrompt = tokens.prompt;
-    this.#outputTokens += output;
+    this.#outputTokens += tokens?.completion ?? 0;
     this.#totalTokens += tokens ? totalTokens(tokens) : 0;
     this.#totalCost += cost;
   }
@@ -491,12 +489,12 @@ export class SwarmEventStream {
     const cumulative = this.#lastPrompt + this.#outputTokens;
     const limit = this.#facts.contextWindow;
     return {
-      input_tokens: call.input,
-      output_tokens: call.output,
-      total_tokens: call.input + call.output,
-      // SwarmSDK's cumulative figures measure the context: the last prompt (cache included) and every output.
+      input_tokens: call.tokens.input,
+      output_tokens: call.tokens.completion,
+      total_tokens: totalTokens(call.tokens),
       ...(split ? { input_cost: split.input_cost, output_cost: split.output_cost } : {}),
       total_cost: call.cost,
+      // SwarmSDK's cumulative figures measure the context: the last prompt (cache included) and every output.
       cumulative_input_tokens: this.#lastPrompt,
       cumulative_output_tokens: this.#outputTokens,
       cumulative_total_tokens: cumulative,
