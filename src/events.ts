@@ -20,6 +20,8 @@ export type AgentEvent =
   | {
       type: "model_call_end";
       call: number;
+      /** The call returned a reply (a step, a reply that could not be run included); false when it failed or was cut short. */
+      replied: boolean;
       duration_s: number;
       cost: number;
       usage?: Record<string, unknown>;

@@ -257,13 +257,14 @@ export class Agent {
     const call = this.#nCalls + 1;
     const started = monotonicMs();
     this.#emit({ type: "model_call_start", call });
-    const finish = (message: Message | undefined) => {
+    const finish = (message: Message | undefined, replied = message !== undefined) => {
       const duration_s = (monotonicMs() - started) / 1000;
       if (message?.extra && message.extra.duration_s === undefined) message.extra.duration_s = duration_s;
       const usage = message?.extra?.usage as Record<string, unknown> | undefined;
       this.#emit({
         type: "model_call_end",
         call,
+        replied,
         duration_s,
         cost: message ? messageCost(message) : 0,
         usage,
@@ -275,7 +276,13 @@ export class Agent {
     } catch (error) {
       // A stand-in that ends the run instead of answering (replay's end, a human quitting) made no call.
       if (!(error instanceof InterruptAgentFlow) || error instanceof FormatError) this.#nCalls = call;
-      finish(error instanceof FormatError ? error.messages[0] : undefined);
+      // A reply that could not be run is a reply; so is a recorded reply a replay stands in with.
+      const replied =
+        error instanceof InterruptAgentFlow && error.messages.some((m) => m.role === "assistant");
+      finish(
+        error instanceof FormatError ? error.messages[0] : undefined,
+        error instanceof FormatError || replied,
+      );
       throw error;
     }
     this.#nCalls = call;
@@ -301,7 +308,7 @@ export class Agent {
     try {
       for (const action of actions) {
         const output = await this.#execute(action);
-        if (!this.#stopped) checkSubmission(output);
+        if (!this.#stopped) checkSubmission(output, action);
         outputs.push(output);
         this.#throwIfStopped();
       }

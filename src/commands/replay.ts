@@ -30,7 +30,7 @@ import {
   type RunResult,
   type RunSession,
 } from "../run/run.js";
-import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
+import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
 import { copySetupDir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
@@ -219,9 +219,9 @@ async function replay(
     `Replaying ${s.until} of ${steps} steps of ${s.trajectory.path} (${s.trajectory.kind}, ${s.recorded.style} actions) in ${place.where}`,
   );
   const { result, continued } = await replaySteps(s, progress, table, nextModel);
-  stream?.stop({ success: result.error === undefined, error: result.error });
+  await stopRunSwarm(stream, result, result.error === undefined);
   if (result.error !== undefined) {
-    printRunEnd(result);
+    await printRunEnd(result);
     throw runError(result.error);
   }
   const early = stoppedEarly(s, progress, result);
@@ -306,7 +306,7 @@ async function openReplay(options: RunOptions, stream: SwarmEventStream | undefi
   } catch (error) {
     stream?.stop({ success: false, error });
     if (error instanceof OutputPathError) throw error;
-    printRunEnd(await failedRun(options, error));
+    await printRunEnd(await failedRun(options, error));
     throw runError(error);
   }
 }

@@ -1,9 +1,10 @@
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { contextLengthOf } from "../facts/context-length.js";
 import { trajectoryInputs } from "../facts/inputs.js";
+import { type ModelLimits, modelLimitsOf } from "../facts/model-limits.js";
 import { readRunFacts } from "../facts/read-run.js";
-import { buildReport, reportText } from "../facts/report-json.js";
+import { buildReport, type ReportJson, reportText } from "../facts/report-json.js";
 import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -14,20 +15,35 @@ import type { FlagsOf } from "./options.js";
 /** `swerun report` flags (commands/options.ts). */
 export type ReportFlags = FlagsOf<"report">;
 
-/** Context windows already looked up, by model (see `contextLengthOf`). */
-const contextLengths = new Map<string, Promise<number | null>>();
+/** Model limits already looked up, by model (see `modelLimitsOf`). */
+const modelLimits = new Map<string, Promise<ModelLimits>>();
 
-/** The report of one trajectory file as written (JSON, secrets redacted), and the run's id. */
-export async function reportOfFile(path: string): Promise<{ id: string; text: string }> {
+/** The report of one trajectory file, and the run's id. */
+async function reportOf(path: string): Promise<{ id: string; report: ReportJson }> {
   const facts = readRunFacts(path);
-  const contextLength = await contextLengthOf(facts, contextLengths);
-  return { id: facts.id, text: redact(reportText(buildReport(facts, { contextLength }))) };
+  return { id: facts.id, report: buildReport(facts, await modelLimitsOf(facts, modelLimits)) };
 }
+
+/** The report of one trajectory file as written (JSON, indent 2, secrets redacted), and the run's id. */
+export async function reportOfFile(path: string): Promise<{ id: string; text: string }> {
+  const { id, report } = await reportOf(path);
+  return { id, text: redact(reportText(report)) };
+}
+
+/** A path that names a folder (a run folder: its reports go out as JSON Lines). */
+const isFolder = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 /**
  * `swerun report <trajectories or run folders...>`: the swival-shaped report of each run. `-o` writes
- * the one report to a file; `--out-dir` writes `<id>.report.json` per trajectory; otherwise the reports
- * go to standard output one after the other (a stream `jq` reads).
+ * the one report to a file; `--out-dir` writes `<id>.report.json` per trajectory; otherwise one trajectory
+ * file prints its report (JSON, indent 2), and a run folder or several paths print JSON Lines: one report
+ * per line.
  */
 export async function reportCommand(paths: string[], flags: ReportFlags): Promise<number> {
   if (flags.output && flags.outDir) throw new UserError("give -o/--output or --out-dir, not both");
@@ -46,13 +62,14 @@ export async function reportCommand(paths: string[], flags: ReportFlags): Promis
     if (output !== "-") process.stderr.write(`wrote ${output}\n`);
     return 0;
   }
+  const lines = paths.length > 1 || paths.some(isFolder);
   let count = 0;
   for (const input of trajectoryInputs(paths)) {
-    const { id, text } = await reportOfFile(input.path);
+    const { id, report } = await reportOf(input.path);
     if (flags.outDir) {
-      writeFileAtomic(join(resolve(flags.outDir), `${id}.report.json`), [text]);
+      writeFileAtomic(join(resolve(flags.outDir), `${id}.report.json`), [redact(reportText(report))]);
     } else {
-      process.stdout.write(text);
+      process.stdout.write(redact(lines ? `${JSON.stringify(report)}\n` : reportText(report)));
     }
     count += 1;
   }

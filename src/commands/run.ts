@@ -8,7 +8,7 @@ import { globalModelStats } from "../models/global-stats.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
-import { printRunEnd, reportTarget, runError } from "../run/run-end.js";
+import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
@@ -53,17 +53,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
     // One start, end and wall time for every output, also for a run that ended with an error.
     await endTiming(startedAt, result.trajectory ?? output, result.completeTrajectory);
-    // The run's cost as its trajectory records it (the facts' cost), not a second sum.
-    stream?.stop({
-      success: result.exit_status === "Submitted",
-      totalCost: result.cost,
-      error: result.error,
-    });
+    await stopRunSwarm(stream, result);
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
   }
-  printRunEnd(result);
+  await printRunEnd(result);
   if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
   if (report) {
     const { writeReportFile } = await import("../facts/write-report.js");

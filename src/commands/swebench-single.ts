@@ -9,7 +9,7 @@ import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
-import { printRunEnd, runError } from "../run/run-end.js";
+import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import {
   caseOf,
@@ -117,13 +117,8 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       (error) => error instanceof UserError,
     );
     await endTiming(startedAt, result.trajectory, result.completeTrajectory);
-    // The run's cost as its trajectory records it (the facts' cost), not a second sum.
-    stream?.stop({
-      success: result.exit_status === "Submitted",
-      totalCost: result.cost,
-      error: result.error,
-    });
-    writeSingleOutputs(setup, { flags, result, runId, checkout });
+    await stopRunSwarm(stream, result);
+    await writeSingleOutputs(setup, { flags, result, runId, checkout });
     if (result.error !== undefined) throw runError(result.error);
     return 0;
   } finally {
@@ -135,10 +130,10 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
 }
 
 /** preds.json's one entry and run.json, then the lines that say where they are. */
-function writeSingleOutputs(
+async function writeSingleOutputs(
   setup: SingleSetup,
   run: { flags: SingleFlags; result: RunResult; runId: string; checkout: Checkout | undefined },
-): void {
+): Promise<void> {
   const { config, instance, outputDir, output, subset } = setup;
   const { flags, result, checkout } = run;
   const id = instance.instance_id;
@@ -149,7 +144,7 @@ function writeSingleOutputs(
     model_patch: result.submission,
   });
   recordSingle(outputDir, output, { config, flags, subset, id, result, runId: run.runId });
-  printRunEnd(result);
+  await printRunEnd(result);
   process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
   if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
 }

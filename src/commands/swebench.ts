@@ -4,6 +4,7 @@ import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hos
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
+import { usd } from "../facts/figures.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
@@ -213,7 +214,7 @@ function datasetSelection(flags: SwebenchFlags): BatchOptions["dataset"] {
 function printBatchEnd(summary: BatchSummary, outputDir: string): void {
   const counts = [...summary.statuses].map(([status, ids]) => `${status} ${ids.length}`).join(", ");
   process.stdout.write(`${pc.bold("exit statuses:")} ${counts || "none"}\n`);
-  process.stdout.write(`${pc.bold("total cost:")} $${summary.cost.toFixed(4)}\n`);
+  process.stdout.write(`${pc.bold("total cost:")} ${usd(summary.cost)}\n`);
   process.stdout.write(`${pc.bold("predictions:")} ${join(outputDir, "preds.json")}\n`);
   const unsaved = summary.unsaved ?? [];
   if (unsaved.length > 0) {

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { SUBMIT_MARKER } from "../agent/submission.js";
 import type { AgentEvent, AgentListener } from "../events.js";
 import type { Message } from "../messages.js";
 import { redact } from "../util/secrets.js";
@@ -25,59 +26,114 @@ function text(message: Message): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
 }
 
-/** Shows each step readably on the console: the model's text, the command, the output (trimmed). */
+/** How the console shows a run: the lines it writes, and where in the current step it is. */
+class StepPrinter {
+  readonly #out: (line: string) => void;
+  readonly #colors: ReturnType<typeof pc.createColors>;
+  readonly #maxLines: number;
+  #step: number;
+  /** Commands of the current step that ran, and observations of it seen so far. */
+  #ran = 0;
+  #observed = 0;
+
+  constructor(options: PrinterOptions) {
+    const write = options.write ?? ((chunk: string) => process.stdout.write(chunk));
+    this.#out = (line) => write(`${redact(line)}\n`);
+    this.#colors = pc.createColors(options.color ?? false);
+    this.#maxLines = options.maxOutputLines ?? 20;
+    this.#step = (options.firstStep ?? 1) - 1;
+  }
+
+  /** A model call that returned a reply: the next step's header. */
+  reply(): void {
+    this.#step += 1;
+    this.#ran = 0;
+    this.#observed = 0;
+    this.#out(this.#colors.bold(this.#colors.magenta(`\n─── step ${this.#step}`)));
+  }
+
+  /** A command that ran; the one that submitted shows no output (the submission is printed at the end). */
+  ran(event: Extract<AgentEvent, { type: "action_end" }>): void {
+    this.#ran += 1;
+    const submitted = event.returncode === 0 && event.output.trimStart().startsWith(SUBMIT_MARKER);
+    const note = submitted ? "submitted" : event.exception_info;
+    this.#result(event.returncode, note, event.duration_s, submitted ? "" : event.output);
+  }
+
+  message(message: Message): void {
+    const colors = this.#colors;
+    if (message.role === "assistant") {
+      const content = text(message).trim();
+      if (content) this.#out(colors.dim(trimLines(content, 12)));
+      for (const action of message.extra?.actions ?? []) this.#out(colors.cyan(`$ ${action.command}`));
+    } else if (message.role === "user" || message.role === "tool") {
+      const extra = message.extra ?? {};
+      if ("returncode" in extra) {
+        // Shown when its command ran (action_end); one that did not run is shown as recorded.
+        this.#observed += 1;
+        if (this.#observed > this.#ran) {
+          const exception = String(extra.exception_info ?? "");
+          this.#result(Number(extra.returncode), exception, null, String(extra.raw_output ?? ""));
+        }
+      } else if (extra.interrupt_type) {
+        this.#out(colors.yellow(`! ${trimLines(text(message), 6)}`));
+      }
+    } else if (message.role === "exit") {
+      const status = String(message.extra?.exit_status ?? "");
+      const line = `\n■ ${status}`;
+      this.#out(colors.bold(status === "Submitted" ? colors.green(line) : colors.red(line)));
+    }
+  }
+
+  line(line: string): void {
+    this.#out(line);
+  }
+
+  get colors() {
+    return this.#colors;
+  }
+
+  #result(code: number, note: string, duration: number | null, output: string): void {
+    const colors = this.#colors;
+    const status = code === 0 ? colors.green(`exit ${code}`) : colors.red(`exit ${code}`);
+    const time = duration === null ? "" : colors.dim(` · ${duration.toFixed(2)} s`);
+    this.#out(`${status}${time}${note ? colors.yellow(` · ${note}`) : ""}`);
+    if (output.trim()) this.#out(trimLines(output, this.#maxLines));
+  }
+}
+
+/**
+ * Shows each step readably on the console: its number (replies counted as every output counts steps, a reply
+ * that could not be run included), the model's text, each command and how it ended as it ran (exit code,
+ * duration, output trimmed), what the model was told. A command the trajectory records as not executed after
+ * it ran (the one that submitted) is shown as it ran; the run's figures are printed at its end (`printRunEnd`).
+ */
 export function consolePrinter(options: PrinterOptions = {}): AgentListener {
-  const write = options.write ?? ((chunk: string) => process.stdout.write(chunk));
-  const colors = pc.createColors(options.color ?? false);
-  const maxLines = options.maxOutputLines ?? 20;
-  const out = (line: string) => write(`${redact(line)}\n`);
-  let step = (options.firstStep ?? 1) - 1;
+  const printer = new StepPrinter(options);
+  const { colors } = printer;
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":
-        out(colors.bold(`▶ task: ${trimLines(event.task, 6)}`));
+        printer.line(colors.bold(`▶ task: ${trimLines(event.task, 6)}`));
         break;
-      case "message": {
-        const { message } = event;
-        if (message.role === "assistant") {
-          step += 1;
-          out(colors.bold(colors.magenta(`\n─── step ${step}`)));
-          const content = text(message).trim();
-          if (content) out(colors.dim(trimLines(content, 12)));
-          for (const action of message.extra?.actions ?? []) out(colors.cyan(`$ ${action.command}`));
-        } else if (message.role === "user" || message.role === "tool") {
-          const extra = message.extra ?? {};
-          if ("returncode" in extra) {
-            const code = Number(extra.returncode);
-            const status = code === 0 ? colors.green(`exit ${code}`) : colors.red(`exit ${code}`);
-            const raw = String(extra.raw_output ?? "");
-            out(
-              `${status}${extra.exception_info ? colors.yellow(` · ${String(extra.exception_info)}`) : ""}`,
-            );
-            if (raw.trim()) out(trimLines(raw, maxLines));
-          } else if (extra.interrupt_type) {
-            out(colors.yellow(`! ${trimLines(text(message), 6)}`));
-          }
-        } else if (message.role === "exit") {
-          const status = String(message.extra?.exit_status ?? "");
-          out(
-            colors.bold(status === "Submitted" ? colors.green(`\n■ ${status}`) : colors.red(`\n■ ${status}`)),
-          );
-        }
+      case "model_call_end":
+        if (event.replied) printer.reply();
         break;
-      }
+      case "action_end":
+        printer.ran(event);
+        break;
+      case "message":
+        printer.message(event.message);
+        break;
       case "model_retry":
-        out(
+        printer.line(
           colors.yellow(
-            `model call failed (attempt ${event.attempt}): ${event.error}; retrying in ${event.delay_s.toFixed(1)} s`,
+            `model request failed (attempt ${event.attempt}): ${event.error}; retrying in ${event.delay_s.toFixed(1)} s`,
           ),
         );
         break;
       case "limit_reached":
-        out(colors.yellow(`limit reached: ${event.exit_status}`));
-        break;
-      case "run_end":
-        out(`cost $${event.cost.toFixed(4)} · ${event.api_calls} model calls`);
+        printer.line(colors.yellow(`limit reached: ${event.exit_status}`));
         break;
       default:
         break;

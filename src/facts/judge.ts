@@ -2,11 +2,14 @@ import { type RunFacts, repoOfInstance, type TurnFacts } from "./run-facts.js";
 import { durationMs, type ExportStatus, exportStatus } from "./status.js";
 import { inputOf, outputOf } from "./summary.js";
 
-/** A step of the `judge` export (the harness's `TrajectoryStep`, plus swerun's `format_error`). */
+/**
+ * A step of the `judge` export: the harness's `TrajectoryStep` kinds only. A reply that could not be run is
+ * followed by a `message` holding the feedback swerun sent, marked with swerun's added `format_error` (the
+ * error); a command's step adds its `returncode`.
+ */
 type StepBody =
   | { type: "thought"; content: string; timestamp: number | null }
-  | { type: "message"; content: string; timestamp: number | null }
-  | { type: "format_error"; content: string; timestamp: number | null }
+  | { type: "message"; content: string; timestamp: number | null; format_error?: string }
   | {
       type: "tool_call";
       name: string;
@@ -56,7 +59,12 @@ function turnSteps(turn: TurnFacts, relative: (time: number | null) => number | 
     });
   }
   if (turn.format_error !== null) {
-    steps.push({ type: "format_error", content: turn.format_feedback ?? turn.format_error, timestamp: at });
+    steps.push({
+      type: "message",
+      content: turn.format_feedback ?? turn.format_error,
+      timestamp: at,
+      format_error: turn.format_error,
+    });
   }
   for (const call of turn.tool_calls) {
     steps.push({
@@ -83,7 +91,7 @@ function metadataOf(facts: RunFacts): Record<string, unknown> {
     agent: AGENT,
     model: facts.model,
     exit_status: facts.exit_status,
-    cost: facts.cost === null ? null : Math.round(facts.cost * 1e10) / 1e10,
+    cost: facts.cost,
     api_calls: facts.api_calls,
     steps: facts.steps,
     resolved: facts.verdict.resolved,
@@ -168,8 +176,7 @@ export function judgeMarkdown(record: JudgeRecord): string {
         ...codePreview(code, "command" in step.input ? "bash" : "json", " ".repeat(`${n}. `.length)),
       );
     } else {
-      const label =
-        step.type === "thought" ? "THOUGHT" : step.type === "message" ? "MESSAGE" : "FORMAT_ERROR";
+      const label = step.type === "thought" ? "THOUGHT" : "MESSAGE";
       lines.push(`${n}. [${label}] ${preview(step.content, 100)} ${ref}`);
     }
   });

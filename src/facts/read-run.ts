@@ -1,13 +1,13 @@
 import { basename } from "node:path";
-import { SUBMIT_MARKER } from "../agent/submission.js";
+import { SUBMIT_ACTION_KEY, SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
-import { normalizeUsage } from "../models/cost.js";
 import { type RecordedStep, recordedObservation, recordedRun } from "../replay/recorded.js";
 import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { commandProgram, isReadOnlyCommand } from "./command-name.js";
 import {
   addTokens,
+  callTokens,
   NO_TOKENS,
   NOT_EVALUATED,
   ORDINARY_EXIT_STATUSES,
@@ -65,28 +65,38 @@ function submitterOf(step: RecordedStep, messages: Array<Message | undefined>): 
   return step.actions.length === 1 ? 0 : -1;
 }
 
+/** How the run ended with a submission: the submission, and the command that made it as the exit message records it. */
+interface SubmitEnd {
+  submission: string;
+  /** The exit message's `submit_action` (swerun records it; mini-swe-agent does not). */
+  action: Dict;
+}
+
 /**
- * The commands of a step that ran. `submission`: the step ended the run with this submission; the command
- * that submitted, if it has no observation, printed the marker and the submission with exit code 0.
+ * The commands of a step that ran. `submitted`: the step ended the run with this submission; the command
+ * that submitted, if it has no observation, printed the marker and the submission with exit code 0, and ran
+ * for as long as the exit message records (see `SUBMIT_ACTION_KEY`).
  */
-function toolCalls(step: RecordedStep, submission: string | undefined): ToolCallFacts[] {
+function toolCalls(step: RecordedStep, submitted: SubmitEnd | undefined): ToolCallFacts[] {
   const messages = step.actions.map((action, index) =>
     action.tool_call_id ? step.after.find((m) => m.tool_call_id === action.tool_call_id) : step.after[index],
   );
-  const submitter = submission === undefined ? -1 : submitterOf(step, messages);
+  const submitter = submitted === undefined ? -1 : submitterOf(step, messages);
   const calls: ToolCallFacts[] = [];
   step.actions.forEach((action, index) => {
     const message = messages[index];
-    if (index === submitter) {
+    if (index === submitter && submitted) {
+      const duration = num(submitted.action.duration_s);
+      const ended = num(submitted.action.timestamp);
       calls.push({
         command: action.command,
         name: commandProgram(action.command),
-        returncode: 0,
-        output: `${SUBMIT_MARKER}\n${submission}`,
+        returncode: num(submitted.action.returncode) ?? 0,
+        output: `${SUBMIT_MARKER}\n${submitted.submission}`,
         exception_info: "",
         timed_out: false,
-        duration_s: null,
-        started_at: null,
+        duration_s: duration,
+        started_at: ended === null ? null : ended - (duration ?? 0),
         failed: false,
       });
       return;
@@ -125,18 +135,10 @@ function retriesOf(extra: Dict): RetryFacts[] {
 
 /** A call's token counts from its recorded usage (`extra.usage`, else the raw response's). */
 function tokensOf(extra: Dict): TokenFacts | null {
-  const usage = normalizeUsage(extra.usage ?? dict(extra.response).usage);
-  if (!usage) return null;
-  return {
-    prompt: usage.prompt_tokens,
-    completion: usage.completion_tokens,
-    cache_read: usage.cache_read_tokens,
-    cache_write: usage.cache_write_tokens,
-    input: Math.max(0, usage.prompt_tokens - usage.cache_read_tokens - usage.cache_write_tokens),
-  };
+  return callTokens(extra.usage ?? dict(extra.response).usage);
 }
 
-function turnOf(step: RecordedStep, submission: string | undefined, next?: RecordedStep): TurnFacts {
+function turnOf(step: RecordedStep, submitted: SubmitEnd | undefined, next?: RecordedStep): TurnFacts {
   const assistant: Message | undefined = step.assistant;
   // mini-swe-agent 2.x (and swerun) record a reply that could not be run only in its feedback's `extra`.
   const paid = assistant ?? (step.kind === "format_error" ? step.after[0] : undefined);
@@ -176,7 +178,7 @@ function turnOf(step: RecordedStep, submission: string | undefined, next?: Recor
     retries: retriesOf(extra),
     format_error: formatError ? (str(extra.format_error) ?? feedback ?? "the reply could not be run") : null,
     format_feedback: feedback ?? null,
-    tool_calls: step.kind === "actions" ? toolCalls(step, submission) : [],
+    tool_calls: step.kind === "actions" ? toolCalls(step, submitted) : [],
     ...invalidToolCalls(step.kind === "format_error" ? reply.tool_calls : undefined),
     ...requestedToolCalls(assistant?.tool_calls ?? reply.tool_calls),
   };
@@ -203,12 +205,18 @@ function invalidToolCalls(calls: unknown): Pick<TurnFacts, "invalid_tool_calls">
   return invalid.length > 0 ? { invalid_tool_calls: invalid } : {};
 }
 
-/** Every recorded timestamp, and each model call's start (its reply's time minus its duration). */
+/**
+ * Every recorded timestamp, and each model call's start (its reply's time minus its duration); the
+ * command that submitted counts with the time the exit message records for it.
+ */
 function timeBounds(messages: Message[]): { start: number | null; end: number | null } {
   let start: number | null = null;
   let end: number | null = null;
-  for (const message of messages) {
+  const timed = messages.flatMap((message) => {
     const extra = dict(message.extra);
+    return message.role === "exit" ? [extra, dict(extra[SUBMIT_ACTION_KEY])] : [extra];
+  });
+  for (const extra of timed) {
     const time = num(extra.timestamp);
     if (time === null) continue;
     const began = time - (num(extra.duration_s) ?? 0);
@@ -225,6 +233,56 @@ function recordedTiming(info: Dict): { start: number; end: number; wall: number 
   const end = num(timing.ended_at);
   const wall = num(timing.wall_time_s);
   return start === null || end === null || wall === null ? undefined : { start, end, wall };
+}
+
+/**
+ * HTTP requests to the model: one per step (the request that got its reply), its retried attempts, the
+ * failed attempts of a last call that never got a reply, and the calls `api_calls` counts that left nothing
+ * to read (a call cut short by an interruption: one request each).
+ */
+function attemptsOf(steps: number, retries: number, unanswered: number, apiCalls: number | null): number {
+  const unrecorded = Math.max(0, (apiCalls ?? 0) - steps - (unanswered > 0 ? 1 : 0));
+  return steps + retries + unanswered + unrecorded;
+}
+
+/** Where a run starts and ends: as the batch (or `swerun run`) recorded it, else its first to last recorded time. */
+function timingOf(
+  trajectory: LoadedTrajectory,
+): Pick<RunFacts, "started_at" | "ended_at" | "wall_time_s" | "timing"> {
+  const batch = recordedTiming(trajectory.info);
+  if (batch)
+    return { started_at: batch.start, ended_at: batch.end, wall_time_s: batch.wall, timing: "batch" };
+  const { start, end } = timeBounds(trajectory.messages);
+  const timing: TimingSource | null = start !== null ? "messages" : null;
+  const wall = start !== null && end !== null ? end - start : null;
+  return { started_at: start, ended_at: end, wall_time_s: wall, timing };
+}
+
+type Counts = Pick<
+  RunFacts,
+  | "steps"
+  | "tokens"
+  | "tool_calls"
+  | "read_calls"
+  | "failed_tool_calls"
+  | "format_errors"
+  | "timeouts"
+  | "retries"
+>;
+
+/** What a run's turns add up to: steps, tokens, commands (read-only, failed, timed out), format errors, retries. */
+function countsOf(turns: TurnFacts[]): Counts {
+  const calls = turns.flatMap((turn) => turn.tool_calls);
+  return {
+    steps: turns.length,
+    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
+    tool_calls: calls.length,
+    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
+    failed_tool_calls: calls.filter((call) => call.failed).length,
+    format_errors: turns.filter((turn) => turn.format_error !== null).length,
+    timeouts: calls.filter((call) => call.timed_out).length,
+    retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
+  };
 }
 
 /** What the facts of a trajectory are read with: its verdict, when the caller knows it. */
@@ -244,19 +302,16 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
   const status = run.exitStatus;
   const failed = status !== "" && !ORDINARY_EXIT_STATUSES.has(status);
   const firstUser = [...run.prefix, ...trajectory.messages].find((m) => m.role === "user");
-  const bounds = timeBounds(trajectory.messages);
-  const batch = recordedTiming(info);
-  const timing: TimingSource | null = batch ? "batch" : bounds.start !== null ? "messages" : null;
-  const start = batch ? batch.start : bounds.start;
-  const end = batch ? batch.end : bounds.end;
+  const submitted: SubmitEnd | undefined =
+    status === "Submitted"
+      ? { submission: run.submission ?? "", action: dict(exitExtra[SUBMIT_ACTION_KEY]) }
+      : undefined;
   const turns = run.steps.map((step, index) =>
-    turnOf(
-      step,
-      index === run.steps.length - 1 && status === "Submitted" ? (run.submission ?? "") : undefined,
-      run.steps[index + 1],
-    ),
+    turnOf(step, index === run.steps.length - 1 ? submitted : undefined, run.steps[index + 1]),
   );
-  const calls = turns.flatMap((turn) => turn.tool_calls);
+  const apiCalls = num(stats.api_calls);
+  const unanswered = Array.isArray(exitExtra.retries) ? retriesOf(exitExtra) : undefined;
+  const counts = countsOf(turns);
   return {
     id: idOf(trajectory.path, instanceId),
     path: trajectory.path,
@@ -269,26 +324,19 @@ export function runFactsOf(trajectory: LoadedTrajectory, options: FactsOptions =
     model_kwargs: model && isPlainObject(model.model_kwargs) ? model.model_kwargs : null,
     agent_config: isPlainObject(config.agent) ? config.agent : null,
     exit_status: status,
+    submitted: status === "Submitted",
     submission: run.submission ?? "",
+    empty_patch: (run.submission ?? "").trim() === "",
     error_message: failed ? (str(exitExtra.exception_str) ?? textOf(run.exit?.content) ?? status) : null,
     cost: num(stats.instance_cost),
-    api_calls: num(stats.api_calls),
-    started_at: start,
-    ended_at: end,
-    wall_time_s: batch ? batch.wall : start !== null && end !== null ? end - start : null,
-    timing,
-    steps: turns.length,
-    tokens: turns.reduce((sum, turn) => addTokens(sum, turn.tokens), NO_TOKENS),
-    tool_calls: calls.length,
-    read_calls: calls.filter((call) => isReadOnlyCommand(call.command)).length,
-    failed_tool_calls: calls.filter((call) => call.failed).length,
-    format_errors: turns.filter((turn) => turn.format_error !== null).length,
-    timeouts: calls.filter((call) => call.timed_out).length,
-    retries: turns.reduce((sum, turn) => sum + turn.retries.length, 0),
+    api_calls: apiCalls,
+    attempts: attemptsOf(turns.length, counts.retries, unanswered?.length ?? 0, apiCalls),
+    ...timingOf(trajectory),
+    ...counts,
     verdict: options.verdict ?? NOT_EVALUATED,
     turns,
     ...(typeof exitExtra.exit_code === "number" ? { exit_code: exitExtra.exit_code } : {}),
-    ...(Array.isArray(exitExtra.retries) ? { unanswered_attempts: retriesOf(exitExtra) } : {}),
+    ...(unanswered ? { unanswered_attempts: unanswered } : {}),
     ...(model ? { model_config: model } : {}),
   };
 }
@@ -321,10 +369,13 @@ export function factsWithoutTrajectory(
     model_kwargs: null,
     agent_config: null,
     exit_status: known.exit_status,
+    submitted: known.exit_status === "Submitted",
     submission: "",
+    empty_patch: true,
     error_message: known.error,
     cost: null,
     api_calls: null,
+    attempts: 0,
     started_at: null,
     ended_at: null,
     wall_time_s: null,

@@ -1,7 +1,7 @@
 import type { RetryFacts, RunFacts, ToolCallFacts, TurnFacts } from "./run-facts.js";
+import { type Outcome, outcomeOf } from "./status.js";
 
-/** swival's report outcomes. */
-export type Outcome = "success" | "exhausted" | "error";
+export type { Outcome };
 
 /** A timeline entry (swival's `llm_call`, `tool_call`, `guardrail`, `truncated_response`). */
 export type TimelineEntry = { turn: number; type: string } & Record<string, unknown>;
@@ -19,10 +19,12 @@ export interface ReportJson {
   timeline: TimelineEntry[];
 }
 
-/** What the report needs besides the run's facts. */
+/** What the report needs besides the run's facts: what the model's description knows (see `modelLimitsOf`). */
 export interface ReportOptions {
-  /** The model's context window (`settings.context_length`), from its description (see `contextLengthOf`). */
+  /** The model's context window (`settings.context_length`). */
   contextLength?: number | null;
+  /** The model's own limit of output tokens per reply (`settings.max_output_tokens` when the config sets none). */
+  maxOutputTokens?: number | null;
 }
 
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
@@ -36,16 +38,6 @@ export function isoTimestamp(unixSeconds: number): string {
   return `${date.toISOString().slice(0, 19)}.${fraction}+00:00`;
 }
 
-/**
- * The outcome of an exit status: Submitted → success, step/cost/time limits → exhausted, anything else
- * (an error, repeated format errors, an interruption, no recorded end) → error.
- */
-export function outcomeOf(exitStatus: string): Outcome {
-  if (exitStatus === "Submitted") return "success";
-  if (exitStatus === "LimitsExceeded" || exitStatus === "TimeExceeded") return "exhausted";
-  return "error";
-}
-
 /** The provider of a model name: its `provider/` prefix (OpenRouter for the openrouter model classes). */
 export function providerOf(model: string | null, modelClass: string | null): string | null {
   if (modelClass?.startsWith("openrouter")) return "openrouter";
@@ -53,19 +45,34 @@ export function providerOf(model: string | null, modelClass: string | null): str
   return model.slice(0, model.indexOf("/"));
 }
 
-function settingsOf(facts: RunFacts, contextLength: number | null): Record<string, unknown> {
+/** Models that do not sample (scripted replies, a person typing): their settings say greedy. */
+const NOT_SAMPLING = /deterministic|test_models|human/i;
+
+/**
+ * Sampling settings the provider uses when the config sends none: the OpenAI Chat Completions API's defaults
+ * (temperature 1, top_p 1), which every provider swerun speaks to takes; a model that does not sample
+ * (scripted, human) is greedy (temperature 0).
+ */
+function samplingDefaults(facts: RunFacts): { temperature: number; top_p: number } {
+  const stand = NOT_SAMPLING.test(`${facts.model_class ?? ""} ${facts.model ?? ""}`);
+  return { temperature: stand ? 0 : 1, top_p: 1 };
+}
+
+function settingsOf(facts: RunFacts, options: ReportOptions): Record<string, unknown> {
   const kwargs = facts.model_kwargs;
   const agent = facts.agent_config;
   const pick = (key: string) => (kwargs && kwargs[key] !== undefined ? kwargs[key] : null);
   const whitelist = agent && Array.isArray(agent.whitelist_actions) ? agent.whitelist_actions : [];
-  const maxTokens = pick("max_tokens") ?? pick("max_completion_tokens");
+  const defaults = samplingDefaults(facts);
+  const maxTokens = pick("max_tokens") ?? pick("max_completion_tokens") ?? pick("max_output_tokens");
   return {
-    temperature: pick("temperature"),
-    top_p: pick("top_p"),
+    temperature: pick("temperature") ?? defaults.temperature,
+    top_p: pick("top_p") ?? defaults.top_p,
     seed: pick("seed"),
     max_turns: agent && typeof agent.step_limit === "number" ? agent.step_limit : null,
-    max_output_tokens: maxTokens,
-    context_length: contextLength,
+    // Without a limit in the config, the model's own (its description's); 0 when neither is known: no limit sent.
+    max_output_tokens: maxTokens ?? options.maxOutputTokens ?? 0,
+    context_length: options.contextLength ?? null,
     yolo: agent && typeof agent.mode === "string" ? agent.mode === "yolo" : null,
     allowed_commands: whitelist.map(String).sort(),
     skills_discovered: [],
@@ -112,29 +119,34 @@ function addTime(total: number | null, seconds: number | null): number | null {
   return seconds === null ? total : (total ?? 0) + seconds;
 }
 
-/** The timeline of a run as it is read turn by turn, and the totals its stats need. */
+/**
+ * The timeline of a run as it is read turn by turn, and the totals its stats need. swerun never compacts
+ * the conversation, so no call is a retry in the seed's sense (`is_retry` marks a call retried after a
+ * compaction, with its `retry_reason`): a retried HTTP request is a failed `llm_call` of its own, then the
+ * attempt that got the reply.
+ */
 class Timeline {
   readonly entries: TimelineEntry[] = [];
   readonly byName: Record<string, Counts> = {};
-  llmCalls = 0;
   llmTime: number | null = null;
   toolTime: number | null = null;
   guardrails = 0;
   truncated = 0;
+  /** The last format error and how many identical ones ended the turns just before (0 after a turn without). */
+  #repeated = { error: "", count: 0 };
 
   /** A turn: its failed request attempts, its call, a truncation, its invalid tool calls, its format error, its commands. */
-  addTurn(turn: TurnFacts, stopsRun: boolean): void {
+  addTurn(turn: TurnFacts): void {
     this.addFailedAttempts(turn.turn, turn.retries, turn.prompt_tokens);
     this.#addCall(turn);
     for (const call of turn.invalid_tool_calls ?? []) this.#addInvalidToolCall(turn, call.name);
-    if (turn.format_error !== null) this.#addGuardrail(turn, turn.format_error, stopsRun);
+    this.#addGuardrail(turn);
     for (const call of turn.tool_calls) this.#addToolCall(turn.turn, call);
   }
 
   /** Request attempts that failed (retried, or never answered): an `llm_call` each, with the error. */
   addFailedAttempts(turn: number, attempts: RetryFacts[], promptTokens: number | null): void {
-    attempts.forEach((attempt, index) => {
-      this.llmCalls += 1;
+    for (const attempt of attempts) {
       this.llmTime = addTime(this.llmTime, attempt.duration_s);
       this.entries.push({
         turn,
@@ -142,14 +154,13 @@ class Timeline {
         duration_s: roundOrNull(attempt.duration_s),
         prompt_tokens_est: promptTokens,
         finish_reason: /context window/i.test(attempt.error) ? "context_overflow" : "error",
-        is_retry: index > 0,
+        is_retry: false,
         error: attempt.error,
       });
-    });
+    }
   }
 
   #addCall(turn: TurnFacts): void {
-    this.llmCalls += 1;
     this.llmTime = addTime(this.llmTime, turn.duration_s);
     const finishReason = finishReasonOf(turn);
     this.entries.push({
@@ -158,7 +169,7 @@ class Timeline {
       duration_s: roundOrNull(turn.duration_s),
       prompt_tokens_est: turn.prompt_tokens,
       finish_reason: finishReason,
-      is_retry: turn.retries.length > 0,
+      is_retry: false,
     });
     if (finishReason === "length") {
       this.truncated += 1;
@@ -182,14 +193,26 @@ class Timeline {
     });
   }
 
-  /** A format error: a `guardrail` that nudges, or stops the run when it was the last one allowed. */
-  #addGuardrail(turn: TurnFacts, error: string, stopsRun: boolean): void {
+  /**
+   * The guardrail (seed 000): the agent repeated the same failing call, its format error identical to the
+   * one just before: `nudge` at the second identical error in a row, `stop` from the third on. The first
+   * error (and one unlike the last) is fed back without a guardrail.
+   */
+  #addGuardrail(turn: TurnFacts): void {
+    const error = turn.format_error;
+    if (error === null) {
+      this.#repeated = { error: "", count: 0 };
+      return;
+    }
+    const count = this.#repeated.count > 0 && this.#repeated.error === error ? this.#repeated.count + 1 : 1;
+    this.#repeated = { error, count };
+    if (count < 2) return;
     this.guardrails += 1;
     this.entries.push({
       turn: turn.turn,
       type: "guardrail",
       tool: turn.invalid_tool_calls?.[0]?.name ?? "bash",
-      level: stopsRun ? "stop" : "nudge",
+      level: count === 2 ? "nudge" : "stop",
       error,
     });
   }
@@ -219,7 +242,7 @@ class Timeline {
 
 /** The report's `result`: the outcome, the answer unless it failed, the exit code and the error. */
 function resultOf(facts: RunFacts): ReportJson["result"] {
-  const outcome = outcomeOf(facts.exit_status);
+  const outcome = outcomeOf(facts);
   return {
     outcome,
     answer: outcome === "error" ? null : facts.submission,
@@ -228,10 +251,9 @@ function resultOf(facts: RunFacts): ReportJson["result"] {
   };
 }
 
-/** The report's `stats`, from the timeline's totals; `unrecorded` calls count but left nothing to read. */
-function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): ReportJson["stats"] {
+/** The report's `stats`, from the facts (turns, request attempts) and the timeline's totals. */
+function statsOf(facts: RunFacts, timeline: Timeline): ReportJson["stats"] {
   const counts = Object.values(timeline.byName);
-  const noCalls = timeline.llmCalls === 0 && unrecorded === 0;
   return {
     turns: facts.steps,
     tool_calls_total: counts.reduce((sum, c) => sum + c.succeeded + c.failed, 0),
@@ -244,8 +266,8 @@ function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): Repor
     turn_drops: 0,
     guardrail_interventions: timeline.guardrails,
     truncated_responses: timeline.truncated,
-    llm_calls: timeline.llmCalls + unrecorded,
-    total_llm_time_s: noCalls ? 0 : roundOrNull(timeline.llmTime),
+    llm_calls: facts.attempts,
+    total_llm_time_s: facts.attempts === 0 ? 0 : roundOrNull(timeline.llmTime),
     total_tool_time_s: counts.length === 0 ? 0 : roundOrNull(timeline.toolTime),
   };
 }
@@ -254,31 +276,22 @@ function statsOf(facts: RunFacts, timeline: Timeline, unrecorded: number): Repor
  * The swival-shaped report of one run: outcome, settings, aggregate stats and the action-by-action
  * timeline, read from the run's facts. Pure: the same facts give the same report. Every model request
  * attempt is an `llm_call` (failed ones with `finish_reason: "error"`), every command a `tool_call` named
- * after its program, every format error a `guardrail` (and a `tool_call` with `arguments: null` when the
- * reply's tool call was not valid JSON), every reply cut at the token limit a `truncated_response`.
+ * after its program, a format error repeated identically a `guardrail` (a reply whose tool call was not valid
+ * JSON is also a `tool_call` with `arguments: null`), every reply cut at the token limit a `truncated_response`.
  */
 export function buildReport(facts: RunFacts, options: ReportOptions = {}): ReportJson {
   const timeline = new Timeline();
-  const lastTurn = facts.turns.at(-1)?.turn;
-  for (const turn of facts.turns) {
-    timeline.addTurn(turn, turn.turn === lastTurn && facts.exit_status === "RepeatedFormatError");
-  }
-  const unanswered = facts.unanswered_attempts ?? [];
-  timeline.addFailedAttempts(facts.turns.length + 1, unanswered, null);
-  // Calls the trajectory counts but records nothing of (a call cut short by an interruption).
-  const unrecorded = Math.max(
-    0,
-    (facts.api_calls ?? 0) - facts.turns.length - (unanswered.length > 0 ? 1 : 0),
-  );
+  for (const turn of facts.turns) timeline.addTurn(turn);
+  timeline.addFailedAttempts(facts.turns.length + 1, facts.unanswered_attempts ?? [], null);
   return {
     version: 1,
     timestamp: facts.ended_at === null ? null : isoTimestamp(facts.ended_at),
     task: facts.task ?? facts.prompt,
     model: facts.model,
     provider: providerOf(facts.model, facts.model_class),
-    settings: settingsOf(facts, options.contextLength ?? null),
+    settings: settingsOf(facts, options),
     result: resultOf(facts),
-    stats: statsOf(facts, timeline, unrecorded),
+    stats: statsOf(facts, timeline),
     timeline: timeline.entries,
   };
 }

@@ -1,3 +1,5 @@
+import { normalizeUsage } from "../models/cost.js";
+
 /**
  * The facts of a run: one set, computed once, that every output reads (run.json cases, `swerun runs`, the
  * view, reports, exports, the console summary, the event stream's end totals). Nothing else recomputes
@@ -17,10 +19,12 @@
  * - `started_at`, `ended_at`, `wall_time_s`: as the batch measured them (from before the instance's
  *   environment started to after it was torn down, recorded in the trajectory's `info.swerun_timing`), else
  *   from the first to the last time the trajectory records (`timing` says which);
- * - `steps` (model calls that returned a reply), `api_calls` (as `info.model_stats` counts them), `cost`,
- *   `tokens` (summed over the steps), `tool_calls`, `read_calls`, `failed_tool_calls`, `format_errors`,
- *   `timeouts`, `retries`;
- * - `exit_status`, `submission`, `error_message`;
+ * - `steps` (model calls that returned a reply), `api_calls` (model calls begun, as mini-swe-agent's
+ *   `info.model_stats` counts them: a call whose every attempt failed counts), `attempts` (HTTP requests to the
+ *   model, failed ones included), `cost`, `tokens` (summed over the steps), `tool_calls`, `read_calls`,
+ *   `failed_tool_calls`, `format_errors`, `timeouts`, `retries`;
+ * - `exit_status`, `submitted` (it ended Submitted), `submission`, `empty_patch` (its patch is empty: also true
+ *   for a run that submitted nothing), `error_message`;
  * - `verdict`: resolved, unresolved, empty_patch, patch_failed, error or not_evaluated (`VerdictFacts`);
  * - what it ran with: `model`, `model_class`, `model_kwargs`, `agent_config`, `task`, `prompt`.
  *
@@ -33,10 +37,15 @@
  * `run-totals.ts` (a run's totals). The batch records an instance's timing (src/swebench/instance.ts).
  */
 
-/** Token counts of a model call, or summed over calls. */
+/**
+ * Token counts of a model call, or summed over calls. `input`, `cache_read`, `cache_write` and `completion`
+ * (output) add up to everything the call counted; `prompt` is the first three. Every output that shows
+ * "input tokens" shows `input`, and every output that shows "total tokens" shows `totalTokens` of these.
+ */
 export interface TokenFacts {
-  /** Prompt tokens as the provider counts them (cache reads and writes included). */
+  /** Prompt tokens as the provider counts them (cache reads and writes included): the context sent. */
   prompt: number;
+  /** Output tokens. */
   completion: number;
   /** Prompt tokens read from the provider's cache. */
   cache_read: number;
@@ -153,11 +162,21 @@ export interface RunFacts {
   agent_config: Record<string, unknown> | null;
   /** "" when the run has not ended (or crashed before recording one). */
   exit_status: string;
+  /** It ended with exit status Submitted (whatever its patch). */
+  submitted: boolean;
   submission: string;
+  /** Its patch (the submission) is empty or blank: the harness grades it as an empty patch. */
+  empty_patch: boolean;
   /** The error of a run that ended with one (exception text), else null. */
   error_message: string | null;
   cost: number | null;
+  /** Model calls begun, as the trajectory's `info.model_stats.api_calls` counts them (null when it does not). */
   api_calls: number | null;
+  /**
+   * HTTP requests to the model, failed ones included: each step's successful request, its retried attempts,
+   * the failed attempts of a last call that never got a reply, and calls counted but not recorded (cut short).
+   */
+  attempts: number;
   /** Unix seconds; see `timing`. */
   started_at: number | null;
   ended_at: number | null;
@@ -193,8 +212,10 @@ export type InstanceFacts = RunFacts;
 /** The facts of a run of several instances, summed. */
 export interface RunTotals {
   instances: number;
-  /** Instances that ended with a non-empty submission. */
+  /** Instances that ended with exit status Submitted. */
   submitted: number;
+  /** Instances whose patch is empty (see `RunFacts.empty_patch`). */
+  empty_patches: number;
   /** Instances per exit status. */
   exit_statuses: Record<string, number>;
   /** Instances per verdict reason (every reason present, 0 when none). */
@@ -204,6 +225,8 @@ export interface RunTotals {
   resolved: number;
   steps: number;
   api_calls: number;
+  attempts: number;
+  /** Summed at full precision (round only when printing). */
   cost: number;
   tokens: TokenFacts;
   tool_calls: number;
@@ -249,6 +272,30 @@ export const NO_TOKENS: TokenFacts = Object.freeze({
   cache_write: 0,
   input: 0,
 }) as TokenFacts;
+
+/**
+ * The token counts of one call from its recorded usage in any provider's shape (see `normalizeUsage`); null
+ * when it records none. Every reader of a call's usage (the facts, the event stream) counts it here.
+ */
+export function callTokens(usage: unknown): TokenFacts | null {
+  const counted = normalizeUsage(usage);
+  if (!counted) return null;
+  return {
+    prompt: counted.prompt_tokens,
+    completion: counted.completion_tokens,
+    cache_read: counted.cache_read_tokens,
+    cache_write: counted.cache_write_tokens,
+    input: Math.max(0, counted.prompt_tokens - counted.cache_read_tokens - counted.cache_write_tokens),
+  };
+}
+
+/**
+ * Total tokens, the one figure every output that says "tokens" shows (sniffbench's `totalTokens`, the events'
+ * `total_tokens`, `runs`, the view, the console): input not read from or written to the cache, plus output.
+ */
+export function totalTokens(tokens: TokenFacts): number {
+  return tokens.input + tokens.completion;
+}
 
 /** The sum of token counts. */
 export function addTokens(a: TokenFacts, b: TokenFacts | null): TokenFacts {

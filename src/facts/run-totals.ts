@@ -24,13 +24,15 @@ export function runTotals(instances: Iterable<RunFacts>): RunTotals {
   }
   return {
     instances: all.length,
-    submitted: all.filter((facts) => facts.submission.trim() !== "").length,
+    submitted: all.filter((facts) => facts.submitted).length,
+    empty_patches: all.filter((facts) => facts.empty_patch).length,
     exit_statuses: exitStatuses,
     verdicts,
     graded: all.filter((facts) => facts.verdict.resolved !== null).length,
     resolved: all.filter((facts) => facts.verdict.resolved === true).length,
     steps: sum((facts) => facts.steps),
     api_calls: sum((facts) => facts.api_calls ?? facts.steps),
+    attempts: sum((facts) => facts.attempts),
     cost: sum((facts) => facts.cost),
     tokens: all.reduce((total, facts) => addTokens(total, facts.tokens), NO_TOKENS),
     tool_calls: sum((facts) => facts.tool_calls),

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { exitCodeOf } from "../errors.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
-import { contextLengthOf } from "./context-length.js";
+import { modelLimitsOf } from "./model-limits.js";
 import { factsWithoutTrajectory, readRunFacts } from "./read-run.js";
 import { buildReport, reportText } from "./report-json.js";
 import type { RunFacts } from "./run-facts.js";
@@ -41,6 +41,6 @@ export async function writeReportFile(
     ? readRunFacts(trajectoryPath)
     : noTrajectoryFacts(trajectoryPath, context);
   facts.task ??= context.task;
-  const report = buildReport(facts, { contextLength: await contextLengthOf(facts) });
+  const report = buildReport(facts, await modelLimitsOf(facts));
   writeOutput(reportPath, [redact(reportText(report))]);
 }

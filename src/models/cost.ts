@@ -126,6 +126,51 @@ export interface PricingOptions {
 /** Where a call's cost came from. */
 export type CostSource = "provider" | "registry" | "genai-prices" | "ignored";
 
+/** The user's registry entry of the model, under its full name or the name sent. */
+function registryEntry(options: PricingOptions): LitellmPrice | undefined {
+  const candidates = [
+    ...new Set([options.modelName, `${options.provider}/${options.apiModel}`, options.apiModel]),
+  ];
+  const key = candidates.find((name) => Object.hasOwn(options.registry, name));
+  return key === undefined ? undefined : options.registry[key];
+}
+
+/** "no price known for model ..." and where swerun looked. */
+function noPrice(options: PricingOptions): string {
+  const looked = [
+    options.registryPath ? `the registry ${options.registryPath}` : "no registry",
+    options.priceProvider ? `@pydantic/genai-prices (provider ${options.priceProvider})` : "",
+  ].filter(Boolean);
+  return `no price known for model "${options.modelName}" (looked in ${looked.join(" and ")})`;
+}
+
+function unknownPrice(problem: string, options: PricingOptions): UnknownPriceError {
+  const example = JSON.stringify({
+    [options.modelName]: { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 },
+  });
+  return new UnknownPriceError(
+    `${problem}. Register a price in a LiteLLM-format JSON file (model.litellm_model_registry or ` +
+      `LITELLM_MODEL_REGISTRY_PATH), e.g. ${example}, or set model.cost_tracking: ignore_errors ` +
+      "(or SWERUN_COST_TRACKING=ignore_errors) to record a cost of 0",
+  );
+}
+
+/**
+ * Looks the model's price up before any call is made, so that a model without one is refused (exit 2)
+ * before the first paid request: the user's registry, else @pydantic/genai-prices. A provider that reports
+ * each call's cost itself (OpenRouter) needs none; `cost_tracking: ignore_errors` accepts a model without.
+ */
+export async function checkPriceKnown(options: PricingOptions): Promise<void> {
+  if (options.costTracking === "ignore_errors" || options.provider === "openrouter") return;
+  if (registryEntry(options)) return;
+  if (options.priceProvider) {
+    const zero = { prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+    const known = genaiParts(await loadCalcPrice(), zero, options.apiModel, options.priceProvider);
+    if (known) return;
+  }
+  throw unknownPrice(noPrice(options), options);
+}
+
 /**
  * The dollar cost of one response: the provider's own `usage.cost` (OpenRouter) wins, then the user's
  * registry, then @pydantic/genai-prices. Without a price it throws UnknownPriceError, or with
@@ -138,11 +183,7 @@ export async function responseCost(
   const reported = count(object(response.usage).cost);
   if (reported !== undefined) return { cost: reported, source: "provider" };
   const usage = normalizeUsage(response.usage);
-  const candidates = [
-    ...new Set([options.modelName, `${options.provider}/${options.apiModel}`, options.apiModel]),
-  ];
-  const key = candidates.find((name) => Object.hasOwn(options.registry, name));
-  const entry = key === undefined ? undefined : options.registry[key];
+  const entry = registryEntry(options);
   let problem: string;
   if (!usage) {
     problem = `the response for model "${options.modelName}" reports no token usage, so its cost is unknown`;
@@ -153,21 +194,10 @@ export async function responseCost(
       ? await genaiPrice(usage, options.apiModel, options.priceProvider)
       : null;
     if (price !== null) return { cost: price, source: "genai-prices" };
-    const looked = [
-      options.registryPath ? `the registry ${options.registryPath}` : "no registry",
-      options.priceProvider ? `@pydantic/genai-prices (provider ${options.priceProvider})` : "",
-    ].filter(Boolean);
-    problem = `no price known for model "${options.modelName}" (looked in ${looked.join(" and ")})`;
+    problem = noPrice(options);
   }
   if (options.costTracking === "ignore_errors") return { cost: 0, source: "ignored" };
-  const example = JSON.stringify({
-    [options.modelName]: { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 },
-  });
-  throw new UnknownPriceError(
-    `${problem}. Register a price in a LiteLLM-format JSON file (model.litellm_model_registry or ` +
-      `LITELLM_MODEL_REGISTRY_PATH), e.g. ${example}, or set model.cost_tracking: ignore_errors ` +
-      "(or SWERUN_COST_TRACKING=ignore_errors) to record a cost of 0",
-  );
+  throw unknownPrice(problem, options);
 }
 
 async function genaiPrice(usage: TokenUsage, model: string, providerId: string): Promise<number | null> {

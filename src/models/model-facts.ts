@@ -23,6 +23,8 @@ export interface ModelFacts {
   provider: string;
   /** Prompt tokens the model accepts, when the user's registry (`max_input_tokens`) or the price data knows. */
   contextWindow?: number;
+  /** Output tokens per reply the model allows, when the user's registry knows (`max_output_tokens`, else `max_tokens`). */
+  maxOutputTokens?: number;
   /** Why the model is not fully known (no price, no context window); undefined when it is, or when it is a stand-in. */
   lookupWarning?: string;
   /** Splits a call's raw `usage` into input and output cost at the known prices; undefined without prices. */
@@ -60,7 +62,10 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
   const name = config.model_name || (kind === "deterministic" ? "deterministic" : "");
   if (kind !== "openai" && kind !== "openai_textbased") return { name, provider: kind };
   let endpoint: ReturnType<typeof resolveEndpoint>;
-  let registry: Record<string, LitellmPrice & { max_input_tokens?: unknown }>;
+  let registry: Record<
+    string,
+    LitellmPrice & { max_input_tokens?: unknown; max_output_tokens?: unknown; max_tokens?: unknown }
+  >;
   try {
     endpoint = resolveEndpoint(
       name,
@@ -75,6 +80,7 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
   const key = candidates.find((candidate) => Object.hasOwn(registry, candidate));
   const entry = key === undefined ? undefined : registry[key];
   let contextWindow = positive(entry?.max_input_tokens);
+  const maxOutputTokens = positive(entry?.max_output_tokens) ?? positive(entry?.max_tokens);
   let splitCost = entry ? registrySplit(entry) : undefined;
   const priceProvider = endpoint.info.priceProvider;
   if (priceProvider && (!entry || contextWindow === undefined)) {
@@ -103,6 +109,7 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
     name,
     provider: endpoint.provider,
     ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(splitCost ? { splitCost } : {}),
     ...(lacking ? { lookupWarning: `no ${lacking} known for model "${name}" (looked in ${looked})` } : {}),
   };

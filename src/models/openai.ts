@@ -8,7 +8,7 @@ import type { ExecOutput, Message } from "../messages.js";
 import { monotonicMs } from "../util/clock.js";
 import { isCredentialName, redact, registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl, setCacheControl } from "./cache-control.js";
-import { loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
+import { checkPriceKnown, loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model, QueryOptions } from "./model.js";
 import { MODEL_TYPES } from "./model-types.js";
@@ -183,7 +183,9 @@ export class OpenAIModel implements Model {
     const setCache: CacheControlMode | null =
       config.set_cache_control === undefined ? defaultCacheControl(modelName) : config.set_cache_control;
     const resolved = { ...config, model_name: modelName, set_cache_control: setCache };
-    return new OpenAIModel(resolved, endpoint, key, options);
+    const model = new OpenAIModel(resolved, endpoint, key, options);
+    await checkPriceKnown(model.#pricing); // a model without a price is refused before its first (paid) call
+    return model;
   }
 
   /** One model call: the messages sent (with retries), the reply as a message, its actions parsed. */

@@ -6,15 +6,35 @@ import { redact } from "../util/secrets.js";
 import { consoleToStderr } from "./event-log.js";
 import { checkOutputFile } from "./output.js";
 import type { RunResult } from "./run.js";
+import { type SwarmEventStream, type SwarmStop, stopFigures } from "./swarm-events.js";
 
 /**
  * What the commands that run one task (`run`, `replay`, `swebench-single`) share around it: the end of a
  * run printed, a run's error as the CLI reports it, and `--report PATH` checked up front.
  */
 
-/** The lines every command prints at the end of a run: exit status, trajectory, and where it really went. */
-export function printRunEnd(result: RunResult): void {
+/**
+ * The lines every command prints at the end of a run: exit status, the run's figures (read from its
+ * trajectory's facts, as every other output reads them), the submitted patch, the trajectory, and where it
+ * really went.
+ */
+export async function printRunEnd(result: RunResult): Promise<void> {
   process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
+  if (result.trajectory) {
+    const [{ readRunFacts }, { figuresLine }] = await Promise.all([
+      import("../facts/read-run.js"),
+      import("../facts/figures.js"),
+    ]);
+    try {
+      process.stdout.write(`${pc.bold("totals:")} ${figuresLine(readRunFacts(result.trajectory))}\n`);
+    } catch {
+      // a trajectory that cannot be read back has no figures to show
+    }
+  }
+  if (result.exit_status === "Submitted" && result.submission.trim()) {
+    const patch = result.submission.endsWith("\n") ? result.submission : `${result.submission}\n`;
+    process.stdout.write(`${pc.bold("submission:")}\n${redact(patch)}`);
+  }
   if (result.trajectoryFailure) {
     const { path, error } = result.trajectoryFailure;
     const why =
@@ -25,6 +45,28 @@ export function printRunEnd(result: RunResult): void {
     process.stderr.write(redact(`swerun: ${why}; ${where}\n`));
   }
   if (result.trajectory) process.stdout.write(`${pc.bold("trajectory:")} ${result.trajectory}\n`);
+}
+
+/**
+ * Ends a run's swarm (`--events`) once its trajectory is complete, with the figures of the trajectory's facts
+ * (its cost, total tokens and wall time: those every other output shows).
+ */
+export async function stopRunSwarm(
+  stream: SwarmEventStream | undefined,
+  result: RunResult,
+  success = result.exit_status === "Submitted",
+): Promise<void> {
+  if (!stream) return;
+  let figures: Partial<SwarmStop> = { totalCost: result.cost };
+  if (result.trajectory) {
+    const { readRunFacts } = await import("../facts/read-run.js");
+    try {
+      figures = stopFigures(readRunFacts(result.trajectory));
+    } catch {
+      // a trajectory that cannot be read back: the stream's own figures
+    }
+  }
+  stream.stop({ success, error: result.error, ...figures });
 }
 
 /** A run that ended with an error: a template error is bad input (exit 2, one line naming the template). */

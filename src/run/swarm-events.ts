@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentListener } from "../events.js";
+import { roundSeconds } from "../facts/figures.js";
+import { callTokens, NO_TOKENS, type RunFacts, type TokenFacts, totalTokens } from "../facts/run-facts.js";
 import type { Action, Message } from "../messages.js";
-import { normalizeUsage } from "../models/cost.js";
 import { ModelRequestError, ModelRetriesExhaustedError } from "../models/model-errors.js";
 import type { ModelFacts } from "../models/model-facts.js";
 import { monotonicMs, preciseNowMs } from "../util/clock.js";
@@ -42,19 +43,35 @@ export interface SwarmStop {
   success: boolean;
   /** The final content (a run's submission, or its exit message). */
   content?: string;
-  /** The cost and tokens of the whole swarm; default: what this stream saw. */
+  /** The cost and total tokens of the whole swarm; default: what this stream saw. */
   totalCost?: number;
   totalTokens?: number;
+  /** Its duration in seconds; default: the time from `start` to `stop` as this stream measured it. */
+  duration?: number;
   agentsInvolved?: string[];
+  /** The agent that ended the swarm; default: the last agent this stream saw start. */
+  lastAgent?: string;
   /** An error that ended the swarm: emitted as `internal_error` before `swarm_stop`. */
   error?: unknown;
 }
 
 interface CallUsage {
-  input: number;
-  output: number;
+  /** The call's token counts (see `callTokens`); none when its response recorded no usage. */
+  tokens: TokenFacts;
   cost: number;
   raw: unknown;
+}
+
+/**
+ * What `swarm_stop` says of a run or an instance, read from its facts: its cost, its total tokens (see
+ * `totalTokens`) and its wall time, the figures every other output shows for it.
+ */
+export function stopFigures(facts: RunFacts): Pick<SwarmStop, "totalCost" | "totalTokens" | "duration"> {
+  return {
+    totalCost: facts.cost ?? 0,
+    totalTokens: totalTokens(facts.tokens),
+    ...(facts.wall_time_s === null ? {} : { duration: roundSeconds(facts.wall_time_s) }),
+  };
 }
 
 function text(content: unknown): string {
@@ -123,6 +140,7 @@ export class SwarmEventStream {
   #call: CallUsage | undefined;
   #lastPrompt = 0;
   #outputTokens = 0;
+  #totalTokens = 0;
   #totalCost = 0;
   /** user_prompt was emitted for the current agent. */
   #prompted = false;
@@ -150,14 +168,11 @@ export class SwarmEventStream {
     this.listener = (event) => this.#on(event);
   }
 
-  /**
-   * Cost of every model call this stream saw, and its tokens as SwarmSDK counts a conversation's: the last
-   * cumulative total (the last prompt plus every completion), as `cumulative_total_tokens` of the last usage.
-   */
+  /** Cost and total tokens (see `totalTokens`) of every model call this stream saw, and its agents. */
   get totals(): { cost: number; tokens: number; agents: string[] } {
     return {
       cost: this.#totalCost,
-      tokens: this.#lastPrompt + this.#outputTokens,
+      tokens: this.#totalTokens,
       agents: [...new Set(this.#agentsStarted)],
     };
   }
@@ -199,10 +214,10 @@ export class SwarmEventStream {
     this.emit("swarm_stop", {
       swarm_name: this.#swarmName,
       lead_agent: this.#agentNames[0],
-      last_agent: this.#agentsStarted.at(-1),
+      last_agent: stop.lastAgent ?? this.#agentsStarted.at(-1),
       content: stop.content ?? this.#stopContent,
       success: stop.success,
-      duration: Math.round(monotonicMs() - this.#startedAt) / 1000,
+      duration: stop.duration ?? roundSeconds((monotonicMs() - this.#startedAt) / 1000),
       total_cost: stop.totalCost ?? totals.cost,
       total_tokens: stop.totalTokens ?? totals.tokens,
       agents_involved: stop.agentsInvolved ?? totals.agents,
@@ -368,7 +383,7 @@ export class SwarmEventStream {
 
   #apiResponse(event: Extract<AgentEvent, { type: "model_response" }>): void {
     const body = event.body;
-    const usage = normalizeUsage(body.usage);
+    const usage = callTokens(body.usage);
     const choices = Array.isArray(body.choices) ? (body.choices as Array<{ finish_reason?: unknown }>) : [];
     const reason = choices[0]?.finish_reason;
     this.emit("llm_api_response", {
@@ -376,11 +391,7 @@ export class SwarmEventStream {
       body,
       duration_seconds: Math.round(event.duration_s * 1000) / 1000,
       usage: usage
-        ? {
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
-            total_tokens: usage.prompt_tokens + usage.completion_tokens,
-          }
+        ? { input_tokens: usage.input, output_tokens: usage.completion, total_tokens: totalTokens(usage) }
         : undefined,
       model: typeof body.model === "string" ? body.model : undefined,
       finish_reason: typeof reason === "string" ? reason : undefined,
@@ -462,12 +473,11 @@ export class SwarmEventStream {
   }
 
   #callEnd(raw: unknown, cost: number): void {
-    const usage = normalizeUsage(raw);
-    const input = usage?.prompt_tokens ?? 0;
-    const output = usage?.completion_tokens ?? 0;
-    this.#call = { input, output, cost, raw };
-    if (usage) this.#lastPrompt = input;
-    this.#outputTokens += output;
+    const tokens = callTokens(raw);
+    this.#call = { tokens: tokens ?? NO_TOKENS, cost, raw };
+    if (tokens) this.#lastPrompt = tokens.prompt;
+    this.#outputTokens += tokens?.completion ?? 0;
+    this.#totalTokens += tokens ? totalTokens(tokens) : 0;
     this.#totalCost += cost;
   }
 
@@ -479,11 +489,12 @@ export class SwarmEventStream {
     const cumulative = this.#lastPrompt + this.#outputTokens;
     const limit = this.#facts.contextWindow;
     return {
-      input_tokens: call.input,
-      output_tokens: call.output,
-      total_tokens: call.input + call.output,
+      input_tokens: call.tokens.input,
+      output_tokens: call.tokens.completion,
+      total_tokens: totalTokens(call.tokens),
       ...(split ? { input_cost: split.input_cost, output_cost: split.output_cost } : {}),
       total_cost: call.cost,
+      // SwarmSDK's cumulative figures measure the context: the last prompt (cache included) and every output.
       cumulative_input_tokens: this.#lastPrompt,
       cumulative_output_tokens: this.#outputTokens,
       cumulative_total_tokens: cumulative,

@@ -1,5 +1,7 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../events.js";
+import { figuresLine, usd } from "../facts/figures.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { formatBytes } from "../util/bytes.js";
 import { redact } from "../util/secrets.js";
 import { formatSeconds, progressBar, terminalBlock } from "../util/terminal-block.js";
@@ -13,7 +15,8 @@ export interface BatchDisplay {
   /** `host`: the Docker host it runs on, in a batch across several. */
   instanceStart(worker: number, instanceId: string, host?: string): void;
   event(worker: number, event: AgentEvent): void;
-  instanceEnd(worker: number, result: InstanceResult, seconds: number): void;
+  /** An instance ended; `facts`: its facts as run.json records them (the figures the display shows). */
+  instanceEnd(worker: number, result: InstanceResult, facts: RunFacts): void;
   /** The instance was lost with its Docker host and went back to the queue (it has not ended). */
   instanceLost?(worker: number, instanceId: string): void;
   /** The Docker hosts of a batch across several, whenever one's state or load changes. */
@@ -44,12 +47,12 @@ export function plainDisplay(
       if (options.verbose && event.type === "action_start")
         write(`  w${worker} $ ${event.action.command.split("\n")[0]}`);
     },
-    instanceEnd: (_worker, result, seconds) => {
+    instanceEnd: (_worker, result, facts) => {
       done += 1;
-      cost += result.cost;
+      cost += facts.cost ?? 0;
       if (!options.quiet) {
         write(
-          `[${done}/${total}] ${result.instance_id}: ${result.exit_status} ($${result.cost.toFixed(2)}, ${result.api_calls} calls, ${formatSeconds(seconds)}; total $${cost.toFixed(2)})`,
+          `[${done}/${total}] ${result.instance_id}: ${facts.exit_status} (${figuresLine(facts)}; total ${usd(cost)})`,
         );
       }
     },
@@ -91,7 +94,7 @@ function displayLines(state: DisplayState, workers: number): string[] {
   const elapsed = (Date.now() - state.started) / 1000;
   const eta = state.done > 0 ? (elapsed / state.done) * (state.total - state.done) : Number.NaN;
   const out = [
-    `${progressBar(state.done, state.total)} ${state.done}/${state.total}  cost $${state.cost.toFixed(2)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
+    `${progressBar(state.done, state.total)} ${state.done}/${state.total}  cost ${usd(state.cost)}  elapsed ${formatSeconds(elapsed)}  eta ${Number.isNaN(eta) ? "–" : formatSeconds(eta)}`,
   ];
   if (state.hosts.length > 0) {
     const states = state.hosts.map(({ host, workers: slots, state: up, running }) =>
@@ -142,9 +145,9 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       if (event.type === "action_start")
         line.command = event.action.command.split("\n")[0]?.slice(0, 60) ?? "";
     },
-    instanceEnd: (worker, result) => {
+    instanceEnd: (worker, result, facts) => {
       state.done += 1;
-      state.cost += result.cost;
+      state.cost += facts.cost ?? 0;
       state.lines.delete(worker);
       state.statuses.set(result.exit_status, (state.statuses.get(result.exit_status) ?? 0) + 1);
       state.recent.unshift(`${result.instance_id} (${result.exit_status})`);

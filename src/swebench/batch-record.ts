@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { SwerunConfig } from "../config/schema.js";
 import { factsWithoutTrajectory, readRunFacts } from "../facts/read-run.js";
-import type { RunFacts } from "../facts/run-facts.js";
+import type { RecordedTiming, RunFacts } from "../facts/run-facts.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../tracking/case.js";
-import { type BehaviorMetrics, sumMetrics } from "../tracking/metrics.js";
+import { type BehaviorMetrics, casesCost, caseTotals } from "../tracking/metrics.js";
 import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { swerunVersion } from "../util/package-root.js";
@@ -32,6 +32,7 @@ export interface RunRecord {
   split: string;
   instances: number;
   exit_statuses: Record<string, number>;
+  /** The cases' costs summed, unrounded (the one run cost every output prints). */
   total_cost: number;
   /** The resolved config, with credentials removed. */
   config: Record<string, unknown>;
@@ -85,7 +86,7 @@ export function newRunRecord(start: RecordStart): RunRecord {
     agent: agentSnapshot(config, start.imageTemplate),
     dataset: start.dataset,
     cases: {},
-    totals: sumMetrics([]),
+    totals: caseTotals([]),
   };
 }
 
@@ -97,8 +98,8 @@ export function updateTotals(record: RunRecord, countStatuses: boolean): void {
     for (const c of all) counts[c.exit_status] = (counts[c.exit_status] ?? 0) + 1;
     record.exit_statuses = counts;
   }
-  record.totals = sumMetrics(all.map((c) => c.behaviorMetrics));
-  record.total_cost = Math.round(all.reduce((sum, c) => sum + c.cost, 0) * 1e6) / 1e6;
+  record.totals = caseTotals(all);
+  record.total_cost = casesCost(all);
 }
 
 /** The run.json a previous process left in the folder, if it reads as an object. */
@@ -111,19 +112,40 @@ export function readRunRecord(path: string): Partial<RunRecord> | undefined {
   }
 }
 
-/** An instance's case, read from its facts once it has ended (the status alone when it left no trajectory). */
-export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
+/**
+ * An instance's facts once it has ended, read from its trajectory (the status alone when it left none), with
+ * the exit status the batch recorded for it, and its cost and timing when the trajectory records none.
+ */
+export function instanceFacts(
+  trajectoryFile: string,
+  status: string,
+  cost?: number,
+  timing?: RecordedTiming,
+): RunFacts {
   let facts: RunFacts;
   try {
     facts = readRunFacts(trajectoryFile);
   } catch {
-    // no trajectory (an instance that failed before it wrote one): the case records the status alone
+    // no trajectory (an instance that failed before it wrote one): the facts are the status alone
     facts = factsWithoutTrajectory(trajectoryFile, { exit_status: status, error: null });
   }
-  const result = caseFromFacts(facts);
-  result.exit_status = status;
-  if (cost !== undefined && result.cost === 0) result.cost = cost;
-  return result;
+  facts.exit_status = status;
+  facts.submitted = status === "Submitted";
+  if (cost !== undefined && !facts.cost) facts.cost = cost;
+  if (timing && facts.wall_time_s === null) {
+    Object.assign(facts, {
+      started_at: timing.started_at,
+      ended_at: timing.ended_at,
+      wall_time_s: timing.wall_time_s,
+      timing: "batch",
+    });
+  }
+  return facts;
+}
+
+/** An instance's case, read from its facts once it has ended (see `instanceFacts`). */
+export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
+  return caseFromFacts(instanceFacts(trajectoryFile, status, cost));
 }
 
 /** A case as JSON keeps it, without its verdict. */

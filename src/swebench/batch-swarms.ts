@@ -1,4 +1,5 @@
-import type { SwarmEventStream, SwarmIds } from "../run/swarm-events.js";
+import type { RunFacts } from "../facts/run-facts.js";
+import { type SwarmEventStream, type SwarmIds, stopFigures } from "../run/swarm-events.js";
 import type { Instance } from "./dataset.js";
 import type { InstanceResult } from "./instance.js";
 
@@ -41,19 +42,24 @@ export class BatchSwarms {
     return swarm;
   }
 
-  ended(swarm: SwarmEventStream | undefined, result: InstanceResult, durationMs: number): void {
+  /**
+   * An instance ended: `instance_end` and its swarm's `swarm_stop`, with its facts' figures (the cost, total
+   * tokens and wall time every other output shows), which the root's totals add up.
+   */
+  ended(swarm: SwarmEventStream | undefined, result: InstanceResult, facts: RunFacts): void {
     if (!swarm) return;
+    const figures = stopFigures(facts);
     swarm.emit("instance_end", {
       instance_id: result.instance_id,
-      exit_status: result.exit_status,
-      cost: result.cost,
-      api_calls: result.api_calls,
-      patch_bytes: Buffer.byteLength(result.submission, "utf8"),
-      duration: Math.round(durationMs) / 1000,
+      exit_status: facts.exit_status,
+      cost: figures.totalCost,
+      api_calls: facts.api_calls ?? result.api_calls,
+      patch_bytes: Buffer.byteLength(facts.submission, "utf8"),
+      duration: figures.duration,
     });
-    swarm.stop({ success: result.exit_status === "Submitted", totalCost: result.cost, error: result.error });
-    this.#totals.cost += result.cost;
-    this.#totals.tokens += swarm.totals.tokens;
+    swarm.stop({ success: facts.submitted, error: result.error, ...figures });
+    this.#totals.cost += figures.totalCost ?? 0;
+    this.#totals.tokens += figures.totalTokens ?? 0;
     if (result.error !== undefined) this.#totals.errors += 1;
     for (const agent of swarm.totals.agents) this.#totals.agents.add(agent);
   }
@@ -73,6 +79,7 @@ export class BatchSwarms {
       totalCost: this.#totals.cost,
       totalTokens: this.#totals.tokens,
       agentsInvolved: [...this.#totals.agents],
+      lastAgent: [...this.#totals.agents].at(-1),
     });
   }
 }

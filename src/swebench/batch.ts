@@ -7,7 +7,9 @@ import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
+import { figuresLine } from "../facts/figures.js";
 import { onInterruptSignals } from "../run/signals.js";
+import { caseFromFacts } from "../tracking/case.js";
 import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
@@ -19,7 +21,14 @@ import type { BatchDisplay } from "./batch-display.js";
 import { type BatchImages, type HoldImage, openBatchImages } from "./batch-images.js";
 import { batchLog } from "./batch-log.js";
 import type { RunRecord } from "./batch-record.js";
-import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "./batch-record.js";
+import {
+  caseOf,
+  instanceFacts,
+  newRunRecord,
+  readRunRecord,
+  updateTotals,
+  writeRunRecord,
+} from "./batch-record.js";
 import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
 import { type Instance, repeatedIds } from "./dataset.js";
 import { HostPool } from "./host-pool.js";
@@ -494,17 +503,25 @@ class BatchRun {
       }),
     );
     noteStatus(opened.statuses, result.exit_status, result.instance_id);
+    // Its facts, read once: its case in run.json, its events, the log and the display all show them.
+    const facts = instanceFacts(
+      trajectoryPath(options.outputDir, result.instance_id),
+      result.exit_status,
+      result.cost,
+      result.timing ?? {
+        started_at: startedAt / 1000,
+        ended_at: Date.now() / 1000,
+        wall_time_s: (Date.now() - startedAt) / 1000,
+      },
+    );
     this.#record.cases[result.instance_id] = {
-      ...caseOf(trajectoryPath(options.outputDir, result.instance_id), result.exit_status, result.cost),
+      ...caseFromFacts(facts),
       ...(hostName ? { host: hostName } : {}),
     };
-    const wallTime = result.timing?.wall_time_s ?? (Date.now() - startedAt) / 1000;
-    this.#swarms.ended(swarm, result, wallTime * 1000);
+    this.#swarms.ended(swarm, result, facts);
     this.#saveRecord();
-    opened.log(
-      `${result.instance_id}: ${result.exit_status} (cost ${result.cost.toFixed(4)}, ${result.api_calls} calls)`,
-    );
-    options.display.instanceEnd(number, result, wallTime);
+    opened.log(`${result.instance_id}: ${result.exit_status} (${figuresLine(facts)})`);
+    options.display.instanceEnd(number, result, facts);
     options.onInstanceEnd?.(result, job.host?.docker.config);
   }
 

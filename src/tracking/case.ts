@@ -19,7 +19,10 @@ export interface RunCase {
   gradedBy?: string;
   behaviorMetrics: BehaviorMetrics;
   exit_status: string;
+  /** It ended with exit status Submitted (whatever its patch; see `RunFacts.submitted`). */
   submitted: boolean;
+  /** Its patch is empty (see `RunFacts.empty_patch`); absent in cases recorded before it existed. */
+  empty_patch?: boolean;
   patch_lines: number;
   /** The evaluation verdict; absent until the instance is graded. */
   resolved?: boolean;
@@ -27,7 +30,7 @@ export interface RunCase {
   verdict?: VerdictReason;
   steps: number;
   cost: number;
-  /** The instance's wall time, as the batch measured it (see `RunFacts.wall_time_s`). */
+  /** The instance's wall time, as the batch measured it (see `RunFacts.wall_time_s`), rounded to ms. */
   duration_s: number;
   /** The Docker host the instance ran on, in a batch across several (`--docker-host`). */
   host?: string;
@@ -56,7 +59,8 @@ export function caseFromFacts(facts: RunFacts): RunCase {
     ...caseVerdict(facts.verdict),
     behaviorMetrics: metrics,
     exit_status: facts.exit_status || "unknown",
-    submitted: facts.submission.trim() !== "",
+    submitted: facts.submitted,
+    empty_patch: facts.empty_patch,
     patch_lines: patchLines(facts.submission),
     steps: facts.steps,
     cost: facts.cost ?? 0,

@@ -1,3 +1,4 @@
+import { roundUsd } from "../facts/figures.js";
 import { isCredentialName, REDACTED, redact } from "../util/secrets.js";
 import type { RunCase } from "./case.js";
 import type { StoredRun } from "./store.js";
@@ -24,7 +25,10 @@ export interface CaseSide {
   /** sniffbench's grade (10 resolved, 0 not), null when not graded. */
   grade: number | null;
   totalTokens: number;
+  /** sniffbench's 4-decimal cost of the case. */
   costUsd: number;
+  /** The case's cost unrounded (what the summary sums). */
+  cost: number;
   steps: number;
 }
 
@@ -119,6 +123,7 @@ const side = (c: RunCase): CaseSide => ({
   grade: typeof c.grade === "number" ? c.grade : null,
   totalTokens: c.behaviorMetrics.totalTokens,
   costUsd: c.behaviorMetrics.costUsd,
+  cost: c.cost ?? c.behaviorMetrics.costUsd,
   steps: c.steps,
 });
 
@@ -135,7 +140,8 @@ function summarize(cases: CaseSide[], bothGraded: boolean[]): SideSummary {
     resolveRate: graded.length > 0 ? Math.round((resolved / cases.length) * 1000) / 10 : null,
     averageGrade: grades.length > 0 ? grades.reduce((sum, grade) => sum + grade, 0) / grades.length : null,
     totalTokens: cases.reduce((sum, c) => sum + c.totalTokens, 0),
-    costUsd: Math.round(cases.reduce((sum, c) => sum + c.costUsd, 0) * 10000) / 10000,
+    // Summed unrounded, rounded once (as run.json's totals and `runs show`), not a sum of 4-decimal costs.
+    costUsd: roundUsd(cases.reduce((sum, c) => sum + c.cost, 0)),
     steps: cases.reduce((sum, c) => sum + c.steps, 0),
   };
 }

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import pc from "picocolors";
+import { count, seconds, usd } from "../facts/figures.js";
 import { printableLine } from "../util/printable.js";
 import type { RunComparison } from "./compare.js";
 import type { StoredRun } from "./store.js";
@@ -34,7 +35,8 @@ export function box(content: string, title: string, colors: Colors): string {
   const lines = content.split("\n");
   const widest = Math.max(...lines.map((line) => visible(line).length));
   const width = Math.max(widest + 2, title.length + 4);
-  const top = `${colors.dim("╭─")}${colors.bold(` ${title} `)}${colors.dim(`${"─".repeat(width - title.length - 3)}╮`)}`;
+  // Every line is width + 4 columns: the corners (or bars), a space each side and the padded content.
+  const top = `${colors.dim("╭─")}${colors.bold(` ${title} `)}${colors.dim(`${"─".repeat(width - title.length - 1)}╮`)}`;
   const middle = lines.map(
     (line) => `${colors.dim("│")} ${line}${" ".repeat(width - visible(line).length)} ${colors.dim("│")}`,
   );
@@ -56,10 +58,7 @@ export function seedDate(iso: string, time = false): string {
   return `${day}, ${two(hours % 12 || 12)}:${two(date.getMinutes())} ${hours < 12 ? "AM" : "PM"}`;
 }
 
-const money = (value: number) => `$${value.toFixed(4)}`;
-/** 12345 → "12,345", as sniffbench's `toLocaleString()` in en-US (without loading ICU's data). */
-export const count = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-const seconds = (value: number) => `${value.toFixed(1)}s`;
+const money = usd;
 
 /** What a run's cases add up to: sniffbench's graded count and average grade, and swerun's counts. */
 function counts(run: StoredRun) {
@@ -72,6 +71,7 @@ function counts(run: StoredRun) {
     averageGrade:
       graded.length > 0 ? graded.reduce((sum, c) => sum + (c.grade ?? 0), 0) / graded.length : null,
     submitted: cases.filter((c) => c.submitted).length,
+    emptyPatches: cases.filter((c) => c.empty_patch).length,
     resolved: withVerdict.length > 0 ? withVerdict.filter((c) => c.resolved).length : null,
   };
 }
@@ -94,6 +94,7 @@ export function listJson(runs: StoredRun[]) {
       cases_finished: n.cases,
       cases_total: run.total,
       submitted: n.submitted,
+      empty_patches: n.emptyPatches,
       resolved: n.resolved,
       cost: run.totals.costUsd,
       state: run.state,
@@ -180,6 +181,7 @@ export function showJson(run: StoredRun) {
       cases_finished: n.cases,
       cases_total: run.total,
       submitted: n.submitted,
+      empty_patches: n.emptyPatches,
       resolved: n.resolved,
     },
     totals: run.totals,
@@ -234,7 +236,7 @@ function runDetailLines(run: StoredRun, colors: Colors): string[] {
     colors.bold("Summary:"),
     `Cases: ${n.graded}/${n.cases} graded`,
     `Average Grade: ${gradeText(n.averageGrade)}`,
-    `Finished: ${n.cases}/${run.total}, ${n.submitted} submitted${n.resolved === null ? "" : `, ${n.resolved} resolved`}`,
+    `Finished: ${n.cases}/${run.total}, ${n.submitted} submitted (${n.emptyPatches} empty patches)${n.resolved === null ? "" : `, ${n.resolved} resolved`}`,
     `Cost: ${money(t.costUsd)}   Tokens: ${count(t.totalTokens)} (cache read ${count(t.cacheReadTokens)})   Steps: ${t.steps}`,
     `Commands: ${t.toolCount} (reads ${t.readCount}, exploration ${t.explorationRatio}, avg ${t.avgToolDurationMs} ms)   Format errors: ${t.formatErrors}   Timeouts: ${t.timeouts}`,
     `Wall time (sum): ${seconds(t.wallTimeSeconds)}`,
@@ -278,11 +280,7 @@ function caseResultLines(run: StoredRun, colors: Colors): string[] {
  * followed by swerun's columns.
  */
 export function showText(run: StoredRun, colors: Colors = plain): string {
-  const details = box(
-    runDetailLines(run, colors).join("\n"),
-    `Run: ${printableLine(run.id.slice(0, 20))}`,
-    colors,
-  );
+  const details = box(runDetailLines(run, colors).join("\n"), `Run: ${printableLine(run.id)}`, colors);
   return [details, ...caseResultLines(run, colors)].join("\n");
 }
 
@@ -330,7 +328,7 @@ type ComparedRun = RunComparison["runs"][0];
 /** A run's lines under "Run Information". */
 function runInfoLines(name: string, run: ComparedRun, colors: Colors): string[] {
   return [
-    `  ${colors.bold(`${name}:`)} ${printableLine(run.id.slice(0, 20))} ${run.label ? colors.cyan(`[${printableLine(run.label)}]`) : ""}`.trimEnd(),
+    `  ${colors.bold(`${name}:`)} ${printableLine(run.id)} ${run.label ? colors.cyan(`[${printableLine(run.label)}]`) : ""}`.trimEnd(),
     `         Created: ${seedDate(run.createdAt)}`,
     `         Agent: ${run.agent} ${run.version ?? ""}`.trimEnd(),
     `         Model: ${printableLine(run.model)}`,

@@ -1,4 +1,5 @@
-import type { RunFacts } from "../facts/run-facts.js";
+import { roundSeconds, roundUsd } from "../facts/figures.js";
+import { type RunFacts, totalTokens } from "../facts/run-facts.js";
 
 /**
  * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/facts/run-facts.ts),
@@ -66,7 +67,13 @@ interface Counts {
 }
 
 function fromCounts(counts: Counts): BehaviorMetrics {
-  const total = counts.inputTokens + counts.outputTokens;
+  const total = totalTokens({
+    prompt: counts.inputTokens + counts.cacheReadTokens + counts.cacheWriteTokens,
+    completion: counts.outputTokens,
+    cache_read: counts.cacheReadTokens,
+    cache_write: counts.cacheWriteTokens,
+    input: counts.inputTokens,
+  });
   const tools = Math.max(counts.toolCount, 1);
   const input = counts.inputTokens + counts.cacheReadTokens;
   return {
@@ -77,7 +84,7 @@ function fromCounts(counts: Counts): BehaviorMetrics {
     cacheWriteTokens: counts.cacheWriteTokens,
     toolCount: counts.toolCount,
     readCount: counts.readCount,
-    costUsd: round(counts.cost, 4),
+    costUsd: roundUsd(counts.cost),
     explorationRatio: round(counts.readCount / tools, 2),
     cacheHitRatio: input > 0 ? round(counts.cacheReadTokens / input, 2) : 0,
     avgToolDurationMs: Math.round(counts.toolDurationMs / tools),
@@ -87,7 +94,7 @@ function fromCounts(counts: Counts): BehaviorMetrics {
     steps: counts.steps,
     formatErrors: counts.formatErrors,
     timeouts: counts.timeouts,
-    wallTimeSeconds: round(counts.wallTimeSeconds, 3),
+    wallTimeSeconds: roundSeconds(counts.wallTimeSeconds),
     patchLines: counts.patchLines,
   };
 }
@@ -112,8 +119,24 @@ export function behaviorMetrics(facts: RunFacts): BehaviorMetrics {
   });
 }
 
-/** Totals over cases: sums of the counts, ratios and averages recomputed from the sums. */
-export function sumMetrics(all: BehaviorMetrics[]): BehaviorMetrics {
+/** What the totals of cases are summed from: each case's metrics and its cost at full precision. */
+export interface SummedCase {
+  behaviorMetrics: BehaviorMetrics;
+  /** The case's cost unrounded (`RunCase.cost`); `behaviorMetrics.costUsd` (4 decimals) for cases without it. */
+  cost?: number;
+}
+
+/** The cost of cases summed at full precision (run.json's `total_cost`; `costUsd` of their totals, rounded). */
+export function casesCost(cases: SummedCase[]): number {
+  return cases.reduce((total, c) => total + (c.cost ?? c.behaviorMetrics.costUsd ?? 0), 0);
+}
+
+/**
+ * Totals over cases: sums of the counts, ratios and averages recomputed from the sums; the cost summed at
+ * full precision and rounded once (summing the cases' 4-decimal `costUsd` would drift from the run's cost).
+ */
+export function caseTotals(cases: SummedCase[]): BehaviorMetrics {
+  const all = cases.map((c) => c.behaviorMetrics);
   const sum = (key: keyof BehaviorMetrics) => all.reduce((total, metrics) => total + (metrics[key] ?? 0), 0);
   return fromCounts({
     inputTokens: sum("inputTokens"),
@@ -122,7 +145,7 @@ export function sumMetrics(all: BehaviorMetrics[]): BehaviorMetrics {
     cacheWriteTokens: sum("cacheWriteTokens"),
     toolCount: sum("toolCount"),
     readCount: sum("readCount"),
-    cost: sum("costUsd"),
+    cost: casesCost(cases),
     // Cases recorded before `toolDurationMs` existed: their average times their count.
     toolDurationMs: all.reduce(
       (total, metrics) => total + (metrics.toolDurationMs ?? metrics.avgToolDurationMs * metrics.toolCount),

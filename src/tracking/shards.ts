@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { UserError } from "../errors.js";
-import { sumMetrics } from "./metrics.js";
+import { caseTotals } from "./metrics.js";
 import type { RunState, StoredRun } from "./store.js";
 
 /** What shards of one run share: the resolved config, the selection (but the shard) and the shard count. */
@@ -76,7 +76,7 @@ export function mergeShardRuns(runs: StoredRun[]): StoredRun[] {
       state: missing.length > 0 ? "partial" : worst(shards.map((run) => run.state)),
       total: shards.reduce((sum, run) => sum + run.total, 0),
       cases,
-      totals: sumMetrics(Object.values(cases).map((c) => (c as StoredRun["cases"][string]).behaviorMetrics)),
+      totals: caseTotals(Object.values(cases) as Array<StoredRun["cases"][string]>),
       dataset: first.dataset
         ? { ...first.dataset, shard: `${shards.map(shardIndex).join(",")}/${shardCount(first)}` }
         : null,

@@ -6,7 +6,7 @@ import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/v
 import { folderTrajectories } from "../folder-trajectories.js";
 import { processAlive } from "../util/process-alive.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
-import { type BehaviorMetrics, sumMetrics } from "./metrics.js";
+import { type BehaviorMetrics, caseTotals } from "./metrics.js";
 import type { AgentSnapshot, DatasetSelection } from "./snapshot.js";
 
 /** complete: ended normally; partial: stopped by Ctrl-C or a crash; running: its lock is held by a live process. */
@@ -80,15 +80,26 @@ function casesFromTrajectories(dir: string, verdicts: FolderVerdicts): Record<st
 }
 
 /**
+ * A case as swerun records it now: cases recorded before `empty_patch` existed said `submitted` for a
+ * non-empty patch; now `submitted` is the exit status Submitted and `empty_patch` the patch.
+ */
+function currentCase(recorded: RunCase): RunCase {
+  if (typeof recorded.empty_patch === "boolean") return { ...recorded };
+  const patch =
+    typeof recorded.answer === "string" ? recorded.answer.trim() !== "" : Boolean(recorded.submitted);
+  return { ...recorded, submitted: recorded.exit_status === "Submitted", empty_patch: !patch };
+}
+
+/**
  * Recorded cases with the verdicts their folder records (run.json's `eval`, the harness's reports), so a
  * case reads the same verdict however it was graded (`swebench --eval`, `swerun eval`, the harness itself).
  */
 function withVerdicts(cases: Record<string, RunCase>, verdicts: FolderVerdicts): Record<string, RunCase> {
   const out: Record<string, RunCase> = {};
   for (const [id, recorded] of Object.entries(cases)) {
-    const runCase = { ...recorded };
+    const runCase = currentCase(recorded);
     const submission =
-      typeof runCase.answer === "string" ? runCase.answer : runCase.submitted ? "(patch)" : "";
+      typeof runCase.answer === "string" ? runCase.answer : runCase.empty_patch ? "" : "(patch)";
     const verdict = instanceVerdict(verdicts, id, { exit_status: runCase.exit_status ?? "", submission });
     for (const key of CASE_VERDICT_KEYS) delete runCase[key];
     out[id] = { ...runCase, ...caseVerdict(verdict) };
@@ -125,7 +136,7 @@ function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
     imported: false,
     total: typeof record.instances === "number" ? record.instances : Object.keys(cases).length,
     cases,
-    totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
+    totals: caseTotals(Object.values(cases)),
     agent,
     dataset: record.dataset ? (obj(record.dataset) as unknown as DatasetSelection) : null,
     record,
@@ -167,7 +178,7 @@ export function looseRun(dir: string, id: string, cases: Record<string, RunCase>
     imported: true,
     total: Object.keys(cases).length,
     cases,
-    totals: sumMetrics(Object.values(cases).map((c) => c.behaviorMetrics)),
+    totals: caseTotals(Object.values(cases)),
     agent: null,
     dataset: null,
     record: {},

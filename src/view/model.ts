@@ -14,10 +14,13 @@ export interface InstanceRow {
   resolved: boolean | null;
   /** Why: resolved, unresolved, empty_patch, patch_failed, error, not_evaluated (see VerdictFacts). */
   verdict: string;
+  /** It ended with exit status Submitted. */
   submitted: boolean;
+  /** Its patch is empty (also when it did not submit). */
+  empty_patch: boolean;
   steps: number;
   cost: number;
-  /** Prompt tokens not read from the cache plus completion tokens (see BehaviorMetrics.totalTokens). */
+  /** Total tokens: input not read from or written to the cache, plus output (see `totalTokens` in facts). */
   tokens: number;
   wall_s: number;
   patch_lines: number;

@@ -1,10 +1,12 @@
 import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { count, seconds, usd } from "../facts/figures.js";
 import { evalRunDir, trajectoryInputs } from "../facts/inputs.js";
 import { runFactsOf } from "../facts/read-run.js";
 import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
 import { type FolderTrajectory, folderTrajectories } from "../folder-trajectories.js";
 import { caseFromFacts, type RunCase } from "../tracking/case.js";
+import { caseTotals } from "../tracking/metrics.js";
 import { looseRun, readRun, type StoredRun } from "../tracking/store.js";
 import { loadTrajectory } from "../trajectory-reader.js";
 import { packDetail } from "./embed.js";
@@ -52,16 +54,6 @@ function readOne(
   return { ...entry, verdict };
 }
 
-const money = (value: number) => `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
-/** 12345 → "12,345" (toLocaleString would load ICU's data: 150 ms on a slow machine). */
-const count = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
-function seconds(value: number): string {
-  if (value < 60) return `${value.toFixed(1)} s`;
-  const minutes = Math.floor(value / 60);
-  return minutes < 60 ? `${minutes} min ${Math.round(value % 60)} s` : `${(value / 3600).toFixed(1)} h`;
-}
-
 function settingsOf(stored: StoredRun): Array<[string, string]> {
   const record = stored.record;
   const agent = stored.agent;
@@ -77,7 +69,7 @@ function settingsOf(stored: StoredRun): Array<[string, string]> {
     ["Filter", dataset?.filter],
     ["Shard", dataset?.shard],
     ["Step limit", agent?.step_limit ? agent.step_limit : agent ? "none" : null],
-    ["Cost limit", agent?.cost_limit ? money(agent.cost_limit) : agent ? "none" : null],
+    ["Cost limit", agent?.cost_limit ? usd(agent.cost_limit) : agent ? "none" : null],
     [
       "Wall-time limit",
       agent?.wall_time_limit_seconds ? seconds(agent.wall_time_limit_seconds) : agent ? "none" : null,
@@ -92,8 +84,16 @@ function settingsOf(stored: StoredRun): Array<[string, string]> {
     .map(([label, value]) => [label, String(value)]);
 }
 
-function totalsOf(rows: InstanceRow[], expected: number | null): Array<[string, string]> {
-  const sum = (pick: (row: InstanceRow) => number) => rows.reduce((total, row) => total + pick(row), 0);
+/**
+ * The run's totals: the counts of its rows, and the figures of its cases summed once (`caseTotals`, as
+ * `swerun runs` and run.json sum them), printed as every output prints them.
+ */
+function totalsOf(
+  rows: InstanceRow[],
+  cases: Record<string, RunCase>,
+  expected: number | null,
+): Array<[string, string]> {
+  const totals = caseTotals(Object.values(cases));
   const graded = rows.filter((row) => row.resolved !== null);
   const finished = rows.filter((row) => row.exit_status !== "running").length;
   const pairs: Array<[string, string]> = [
@@ -102,18 +102,19 @@ function totalsOf(rows: InstanceRow[], expected: number | null): Array<[string, 
       expected !== null && expected !== rows.length ? `${finished} of ${expected}` : `${finished}`,
     ],
     ["Submitted", `${rows.filter((row) => row.submitted).length}`],
+    ["Empty patches", `${rows.filter((row) => row.empty_patch && row.exit_status !== "running").length}`],
     [
       "Resolved",
       graded.length > 0
         ? `${graded.filter((row) => row.resolved).length} of ${graded.length} evaluated`
         : "not evaluated",
     ],
-    ["Cost", money(sum((row) => row.cost))],
-    ["Tokens", count(sum((row) => row.tokens))],
-    ["Steps", count(sum((row) => row.steps))],
-    ["Format errors", count(sum((row) => row.format_errors))],
-    ["Timeouts", count(sum((row) => row.timeouts))],
-    ["Wall time (sum)", seconds(sum((row) => row.wall_s))],
+    ["Cost", usd(totals.costUsd)],
+    ["Tokens", count(totals.totalTokens)],
+    ["Steps", count(totals.steps)],
+    ["Format errors", count(totals.formatErrors)],
+    ["Timeouts", count(totals.timeouts)],
+    ["Wall time (sum)", seconds(totals.wallTimeSeconds)],
   ];
   if (rows.some((row) => row.exit_status === "running"))
     pairs.splice(1, 0, ["Running", `${rows.length - finished}`]);
@@ -127,6 +128,7 @@ function rowOf(id: string, runCase: RunCase, detail: number | null): InstanceRow
     resolved: typeof runCase.resolved === "boolean" ? runCase.resolved : null,
     verdict: runCase.verdict ?? "not_evaluated",
     submitted: runCase.submitted,
+    empty_patch: runCase.empty_patch ?? runCase.patch_lines === 0,
     steps: runCase.steps,
     cost: runCase.cost,
     tokens: runCase.behaviorMetrics.totalTokens,
@@ -197,7 +199,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
       state: "trajectories",
       expected: null,
       settings: [["Folder", dir]],
-      totals: totalsOf(rows, null),
+      totals: totalsOf(rows, cases, null),
       rows,
     };
     return { run, details, cases, stored: looseRun(dir, basename(dir), cases) };
@@ -216,7 +218,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
     state: stored.state,
     expected,
     settings: settingsOf(stored),
-    totals: totalsOf(rows, expected),
+    totals: totalsOf(rows, cases, expected),
     rows,
   };
   return { run, details, cases, stored: { ...stored, cases } };
@@ -241,7 +243,7 @@ export function readTrajectoryFiles(paths: string[], cache?: DetailCache): RunVi
     state: "trajectories",
     expected: null,
     settings: paths.length === 1 ? [["File", paths[0] ?? ""]] : [["Files", `${paths.length}`]],
-    totals: totalsOf(rows, null),
+    totals: totalsOf(rows, cases, null),
     rows,
   };
   return { run, details, cases, stored: looseRun(run.path, name, cases) };

@@ -14,7 +14,17 @@ describe("Agent with the scripted model and the local environment", () => {
       outputs: [act("echo hi > hello.txt && cat hello.txt"), SUBMIT],
     });
     const result = await agent.run("write hello");
-    expect(result).toEqual({ exit_status: "Submitted", submission: "the-patch\n" });
+    // mini-swe-agent's keys, and the command that submitted as it ran (its readers ignore that key).
+    expect(result).toEqual({
+      exit_status: "Submitted",
+      submission: "the-patch\n",
+      submit_action: {
+        command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch",
+        returncode: 0,
+        duration_s: expect.any(Number),
+        timestamp: expect.any(Number),
+      },
+    });
     const trajectory = readTrajectory(output_path);
     expect(Object.keys(trajectory)).toEqual(["info", "messages", "trajectory_format"]);
     expect(trajectory.trajectory_format).toBe("mini-swe-agent-1.1");
@@ -56,7 +66,7 @@ describe("Agent with the scripted model and the local environment", () => {
     expect(trajectory.messages[5]).toEqual({
       role: "exit",
       content: "the-patch\n",
-      extra: { exit_status: "Submitted", submission: "the-patch\n" },
+      extra: { ...result },
     });
   });
 

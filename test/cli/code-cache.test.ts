@@ -30,14 +30,15 @@ function config(dir: string): string {
   return path;
 }
 
-/** What a run printed and the messages its trajectory holds (without times). */
+/** What a run printed and the messages its trajectory holds (without times: durations printed are blanked). */
 function outcome(result: CliResult, trajectory: string) {
   const messages = JSON.parse(readFileSync(trajectory, "utf8")).messages as Array<{ content: unknown }>;
   const stderr = result.stderr
     .split("\n")
     .filter((line) => !line.startsWith("swerun: code cache"))
     .join("\n");
-  return { code: result.code, stdout: result.stdout, stderr, contents: messages.map((m) => m.content) };
+  const stdout = result.stdout.replace(/\b\d+(?:\.\d+)? (?:ms|s|min|h)\b/g, "<time>");
+  return { code: result.code, stdout, stderr, contents: messages.map((m) => m.content) };
 }
 
 describe("swerun run through the code cache (dist/src/cli-run.cjs, src/util/code-cache.ts)", () => {

@@ -98,10 +98,12 @@ await describeDocker("--events on a Docker batch", () => {
       const assistant = (
         trajectory.messages as Array<{ role: string; extra?: { usage?: Record<string, number> } }>
       ).filter((message) => message.role === "assistant");
-      // SwarmSDK's conversation total (seed 002): the last prompt plus every completion.
-      const instanceTokens =
-        (assistant.at(-1)?.extra?.usage?.prompt_tokens ?? 0) +
-        assistant.reduce((sum, message) => sum + (message.extra?.usage?.completion_tokens ?? 0), 0);
+      // The instance's total tokens (as every output counts them): each call's input (none cached here) + output.
+      const instanceTokens = assistant.reduce(
+        (sum, message) =>
+          sum + (message.extra?.usage?.prompt_tokens ?? 0) + (message.extra?.usage?.completion_tokens ?? 0),
+        0,
+      );
       const instanceCost = trajectory.info.model_stats.instance_cost as number;
       expect(own.filter((event) => event.type === "agent_step")).toHaveLength(assistant.length);
       expect(own.at(-1)).toMatchObject({ type: "swarm_stop", success: true, total_tokens: instanceTokens });

@@ -91,7 +91,7 @@ describe("swerun runs", () => {
     expect(show.stdout).toMatch(/^│ Average Grade: N\/A +│$/m);
     expect(show.stdout).toMatch(/Limits: 3 steps, no cost limit, no time limit/);
     expect(show.stdout).toMatch(
-      /^ {2}swerun-demo__calc-1 +N\/A +- +- +LimitsExceeded +3 +0 +\$0\.0000 +\d+\.\ds$/m,
+      /^ {2}swerun-demo__calc-1 +N\/A +- +- +LimitsExceeded +3 +0 +\$0\.0000 +\d+(?:\.\d s| ms)$/m,
     );
     const shown = JSON.parse((await runs(root, "show", "tight", "--json")).stdout);
     expect(shown.cases["swerun-demo__calc-1"].exit_status).toBe("LimitsExceeded");

@@ -98,32 +98,33 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
     },
   },
   field("settings", "object", "configuration snapshot"),
-  {
-    item: "settings.temperature",
-    type: "float or null",
-    meaning: "model_kwargs.temperature; null when the config leaves it to the provider",
-    check: (o) => {
+  field(
+    "settings.temperature",
+    "float",
+    "model_kwargs.temperature; the provider's default (1) when the config leaves it unset; 0 for a model that does not sample (scripted)",
+    (o) => {
       expect(o.runs.full?.report.settings.temperature).toBe(0.2);
-      expect(o.runs.scripted?.report.settings.temperature).toBe(null);
+      expect(o.runs.scripted?.report.settings.temperature).toBe(0);
     },
-  },
-  {
-    item: "settings.top_p",
-    type: "float or null",
-    meaning: "model_kwargs.top_p; null when not set",
-    check: (o) => expect(o.runs.full?.report.settings.top_p).toBe(null),
-  },
+  ),
+  field("settings.top_p", "float", "model_kwargs.top_p; the provider's default (1) when not set", (o) => {
+    expect(o.runs.full?.report.settings.top_p).toBe(1);
+    expect(o.runs.scripted?.report.settings.top_p).toBe(1);
+  }),
   field("settings.seed", "int or null", "model_kwargs.seed, if set"),
   field("settings.max_turns", "int", "agent.step_limit (0: no limit)", (o) => {
     expect(o.runs.limit?.report.settings.max_turns).toBe(1);
     expect(o.runs.full?.report.settings.max_turns).toBe(0);
   }),
-  {
-    item: "settings.max_output_tokens",
-    type: "int or null",
-    meaning: "model_kwargs.max_tokens (or max_completion_tokens); null when not set",
-    check: (o) => expect(o.runs.full?.report.settings.max_output_tokens).toBe(256),
-  },
+  field(
+    "settings.max_output_tokens",
+    "int",
+    "model_kwargs.max_tokens (or max_completion_tokens); else the model's own limit (its registry entry's max_output_tokens); 0 when neither is known (no limit sent)",
+    (o) => {
+      expect(o.runs.full?.report.settings.max_output_tokens).toBe(256);
+      expect(o.runs.scripted?.report.settings.max_output_tokens).toBe(0);
+    },
+  ),
   field(
     "settings.context_length",
     "int or null",
@@ -149,7 +150,12 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
       const outcome = (name: string) => o.runs[name]?.report.result.outcome;
       expect(["full", "scripted"].map(outcome)).toEqual(["success", "success"]);
       expect(["limit", "timelimit"].map(outcome)).toEqual(["exhausted", "exhausted"]);
-      expect(["exhausted", "error", "interrupted"].map(outcome)).toEqual(["error", "error", "error"]);
+      expect(["exhausted", "error", "interrupted", "repeated"].map(outcome)).toEqual([
+        "error",
+        "error",
+        "error",
+        "error",
+      ]);
     },
   ),
   {
@@ -259,11 +265,17 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
   }),
   field("stats.compactions", "int", `always 0: ${NO_COMPACTION}`),
   field("stats.turn_drops", "int", `always 0: ${NO_COMPACTION}`),
-  field("stats.guardrail_interventions", "int", "format errors (each fed back a corrective message)", (o) => {
-    expect(o.runs.full?.report.stats.guardrail_interventions).toBe(2);
-    for (const { report } of reports(o))
-      expect(report.stats.guardrail_interventions).toBe(timeline(report, "guardrail").length);
-  }),
+  field(
+    "stats.guardrail_interventions",
+    "int",
+    "guardrail entries: identical format errors in a row",
+    (o) => {
+      expect(o.runs.full?.report.stats.guardrail_interventions).toBe(0); // two format errors, not alike
+      expect(o.runs.repeated?.report.stats.guardrail_interventions).toBe(2);
+      for (const { report } of reports(o))
+        expect(report.stats.guardrail_interventions).toBe(timeline(report, "guardrail").length);
+    },
+  ),
   field(
     "stats.truncated_responses",
     "int",
@@ -281,7 +293,7 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
       const calls = timeline(o.runs.full?.report, "llm_call");
       expect(calls.slice(0, 2).map((e) => [e.turn, e.finish_reason, e.is_retry])).toEqual([
         [1, "error", false],
-        [1, "tool_calls", true],
+        [1, "tool_calls", false],
       ]);
       expect(timeline(o.runs.exhausted?.report, "llm_call").map((e) => e.finish_reason)).toEqual([
         "error",
@@ -311,7 +323,16 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
       for (const e of timeline(o.runs.scripted?.report, "llm_call")) expect(e.finish_reason).toBe("stop");
     },
   ),
-  entry("llm_call", "is_retry", "bool", "a later attempt of the same request"),
+  entry(
+    "llm_call",
+    "is_retry",
+    "bool",
+    "false: the seed keeps it for a call retried after a compaction, which swerun never does; a retried HTTP request is a failed llm_call of its own",
+    (o) => {
+      for (const { report } of reports(o))
+        for (const e of timeline(report, "llm_call")) expect(e.is_retry).toBe(false);
+    },
+  ),
   {
     item: "timeline:llm_call.retry_reason",
     type: "string",
@@ -351,7 +372,12 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
     "tool_call",
     "duration_s",
     "float or null",
-    "seconds it ran; null for the submission (swerun records no time for it)",
+    "seconds it ran (the submitting command's too); null when the trajectory records no time",
+    (o) => {
+      const calls = timeline(o.runs.full?.report, "tool_call");
+      expect(calls.at(-1)).toMatchObject({ name: "echo", succeeded: true });
+      expect(calls.at(-1)?.duration_s).toBeGreaterThanOrEqual(0);
+    },
   ),
   entry("tool_call", "result_length", "int", "characters of its output"),
   entry("tool_call", "error", "string", "present when it failed: why", (o) => {
@@ -377,17 +403,21 @@ export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
   {
     item: "timeline:guardrail",
     type: "object",
-    meaning: "a format error: the reply could not be run and the model was told so",
-    check: (o) => expect(timeline(o.runs.full?.report, "guardrail").map((e) => e.turn)).toEqual([2, 3]),
+    meaning: "the agent repeated the same failing call: a format error identical to the one before",
+    check: (o) => {
+      expect(timeline(o.runs.full?.report, "guardrail")).toEqual([]);
+      expect(timeline(o.runs.repeated?.report, "guardrail").map((e) => e.turn)).toEqual([2, 3]);
+    },
   },
   entry("guardrail", "tool", "string", "the tool the failing call asked for (swerun's one tool, bash)"),
   entry(
     "guardrail",
     "level",
     "string",
-    "nudge; stop for the format error that ended the run (RepeatedFormatError)",
+    "nudge at the second identical error in a row, stop from the third",
     (o) => {
-      for (const e of timeline(o.runs.full?.report, "guardrail")) expect(e.level).toBe("nudge");
+      const levels = timeline(o.runs.repeated?.report, "guardrail").map((e) => e.level);
+      expect(levels).toEqual(["nudge", "stop"]);
     },
   ),
   {

@@ -173,7 +173,16 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
       expect(events(o, "exhausted").at(-1).success).toBe(false);
     },
   ),
-  root("swarm_stop", "duration", "float", "seconds from swarm_start to swarm_stop"),
+  root(
+    "swarm_stop",
+    "duration",
+    "float",
+    "seconds: a run's or an instance's wall time (the figure every output shows); a batch: from its start to its end",
+    (o) => {
+      const timing = o.runs.full?.trajectory.info.swerun_timing;
+      expect(events(o, "full").at(-1).duration).toBe(Math.round(timing.wall_time_s * 1000) / 1000);
+    },
+  ),
   root("swarm_stop", "total_cost", "float", "USD of every model call", (o) => {
     const cost = o.runs.full?.trajectory.info.model_stats.instance_cost;
     expect(events(o, "full").at(-1).total_cost).toBeCloseTo(cost, 12);
@@ -182,9 +191,15 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
     "swarm_stop",
     "total_tokens",
     "int",
-    "the last cumulative total of the conversation (a batch: summed over instances)",
+    "the run's total tokens: input not read from or written to the cache plus output, over every call (a batch: summed over instances)",
     (o) => {
-      expect(events(o, "full").at(-1).total_tokens).toBe(usages(o).at(-1).cumulative_total_tokens);
+      const calls = events(o, "full").filter((e: Json) => e.type === "llm_api_response" && e.usage);
+      const sum = calls.reduce((total: number, e: Json) => total + e.usage.total_tokens, 0);
+      expect(events(o, "full").at(-1).total_tokens).toBe(sum);
+      const stops = batchEvents(o).filter((e: Json) => e.type === "swarm_stop");
+      const root = stops.find((e: Json) => e.parent_swarm_id === undefined);
+      const children = stops.filter((e: Json) => e.parent_swarm_id !== undefined);
+      expect(root.total_tokens).toBe(children.reduce((total: number, e: Json) => total + e.total_tokens, 0));
     },
   ),
   root("swarm_stop", "agents_involved", "array", "[swerun] (empty when no agent started)"),
@@ -244,7 +259,7 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
     },
   },
   root("agent_stop", "metadata", "object", "swerun's cost and api_calls of the run"),
-  usage("input_tokens", "int", "the call's prompt tokens", (o) =>
+  usage("input_tokens", "int", "the call's input tokens not read from or written to the cache", (o) =>
     expect(usages(o).map((u: Json) => u.input_tokens)).toEqual([1000, 3300, 3500, 3700, 3700]),
   ),
   usage("output_tokens", "int", "the call's completion tokens"),
@@ -252,7 +267,11 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
   usage("input_cost", "float", "USD of its input at the model's prices"),
   usage("output_cost", "float", "USD of its output"),
   usage("total_cost", "float", "USD of the call"),
-  usage("cumulative_input_tokens", "int", "the last call's prompt tokens (the conversation so far)"),
+  usage(
+    "cumulative_input_tokens",
+    "int",
+    "the last call's prompt tokens, cache included (the conversation so far, as SwarmSDK measures the context)",
+  ),
   usage("cumulative_output_tokens", "int", "completion tokens of every call so far"),
   usage("cumulative_total_tokens", "int", "cumulative input + cumulative output"),
   usage("context_limit", "int", "the model's context window", (o) => {
@@ -466,7 +485,12 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
   root("llm_api_response", "provider", "string", "openai"),
   root("llm_api_response", "body", "object", "the response as received"),
   root("llm_api_response", "duration_seconds", "float", "request to response"),
-  root("llm_api_response", "usage", "object", "{input_tokens, output_tokens, total_tokens} from the body"),
+  root(
+    "llm_api_response",
+    "usage",
+    "object",
+    "{input_tokens, output_tokens, total_tokens} of the body's usage, counted as every usage (input: not read from or written to the cache)",
+  ),
   ...["input_tokens", "output_tokens", "total_tokens"].map((key) => ({
     item: `llm_api_response.usage.${key}`,
     type: "int",

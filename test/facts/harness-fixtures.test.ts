@@ -8,8 +8,9 @@ import { packageRoot } from "../../src/util/package-root.js";
  * scripts/harness-fixtures.mjs from the harness's formatSummary / formatJudgeMarkdown / formatFullWithStepIds
  * fed swerun's judge records): the same record gives the same summary line, the same full line, and the same
  * markdown, except where the seed's text differs from the harness's code (the text wins): `[->stepId]` for the
- * harness's `[→stepId]`, no blank line after `**Output:**`, a code preview of each command, and swerun's
- * `[FORMAT_ERROR]` steps, which the harness's writer does not know.
+ * harness's `[→stepId]`, no blank line after `**Output:**`, and a code preview of each command. A format
+ * error is a `message` step (with swerun's added `format_error` field), which the harness writes as it writes
+ * any message.
  */
 const REPORT = join(packageRoot(), "test", "fixtures", "report");
 const HARNESS = join(packageRoot(), "test", "fixtures", "harness");

@@ -69,6 +69,77 @@ describe("readRunFacts", () => {
   });
 });
 
+/** A swerun trajectory in mini-swe-agent's 1.1 format: `messages` after the system prompt and the task. */
+function swerunTrajectory(dir: string, messages: unknown[], info: Record<string, unknown>): string {
+  const path = join(dir, "run.traj.json");
+  const head = [
+    { role: "system", content: "sys" },
+    { role: "user", content: "task" },
+  ];
+  writeFileSync(
+    path,
+    JSON.stringify({ info, messages: [...head, ...messages], trajectory_format: "mini-swe-agent-1.1" }),
+  );
+  return path;
+}
+
+describe("facts named apart", () => {
+  it("counts steps, model calls and request attempts of a run whose every attempt failed", () => {
+    const exit = {
+      role: "exit",
+      content: "the model request failed 3 times",
+      extra: {
+        exit_status: "ModelRetriesExhaustedError",
+        submission: "",
+        exception_str: "the model request failed 3 times",
+        exit_code: 2,
+        retries: [1, 2, 3].map((attempt) => ({ attempt, error: "HTTP 503", duration_s: 0.1, delay_s: 0 })),
+      },
+    };
+    const info = { model_stats: { instance_cost: 0, api_calls: 1 }, exit_status: exit.extra.exit_status };
+    const facts = readRunFacts(swerunTrajectory(tempDir(), [exit], info));
+    expect(facts).toMatchObject({ steps: 0, api_calls: 1, attempts: 3, submitted: false, empty_patch: true });
+    expect(buildReport(facts).stats).toMatchObject({ turns: 0, llm_calls: 3 });
+  });
+
+  it("reads the submitting command as it ran from the exit message, and a submitted empty patch as both", () => {
+    const command = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
+    const messages = [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }],
+        extra: { actions: [{ command, tool_call_id: "c1" }], timestamp: 100, duration_s: 1 },
+      },
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: "not executed",
+        extra: { raw_output: "", returncode: -1, exception_info: "action was not executed", timestamp: 103 },
+      },
+      {
+        role: "exit",
+        content: "",
+        extra: {
+          exit_status: "Submitted",
+          submission: "",
+          submit_action: { command, returncode: 0, duration_s: 0.25, timestamp: 102 },
+        },
+      },
+    ];
+    const info = {
+      model_stats: { instance_cost: 0.1, api_calls: 1 },
+      exit_status: "Submitted",
+      submission: "",
+    };
+    const facts = readRunFacts(swerunTrajectory(tempDir(), messages, info));
+    expect(facts).toMatchObject({ submitted: true, empty_patch: true, steps: 1, attempts: 1 });
+    expect(facts.turns[0]?.tool_calls).toEqual([
+      expect.objectContaining({ returncode: 0, duration_s: 0.25, started_at: 101.75, failed: false }),
+    ]);
+  });
+});
+
 describe("the judge markdown", () => {
   const base: RunFacts = {
     id: "t",
@@ -82,10 +153,13 @@ describe("the judge markdown", () => {
     model_kwargs: null,
     agent_config: null,
     exit_status: "Submitted",
+    submitted: true,
     submission: "x".repeat(250),
+    empty_patch: false,
     error_message: null,
     cost: null,
     api_calls: null,
+    attempts: 0,
     started_at: 100,
     ended_at: 101.5,
     wall_time_s: 1.5,

@@ -142,7 +142,8 @@ const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat greeting.txt";
  *   at the token limit (both format errors), a command that times out, a failing command, and a submission;
  *   prompts grow past 60, 80, 90 and 95% of the context window;
  * - `exhausted`: every attempt fails (HTTP 503, 2 attempts): ModelRetriesExhaustedError, exit code 2; its
- *   model is one no price data knows (a model_lookup_warning);
+ *   model is one no price data knows (a model_lookup_warning), run with `cost_tracking: ignore_errors`;
+ * - `repeated`: the same reply without a command three times: identical format errors, RepeatedFormatError;
  * - `timelimit`: the run's time limit (1 s) runs out during a command: TimeExceeded;
  * - `limit`: the step limit (1) ends the run: LimitsExceeded, exit code 0;
  * - `error`: the environment's startup command fails before the agent starts: exit code 1;
@@ -192,7 +193,14 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
     "exhausted",
     join(root, "exhausted"),
     [overloaded, overloaded],
-    ["-c", "model.retry_attempts=2", "--unknown-model"],
+    // A model no price data knows runs only with cost tracking off (otherwise it is refused before any request).
+    ["-c", "model.retry_attempts=2", "-c", "model.cost_tracking=ignore_errors", "--unknown-model"],
+  );
+  // Three identical replies without a command: the same format error three times (RepeatedFormatError).
+  const repeated = serverRun(
+    "repeated",
+    join(root, "repeated"),
+    [1, 2, 3].map(() => ({ body: completion({ content: "Let me think it over.", usage: usage(600) }) })),
   );
   const timeLimit = serverRun(
     "timelimit",
@@ -268,6 +276,16 @@ export async function recordSeedRuns(root: string): Promise<Record<string, SeedR
       requests: 0,
     };
   })();
-  const runs = await Promise.all([full, exhausted, timeLimit, limit, error, interrupted, scripted, batch]);
+  const runs = await Promise.all([
+    full,
+    exhausted,
+    repeated,
+    timeLimit,
+    limit,
+    error,
+    interrupted,
+    scripted,
+    batch,
+  ]);
   return Object.fromEntries(runs.map((run) => [run.name, run]));
 }

@@ -57,14 +57,22 @@ describe("cost of a call", () => {
     expect(server.requests[0]?.body).toMatchObject({ model: "openai/gpt-4o", usage: { include: true } });
   });
 
-  it("is an error for an unknown price, with how to fix it", async () => {
+  it("refuses a model without a price before any request, with how to fix it", async () => {
     server.push(reply({ prompt_tokens: 10, completion_tokens: 5 }));
-    const { model } = await testModel(server, { model_name: "openai/unpriced-model" });
-    const attempt = model.query(conversation);
+    const attempt = testModel(server, { model_name: "openai/unpriced-model" });
     await expect(attempt).rejects.toThrow(UnknownPriceError);
     await expect(attempt).rejects.toThrow(
       /no price known for model "openai\/unpriced-model".*cost_tracking: ignore_errors/,
     );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("is an error for a response without usage to price", async () => {
+    server.push({
+      body: { ...completion({ toolCalls: [toolCall("call_1", { command: "ls" })] }), usage: null },
+    });
+    const { model } = await testModel(server);
+    await expect(model.query(conversation)).rejects.toThrow(/reports no token usage/);
   });
 
   it("is 0 for an unknown price with cost_tracking: ignore_errors", async () => {

@@ -249,13 +249,14 @@ describe("the SwarmSDK-shaped event stream of a run", () => {
         tokens_remaining: 35,
       },
     });
-    // As the seed's example: the last cumulative total, not a sum over calls.
+    // The run's total tokens (every call's input + output, as every output counts them), not the context's
+    // cumulative total (965 here) the usage reports.
     expect(records[19]).toMatchObject({
       type: "swarm_stop",
       swarm_name: "main",
       success: true,
       content: "the-patch\n",
-      total_tokens: 965,
+      total_tokens: 2965,
       agents_involved: ["swerun"],
     });
     expect(records[19]?.total_cost).toBeCloseTo(result.cost, 12);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { factsWithoutTrajectory } from "../../src/facts/read-run.js";
 import { imagesLine, plainDisplay, terminalDisplay } from "../../src/swebench/batch-display.js";
 
 const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
@@ -9,6 +10,14 @@ const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
   api_calls: 3,
 });
 const now = Date.now() / 1000;
+/** An instance's facts as the batch reads them when it ends: its cost, steps, requests and wall time. */
+const facts = (exit_status: string, wall_time_s: number, cost = 0.5) => ({
+  ...factsWithoutTrajectory("t", { exit_status, error: null }),
+  cost,
+  steps: 3,
+  attempts: 4,
+  wall_time_s,
+});
 
 describe("batch progress", () => {
   it("without a terminal prints one line per finished instance, commands only when verbose", () => {
@@ -16,18 +25,18 @@ describe("batch progress", () => {
     const display = plainDisplay((line) => lines.push(line), { verbose: true });
     display.start(2, 1);
     display.event(1, { type: "action_start", step: 1, action: { command: "ls -la\nmore" }, time: now });
-    display.instanceEnd(1, result("a__b-1", "Submitted"), 65);
-    display.instanceEnd(2, result("a__b-2", "LimitsExceeded"), 3);
+    display.instanceEnd(1, result("a__b-1", "Submitted"), facts("Submitted", 65));
+    display.instanceEnd(2, result("a__b-2", "LimitsExceeded"), facts("LimitsExceeded", 3));
     expect(lines).toEqual([
       "2 instances to run, 1 already finished (skipped)",
       "  w1 $ ls -la",
-      "[1/2] a__b-1: Submitted ($0.50, 3 calls, 1m05s; total $0.50)",
-      "[2/2] a__b-2: LimitsExceeded ($0.50, 3 calls, 3s; total $1.00)",
+      "[1/2] a__b-1: Submitted ($0.5000 · 3 steps · 4 model requests (1 failed) · 1 min 5 s; total $0.5000)",
+      "[2/2] a__b-2: LimitsExceeded ($0.5000 · 3 steps · 4 model requests (1 failed) · 3.0 s; total $1.0000)",
     ]);
     const quiet: string[] = [];
     const silent = plainDisplay((line) => quiet.push(line), { quiet: true });
     silent.start(1, 0);
-    silent.instanceEnd(1, result("a__b-1", "Submitted"), 1);
+    silent.instanceEnd(1, result("a__b-1", "Submitted"), facts("Submitted", 1));
     expect(quiet).toEqual([]);
   });
 
@@ -43,11 +52,11 @@ describe("batch progress", () => {
     display.instanceStart(1, "a__b-1");
     display.event(1, { type: "model_call_start", call: 4, time: now });
     display.event(1, { type: "action_start", step: 4, action: { command: "pytest -x tests/" }, time: now });
-    display.instanceEnd(2, result("a__b-2", "Submitted", 1.25), 10);
+    display.instanceEnd(2, result("a__b-2", "Submitted", 1.25), facts("Submitted", 10, 1.25));
     display.message("Ctrl-C: no new instances will start");
     display.stop();
     const last = screen.slice(screen.lastIndexOf("\x1b[J") + 3);
-    expect(last).toMatch(/1\/3 {2}cost \$1\.25 {2}elapsed \d+s {2}eta/);
+    expect(last).toMatch(/1\/3 {2}cost \$1\.2500 {2}elapsed \d+s {2}eta/);
     expect(last).toMatch(/w1 a__b-1 {2}step 4 {2}.*pytest -x tests\//);
     expect(last).toMatch(/w2 idle/);
     expect(last).toMatch(/Submitted 1/);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isReadOnlyCommand } from "../../src/facts/command-name.js";
 import { runFactsOf } from "../../src/facts/read-run.js";
 import type { Message } from "../../src/messages.js";
-import { behaviorMetrics as metricsOfFacts, patchLines, sumMetrics } from "../../src/tracking/metrics.js";
+import { caseTotals, behaviorMetrics as metricsOfFacts, patchLines } from "../../src/tracking/metrics.js";
 import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
 
 /** The metrics of a trajectory as every reader gets them: from its facts. */
@@ -104,7 +104,11 @@ describe("behaviour metrics", () => {
     const empty = behaviorMetrics([{ role: "system", content: "x" }]);
     expect(empty.totalTokens).toBe(0);
     expect(empty.explorationRatio).toBe(0);
-    const total = sumMetrics([behaviorMetrics(trajectory), behaviorMetrics(trajectory), empty]);
+    const total = caseTotals(
+      [behaviorMetrics(trajectory), behaviorMetrics(trajectory), empty].map((behaviorMetrics) => ({
+        behaviorMetrics,
+      })),
+    );
     expect(total.totalTokens).toBe(4600);
     expect(total.toolCount).toBe(8);
     expect(total.explorationRatio).toBe(0.5);

@@ -1,5 +1,6 @@
 // DOM helpers, formatting and the embedded data. Text from trajectories only ever becomes text nodes or
 // attribute values (never markup): h() appends strings as text.
+import { count, seconds, usd } from "../../facts/figures.js";
 import type { InstanceDetail, ViewPage, ViewRun } from "../model.js";
 
 /** An element the page made and needs (a missing one is a bug in the page, not in the data). */
@@ -55,17 +56,12 @@ function setAttrs(node: Element, attrs: Attrs | undefined): void {
 }
 
 export const fmtCount = (value: number | null | undefined) =>
-  value === null || value === undefined ? "—" : value.toLocaleString("en-US");
+  value === null || value === undefined ? "—" : count(value);
 export function fmtMoney(value: number | null | undefined): string {
-  if (value === null || value === undefined) return "—";
-  return `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
+  return value === null || value === undefined ? "—" : usd(value);
 }
 export function fmtSeconds(value: number | null | undefined): string {
-  if (value === null || value === undefined) return "—";
-  if (value < 1) return `${Math.round(value * 1000)} ms`;
-  if (value < 60) return `${value.toFixed(1)} s`;
-  const minutes = Math.floor(value / 60);
-  return minutes < 60 ? `${minutes} min ${Math.round(value % 60)} s` : `${(value / 3600).toFixed(1)} h`;
+  return value === null || value === undefined ? "—" : seconds(value);
 }
 export const plural = (count: number, word: string) => `${fmtCount(count)} ${word}${count === 1 ? "" : "s"}`;
 

@@ -49,7 +49,8 @@ const COLUMNS: Column[] = [
   {
     key: "tokens",
     label: "Tokens",
-    title: "Prompt tokens not read from the cache plus completion tokens",
+    title:
+      "Total tokens: input not read from or written to the cache, plus output (as every swerun output counts them)",
     num: true,
   },
   { key: "wall_s", label: "Wall time", title: "From the first to the last recorded message", num: true },
