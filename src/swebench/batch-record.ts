@@ -143,6 +143,29 @@ export function instanceFacts(
   return facts;
 }
 
+/**
+ * The facts of an instance whose trajectory could not be saved: there is no file of its own to read (the
+ * folder may hold an earlier run's), so its status, error, cost and timing are those its run returned.
+ */
+export function unsavedFacts(
+  trajectoryFile: string,
+  id: string,
+  status: string,
+  error: string,
+  cost: number,
+  timing: RecordedTiming,
+): RunFacts {
+  const facts = factsWithoutTrajectory(trajectoryFile, { id, exit_status: status, error });
+  facts.cost = cost;
+  Object.assign(facts, {
+    started_at: timing.started_at,
+    ended_at: timing.ended_at,
+    wall_time_s: timing.wall_time_s,
+    timing: "batch",
+  });
+  return facts;
+}
+
 /** An instance's case, read from its facts once it has ended (see `instanceFacts`). */
 export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
   return caseFromFacts(instanceFacts(trajectoryFile, status, cost));

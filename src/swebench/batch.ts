@@ -26,6 +26,7 @@ import {
   instanceFacts,
   newRunRecord,
   readRunRecord,
+  unsavedFacts,
   updateTotals,
   writeRunRecord,
 } from "./batch-record.js";
@@ -539,13 +540,24 @@ class BatchRun {
     const kept = earlier !== undefined && FINISHED_STATUSES.has(earlier.exit_status);
     this.#unsaved.push({ instance_id: id, cost: result.cost, kept });
     if (kept) this.#keepEarlier(id, earlier.exit_status);
-    const wallTime = result.timing?.wall_time_s ?? (Date.now() - startedAt) / 1000;
-    this.#swarms.ended(swarm, result, wallTime * 1000);
+    const facts = unsavedFacts(
+      trajectoryPath(options.outputDir, id),
+      id,
+      result.exit_status,
+      unsaved.error.message,
+      result.cost,
+      result.timing ?? {
+        started_at: startedAt / 1000,
+        ended_at: Date.now() / 1000,
+        wall_time_s: (Date.now() - startedAt) / 1000,
+      },
+    );
+    this.#swarms.ended(swarm, result, facts);
     this.#saveRecord();
     opened.say(
       `${id}: not saved (${unsaved.error.message}; cost ${result.cost.toFixed(4)}, ${result.api_calls} calls); ${kept ? `its earlier trajectory (${earlier.exit_status}) is kept` : "it runs again when the batch is resumed"}`,
     );
-    options.display.instanceEnd(number, result, wallTime);
+    options.display.instanceEnd(number, result, facts);
     options.onInstanceLost?.(id);
   }
 
