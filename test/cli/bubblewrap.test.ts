@@ -34,8 +34,10 @@ async function demo(environmentClass: string) {
   // What differs between any two runs: when things happened and how long they took.
   const messages = (trajectory.messages as Message[]).map(({ extra, ...message }) => {
     if (!extra) return message;
-    const { timestamp: _timestamp, duration_s: _duration, ...rest } = extra;
-    return { ...message, extra: rest };
+    const { timestamp: _timestamp, duration_s: _duration, submit_action, ...rest } = extra;
+    if (!submit_action) return { ...message, extra: rest };
+    const { timestamp: _at, duration_s: _took, ...action } = submit_action;
+    return { ...message, extra: { ...rest, submit_action: action } };
   });
   return { trajectory, messages, workdir };
 }

@@ -248,6 +248,9 @@ describe("BubblewrapEnvironment", () => {
     process.kill(bwrap, "SIGKILL");
     const result = await pending;
     expect(result.returncode).toBe(-9);
+    // The kernel sends the parent-death signal as bwrap goes; the sandboxed shell ends just after.
+    const gone = Date.now() + 10_000;
+    while (alive(shell) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(shell)).toBe(false);
   });
 
