@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { contextLengthOf } from "../facts/context-length.js";
 import { trajectoryInputs } from "../facts/inputs.js";
@@ -8,6 +8,7 @@ import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
+import { ID_MAX_BYTES, nameProblem, pathInside, shownName } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
 
@@ -50,7 +51,12 @@ export async function reportCommand(paths: string[], flags: ReportFlags): Promis
   for (const input of trajectoryInputs(paths)) {
     const { id, text } = await reportOfFile(input.path);
     if (flags.outDir) {
-      writeFileAtomic(join(resolve(flags.outDir), `${id}.report.json`), [text]);
+      const problem = nameProblem(id, ID_MAX_BYTES);
+      if (problem)
+        throw new UserError(
+          `${input.path}: its instance id ${shownName(id)} cannot name a report file (${problem})`,
+        );
+      writeFileAtomic(pathInside(resolve(flags.outDir), `${id}.report.json`), [text]);
     } else {
       process.stdout.write(text);
     }

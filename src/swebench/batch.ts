@@ -12,6 +12,7 @@ import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
+import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./batch-display.js";
@@ -359,7 +360,7 @@ class BatchRun {
     const bus = this.#instanceBus(instance, number, hostConfig);
     const swarm = this.#swarms.instance(instance);
     if (swarm) bus.subscribe(swarm.listener);
-    mkdirSync(join(options.outputDir, instance.instance_id), { recursive: true });
+    mkdirSync(pathInside(options.outputDir, instance.instance_id), { recursive: true });
     const result = await runInstance(instance, {
       config: this.#configOn(job),
       outputDir: options.outputDir,

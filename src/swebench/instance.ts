@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { EventBus } from "../events.js";
@@ -8,6 +7,7 @@ import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js"
 import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES } from "../trajectory.js";
 import { journalPath } from "../trajectory-journal.js";
+import { pathInside } from "../util/safe-path.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -38,7 +38,7 @@ export const FINISHED_STATUSES = new Set([
 ]);
 
 export function trajectoryPath(outputDir: string, instanceId: string): string {
-  return join(outputDir, instanceId, `${instanceId}.traj.json`);
+  return pathInside(outputDir, instanceId, `${instanceId}.traj.json`);
 }
 
 /** The exit status and cost recorded in an instance's trajectory, if it has a readable one. */
