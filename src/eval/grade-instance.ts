@@ -93,10 +93,14 @@ export function modelFolderName(model: string | undefined): string {
   return redact(model ?? "None").replaceAll("/", "__");
 }
 
+/** `logs/run_evaluation/<run_id>/<model with / as __>` under `outputDir`: the instances' log folders are in it. */
+export function modelLogDir(outputDir: string, runId: string, model: string | undefined): string {
+  return pathInside(outputDir, ...RUN_EVALUATION_DIR, runId, modelFolderName(model));
+}
+
 /** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
-  const model = modelFolderName(prediction.model_name_or_path);
-  return pathInside(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
+  return pathInside(modelLogDir(outputDir, runId, prediction.model_name_or_path), prediction.instance_id);
 }
 
 /** A grading that ended as the harness's gradings end without a report (the patch did not apply, a timeout). */
