@@ -3,6 +3,7 @@ import { basename, extname, join, resolve } from "node:path";
 import pc from "picocolors";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { UserError } from "../errors.js";
+import { recordedEvalRunId } from "../eval/earlier-gradings.js";
 import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
 import { modelFolderName } from "../eval/grade-instance.js";
@@ -10,6 +11,7 @@ import { plainEvalDisplay, terminalEvalDisplay } from "../eval/grading-display.j
 import { fixtureImageReady, resolvedSummary } from "../eval/grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { runReportName } from "../eval/harness-report.js";
+import { checkRegradeLogs } from "../eval/regrade.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
@@ -52,7 +54,8 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
     return {
       predsPath,
       outputDir: resolve(output ?? join(path, "eval")),
-      defaultRunId: basename(path),
+      // The run id its gradings were logged under (a renamed folder keeps it), else the folder's name.
+      defaultRunId: recordedEvalRunId(runJson) ?? basename(path),
       ...(existsSync(runJson) ? { runJson } : {}),
       ...(subset ? { subset } : {}),
       ...(split ? { split } : {}),
@@ -86,6 +89,7 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   );
   if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
   const { instances, fixtures } = await gradedInstances(settings, flags, predictions, say);
+  if (flags.regrade) checkRegradeLogs(source.outputDir, runId, instances, predictions);
   writeRunMetadata(source.outputDir, runId, {
     dataset: recordedDatasetName(settings.subset),
     split: settings.split,
