@@ -22,6 +22,7 @@ import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
 import { loadTaskRepo } from "../swebench/task-repo.js";
 import { ID_MAX_BYTES, NAME_MAX_BYTES, nameProblem, shownName } from "../util/safe-path.js";
+import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
 
 /** `swerun eval` flags (commands/options.ts). */
@@ -175,6 +176,10 @@ function evalSettings(input: string, flags: EvalFlags): EvalSettings {
   if (!/^[\w.-]+$/.test(runId) || nameProblem(runId, ID_MAX_BYTES))
     throw new UserError(
       `--run-id ${shownName(runId)}: use letters, digits, ".", "_" and "-" (not "." or "..", at most ${ID_MAX_BYTES} bytes)`,
+    );
+  if (redact(runId) !== runId)
+    throw new UserError(
+      `--run-id: the run id (${flags.runId ? "given" : "the run folder's name"}) holds a secret (an API key or credential swerun redacts); it would go into folder names: pass another --run-id`,
     );
   const recorded = readRunMetadata(source.outputDir, runId);
   const recordedDataset = typeof recorded?.dataset === "string" ? recorded.dataset : undefined;

@@ -62,6 +62,8 @@ async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetu
   if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench(flags, configOverrides("swebench-single", flags));
+  // Again now that the config's own credentials (model_kwargs.api_key, ...) are known.
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
   // Interactive on a terminal unless --yolo (a config's yolo mode asks here too); without one, yolo.
