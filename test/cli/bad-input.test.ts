@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
@@ -200,6 +200,40 @@ describe("bad settings and configs: exit code 2, one line, before the model is c
       await runCli(["run", "-c", "demo", "-c", join(dir, "range.yaml"), "--yolo", "-t", "x"]),
       /range\(\) of 1000000000 numbers is more than a template may loop over \(10000000\)/,
     );
+  });
+
+  it("a local environment.cwd that does not exist, or is a file: one line, exit 2, before the first model call", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "file"), "x");
+    for (const [cwd, why] of [
+      [join(dir, "gone"), "no such folder"],
+      [join(dir, "file"), "not a folder"],
+    ]) {
+      const out = join(dir, "x.traj.json");
+      const result = await runCli([
+        "run",
+        "-c",
+        "demo",
+        "-c",
+        "run.setup_dir=",
+        "-c",
+        `environment.cwd=${cwd}`,
+        "--yolo",
+        "-t",
+        "x",
+        "-o",
+        out,
+      ]);
+      expectRefused(
+        result,
+        new RegExp(
+          `^swerun: environment\\.cwd ${cwd}: ${why}; the local environment runs its commands there\n$`,
+        ),
+      );
+      const trajectory = JSON.parse(readFileSync(out, "utf8"));
+      expect(trajectory.info.model_stats.api_calls).toBe(0);
+      expect(JSON.stringify(trajectory)).not.toContain("ENOENT");
+    }
   });
 
   it("an environment variable name with a space, in the local environment as in Docker", async () => {
