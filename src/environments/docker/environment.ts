@@ -19,6 +19,7 @@ import {
   unreachableMessage,
 } from "./client.js";
 import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
+import { goneReason } from "./container-gone.js";
 import { BIN_SH, runExec } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
@@ -207,6 +208,8 @@ export class DockerEnvironment implements Environment {
   #session: DockerSession | undefined;
   /** What runs swerun's scripts in the container: /bin/sh, or the interpreter in an image without it. */
   #shell: string[] = BIN_SH;
+  /** When swerun asked for the container to start (ms): how long it lived, when it is gone. */
+  #startedAt = Date.now();
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -250,6 +253,7 @@ export class DockerEnvironment implements Environment {
         onProgress: context.onProgress,
       });
       startup.checkCancelled();
+      const startedAt = Date.now();
       const { container, fallback } = await startup.start(client, options, config.exec_mode === "session");
       startup.checkCancelled();
       const session = startup.session;
@@ -265,7 +269,7 @@ export class DockerEnvironment implements Environment {
       }
       startup.checkCancelled();
       unregisterContainer(startup.pending);
-      return await DockerEnvironment.#started(
+      const environment = await DockerEnvironment.#started(
         config,
         context,
         client,
@@ -274,6 +278,8 @@ export class DockerEnvironment implements Environment {
         startup.name,
         session,
       );
+      environment.#startedAt = startedAt;
+      return environment;
     } catch (error) {
       await startup.abandon();
       throw startupError(error, config.image, endpoint);
@@ -335,17 +341,17 @@ export class DockerEnvironment implements Environment {
       if (isConnectionError(error))
         throw new DockerUnavailableError(unreachableMessage(this.#endpoint, error));
       const code = statusCode(error);
-      if (code === 404 || code === 409) {
-        throw new DockerContainerError(
-          `Docker container ${this.containerName} is gone or stopped (${daemonMessage(error)}); its container_timeout is ${this.config.container_timeout}`,
-        );
-      }
-      if (error instanceof SessionEndedError) {
-        throw new DockerContainerError(
-          `Docker container ${this.containerName} is gone or stopped (its shell session ended); its container_timeout is ${this.config.container_timeout}`,
-        );
-      }
-      throw error;
+      const detail =
+        code === 404 || code === 409
+          ? daemonMessage(error)
+          : error instanceof SessionEndedError
+            ? "its shell session ended"
+            : undefined;
+      if (detail === undefined) throw error;
+      const why = await goneReason(this.#container, this.#startedAt, this.config.container_timeout);
+      throw new DockerContainerError(
+        `Docker container ${this.containerName} is gone or stopped (${detail}): ${why}`,
+      );
     }
   }
 
