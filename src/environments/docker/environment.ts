@@ -20,10 +20,13 @@ import {
 } from "./client.js";
 import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
 import { goneReason } from "./container-gone.js";
-import { BIN_SH, runExec } from "./exec.js";
+import { BIN_SH, isRuntimeRefusal, runExec, whileNoProcess } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
-import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
+import { DockerSession, isForkFailure, SessionEndedError, sessionCommand } from "./session.js";
+
+/** The container could not start the action's process: its runtime refused the exec, or the session could not fork. */
+const couldNotStart = (output: ExecOutput) => isRuntimeRefusal(output) || isForkFailure(output);
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
@@ -319,24 +322,11 @@ export class DockerEnvironment implements Environment {
       signal: options.signal,
     };
     try {
-      // The session reads the cwd as one line and the command line by line with shell builtins, which
-      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
-      // as does every action while the session is busy with one given up on.
-      const session = this.#session;
-      if (
-        session &&
-        (session.available || !session.alive) &&
-        !request.workdir.includes("\n") &&
-        action.command.length <= SESSION_MAX_COMMAND
-      ) {
-        return await session.run({ ...request, env, command: action.command });
-      }
-      return await runExec(this.#container, {
-        ...request,
-        argv: [...this.config.interpreter, action.command],
-        shell: this.#shell,
-        env,
-      });
+      // Until the container can start a process again (processes a timeout could not kill hold its pids
+      // limit), the action is tried again within its timeout.
+      return await whileNoProcess(request.timeoutSeconds, request.signal, couldNotStart, (killAfterMs) =>
+        this.#executeOnce(action.command, { ...request, killAfterMs }, env),
+      );
     } catch (error) {
       if (isConnectionError(error))
         throw new DockerUnavailableError(unreachableMessage(this.#endpoint, error));
@@ -353,6 +343,37 @@ export class DockerEnvironment implements Environment {
         `Docker container ${this.containerName} is gone or stopped (${detail}): ${why}`,
       );
     }
+  }
+
+  /** One try of an action: in the shell session, or as an exec of its own. */
+  async #executeOnce(
+    command: string,
+    request: {
+      workdir: string;
+      timeoutSeconds: number;
+      killAfterMs: number;
+      maxOutputBytes: number;
+      signal?: AbortSignal;
+    },
+    env: string[],
+  ): Promise<ExecOutput> {
+    // The session reads the cwd as one line and the command line by line with shell builtins, which
+    // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
+    // as does every action while the session is busy with one given up on.
+    const session = this.#session;
+    if (
+      session &&
+      (session.available || !session.alive) &&
+      !request.workdir.includes("\n") &&
+      command.length <= SESSION_MAX_COMMAND
+    )
+      return session.run({ ...request, env, command });
+    return runExec(this.#container, {
+      ...request,
+      argv: [...this.config.interpreter, command],
+      shell: this.#shell,
+      env,
+    });
   }
 
   /** Each action's variables: forwarded host values, then `env` with $VARs expanded from the host. */
