@@ -15,10 +15,11 @@ export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
  */
 export class ModelReplyTooLargeError extends ModelRequestError {}
 
-function tooLarge(url: string, bytes: string): ModelReplyTooLargeError {
+/** `size`: "passed 16.8 MB" (counted as it arrived) or "has 104.9 MB (Content-Length)". */
+function tooLarge(url: string, size: string, maxBytes: number): ModelReplyTooLargeError {
   return new ModelReplyTooLargeError(
-    `the reply from ${url} has ${bytes}, more than a model reply may have (${formatBytes(MAX_REPLY_BYTES)}; ` +
-      "the longest replies models give are under 1 MiB): not read further",
+    `the reply from ${url} ${size}, more than the ${formatBytes(maxBytes)} a model reply may have ` +
+      "(the longest replies models give are under 1 MiB): not read further",
   );
 }
 
@@ -40,7 +41,7 @@ export function cappedFetch(maxBytes = MAX_REPLY_BYTES): typeof fetch {
     const announced = Number(response.headers.get("content-length"));
     if (announced > maxBytes) {
       await response.body?.cancel();
-      throw tooLarge(url, `${formatBytes(announced)} (Content-Length)`);
+      throw tooLarge(url, `has ${formatBytes(announced)} (Content-Length)`, maxBytes);
     }
     if (!response.body) return response;
     let bytes = 0;
@@ -48,7 +49,7 @@ export function cappedFetch(maxBytes = MAX_REPLY_BYTES): typeof fetch {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           bytes += chunk.byteLength;
-          if (bytes > maxBytes) controller.error(tooLarge(url, `more than ${formatBytes(maxBytes)}`));
+          if (bytes > maxBytes) controller.error(tooLarge(url, `passed ${formatBytes(maxBytes)}`, maxBytes));
           else controller.enqueue(chunk);
         },
       }),

@@ -121,11 +121,13 @@ describe("retries", () => {
     expect(streamed).toBeInstanceOf(ModelReplyTooLargeError);
     expect(streamed).toBeInstanceOf(UserError);
     expect(streamed.message).toBe(
-      `the reply from ${server.url}/chat/completions has more than 16.8 MB, more than a model reply may have (16.8 MB; the longest replies models give are under 1 MiB): not read further`,
+      `the reply from ${server.url}/chat/completions passed 16.8 MB, more than the 16.8 MB a model reply may have (the longest replies models give are under 1 MiB): not read further`,
     );
     expect(server.requests).toHaveLength(1);
     const announced = await caught(model.query(conversation));
-    expect(announced.message).toContain(`has ${(length / 1e6).toFixed(1)} MB (Content-Length), more than`);
+    expect(announced.message).toContain(
+      `has ${(length / 1e6).toFixed(1)} MB (Content-Length), more than the 16.8 MB`,
+    );
     expect(server.requests).toHaveLength(2);
     // Just under the cap is read as usual.
     server.push({
