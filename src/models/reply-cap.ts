@@ -15,11 +15,15 @@ export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
  */
 export class ModelReplyTooLargeError extends ModelRequestError {}
 
-/** `size`: "passed 16.8 MB" (counted as it arrived) or "has 104.9 MB (Content-Length)". */
-function tooLarge(url: string, size: string, maxBytes: number): ModelReplyTooLargeError {
+/** `announced`: the Content-Length over the cap; without it the body passed the cap as it arrived. */
+function tooLarge(url: string, maxBytes: number, announced?: number): ModelReplyTooLargeError {
+  const cap = `the ${formatBytes(maxBytes)} a model reply may have`;
+  const size =
+    announced === undefined
+      ? `passed ${cap}`
+      : `has ${formatBytes(announced)} (Content-Length), more than ${cap}`;
   return new ModelReplyTooLargeError(
-    `the reply from ${url} ${size}, more than the ${formatBytes(maxBytes)} a model reply may have ` +
-      "(the longest replies models give are under 1 MiB): not read further",
+    `the reply from ${url} ${size} (the longest replies models give are under 1 MiB): not read further`,
   );
 }
 
@@ -41,7 +45,7 @@ export function cappedFetch(maxBytes = MAX_REPLY_BYTES): typeof fetch {
     const announced = Number(response.headers.get("content-length"));
     if (announced > maxBytes) {
       await response.body?.cancel();
-      throw tooLarge(url, `has ${formatBytes(announced)} (Content-Length)`, maxBytes);
+      throw tooLarge(url, maxBytes, announced);
     }
     if (!response.body) return response;
     let bytes = 0;
@@ -49,7 +53,7 @@ export function cappedFetch(maxBytes = MAX_REPLY_BYTES): typeof fetch {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           bytes += chunk.byteLength;
-          if (bytes > maxBytes) controller.error(tooLarge(url, `passed ${formatBytes(maxBytes)}`, maxBytes));
+          if (bytes > maxBytes) controller.error(tooLarge(url, maxBytes));
           else controller.enqueue(chunk);
         },
       }),

@@ -121,7 +121,7 @@ describe("retries", () => {
     expect(streamed).toBeInstanceOf(ModelReplyTooLargeError);
     expect(streamed).toBeInstanceOf(UserError);
     expect(streamed.message).toBe(
-      `the reply from ${server.url}/chat/completions passed 16.8 MB, more than the 16.8 MB a model reply may have (the longest replies models give are under 1 MiB): not read further`,
+      `the reply from ${server.url}/chat/completions passed the 16.8 MB a model reply may have (the longest replies models give are under 1 MiB): not read further`,
     );
     expect(server.requests).toHaveLength(1);
     const announced = await caught(model.query(conversation));
