@@ -18,6 +18,7 @@ import { mkNum } from "../templates/py-number.js";
 import { renderTemplate } from "../templates/render.js";
 import { AGENT_TYPES, type TrajectoryInfo, trajectoryConfig, trajectoryInfo } from "../trajectory.js";
 import type { TrajectoryWriter } from "../trajectory-writer.js";
+import { chaosPoint } from "../util/chaos.js";
 import { monotonicMs } from "../util/clock.js";
 import { type Interaction, rejectionMessages } from "./interaction.js";
 import { checkSubmission } from "./submission.js";
@@ -365,6 +366,7 @@ export class Agent {
   }
 
   render(template: string, name: string, vars: Record<string, unknown> = {}): string {
+    chaosPoint(`render:${name}`);
     return renderTemplate(template, { ...this.templateVars(), ...vars }, name);
   }
 

@@ -3,20 +3,26 @@ import { basename, extname, join, resolve } from "node:path";
 import pc from "picocolors";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { UserError } from "../errors.js";
+import { recordedEvalRunId } from "../eval/earlier-gradings.js";
 import { type EvalInstance, evalInstances } from "../eval/eval-instance.js";
 import { runEvaluation } from "../eval/evaluate.js";
+import { modelFolderName } from "../eval/grade-instance.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/grading-display.js";
 import { fixtureImageReady, resolvedSummary } from "../eval/grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import { runReportName } from "../eval/harness-report.js";
+import { checkRegradeLogs } from "../eval/regrade.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
-import { type Instance, loadInstances } from "../swebench/dataset.js";
+import { checkInstanceId, type Instance, loadInstances } from "../swebench/dataset.js";
 import { datasetDirOf, datasetSource, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { type Prediction, readPredictions } from "../swebench/predictions.js";
 import { selectInstances } from "../swebench/select.js";
 import { loadTaskRepo } from "../swebench/task-repo.js";
+import { ID_MAX_BYTES, NAME_MAX_BYTES, nameProblem, shownName } from "../util/safe-path.js";
+import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
 
 /** `swerun eval` flags (commands/options.ts). */
@@ -49,7 +55,8 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
     return {
       predsPath,
       outputDir: resolve(output ?? join(path, "eval")),
-      defaultRunId: basename(path),
+      // The run id its gradings were logged under (a renamed folder keeps it), else the folder's name.
+      defaultRunId: recordedEvalRunId(runJson) ?? basename(path),
       ...(existsSync(runJson) ? { runJson } : {}),
       ...(subset ? { subset } : {}),
       ...(split ? { split } : {}),
@@ -76,10 +83,14 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
   const { source, runId } = settings;
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const predictions = new Map<string, Prediction>(
-    readPredictions(source.predsPath).map((prediction) => [prediction.instance_id, prediction]),
+    readPredictions(source.predsPath).map((prediction, index) => {
+      checkPredictionNames(prediction, `${source.predsPath}: prediction ${index}`, runId);
+      return [prediction.instance_id, prediction];
+    }),
   );
   if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
   const { instances, fixtures } = await gradedInstances(settings, flags, predictions, say);
+  if (flags.regrade) checkRegradeLogs(source.outputDir, runId, instances, predictions);
   writeRunMetadata(source.outputDir, runId, {
     dataset: recordedDatasetName(settings.subset),
     split: settings.split,
@@ -162,8 +173,14 @@ function evalSettings(input: string, flags: EvalFlags): EvalSettings {
   const workers = positiveNumber(flags.workers ?? 1, "--workers", true);
   const timeoutSeconds = positiveNumber(flags.timeout ?? DEFAULT_EVAL_TIMEOUT, "--timeout", false);
   const runId = flags.runId ?? source.defaultRunId;
-  if (!/^[\w.-]+$/.test(runId))
-    throw new UserError(`--run-id "${runId}": use letters, digits, ".", "_" and "-"`);
+  if (!/^[\w.-]+$/.test(runId) || nameProblem(runId, ID_MAX_BYTES))
+    throw new UserError(
+      `--run-id ${shownName(runId)}: use letters, digits, ".", "_" and "-" (not "." or "..", at most ${ID_MAX_BYTES} bytes)`,
+    );
+  if (redact(runId) !== runId)
+    throw new UserError(
+      `--run-id: the run id (${flags.runId ? "given" : "the run folder's name"}) holds a secret (an API key or credential swerun redacts); it would go into folder names: pass another --run-id`,
+    );
   const recorded = readRunMetadata(source.outputDir, runId);
   const recordedDataset = typeof recorded?.dataset === "string" ? recorded.dataset : undefined;
   const recordedSplit = typeof recorded?.split === "string" ? recorded.split : undefined;
@@ -183,6 +200,23 @@ function evalSettings(input: string, flags: EvalFlags): EvalSettings {
         : `--regrade: the task repo ${taskRepo} that logs/run_evaluation/${runId}/run.json records is not a task repo (no tasks/ folder); pass --task-repo`,
     );
   return { source, workers, timeoutSeconds, runId, subset, split, taskRepo };
+}
+
+/**
+ * Refuses a prediction whose instance id or model name cannot name the folders and the run report the
+ * grading writes (`logs/run_evaluation/<run id>/<model>/<id>/`, `<model>.<run id>.json`), naming it.
+ */
+function checkPredictionNames(prediction: Prediction, record: string, runId: string): void {
+  checkInstanceId(prediction.instance_id, record);
+  const model = modelFolderName(prediction.model_name_or_path);
+  // The run report's temp file adds `.` and `.<pid>.<n>.tmp` (24 bytes at most) to its name.
+  const problem =
+    nameProblem(model, ID_MAX_BYTES) ??
+    nameProblem(runReportName(prediction.model_name_or_path, runId), NAME_MAX_BYTES - 24);
+  if (problem)
+    throw new UserError(
+      `${record} (${prediction.instance_id}): model_name_or_path ${shownName(prediction.model_name_or_path)} cannot name a folder or file (${problem})`,
+    );
 }
 
 /**

@@ -81,6 +81,10 @@ export const OPTIONS = {
     configValue: false,
     helpIn: { replay: "With --continue: finish when the agent submits, without asking" },
   },
+  keepWorkdir: {
+    flag: "--keep-workdir",
+    help: "Keep the temporary copy of run.setup_dir (the demo's project) the agent worked in; by default it is removed at the end",
+  },
   events: {
     flag: "--events <path>",
     help: "Append SwarmSDK-shaped JSON events, one per line (- = stdout)",
@@ -290,6 +294,7 @@ export const COMMAND_OPTIONS = {
     "yolo",
     "exitImmediately",
     "runReport",
+    "keepWorkdir",
     "events",
   ],
   swebench: [
@@ -368,6 +373,7 @@ export const COMMAND_OPTIONS = {
     "exitImmediately",
     "replayTrajectory",
     "replayReport",
+    "keepWorkdir",
     "events",
   ],
   report: ["reportFile", "outDir"],

@@ -31,7 +31,7 @@ import {
   type RunSession,
 } from "../run/run.js";
 import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
-import { copySetupDir } from "../run/setup-dir.js";
+import { copySetupDir, endWorkdir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
 import { asList } from "../util/as-list.js";
@@ -73,13 +73,17 @@ function recordedModelConfig(trajectory: LoadedTrajectory): Record<string, unkno
   return isPlainObject(config.model) ? config.model : {};
 }
 
-/** The local checkout: --cwd, else a fresh copy of run.setup_dir, else the recorded cwd if it still exists. */
+/**
+ * The local checkout: --cwd, else a fresh copy of run.setup_dir, else the recorded cwd if it still exists.
+ * Returns whether it made a copy.
+ */
 function prepareLocalCwd(
   environment: EnvironmentConfig,
   config: SwerunConfig,
   flags: ReplayFlags,
   recordedCwd: string,
-): void {
+): boolean {
+  const copy = !flags.cwd && Boolean(config.run.setup_dir);
   if (flags.cwd) environment.cwd = resolve(flags.cwd);
   else if (config.run.setup_dir) environment.cwd = copySetupDir(config.run.setup_dir, "swerun-replay-");
   const cwd = environment.cwd;
@@ -89,6 +93,7 @@ function prepareLocalCwd(
     const recorded = cwd === recordedCwd ? " (the recorded run's directory, now gone)" : "";
     throw new UserError(`environment.cwd: no such directory: ${cwd}${recorded}: ${hint}`);
   }
+  return copy;
 }
 
 function defaultOutput(path: string): string {
@@ -106,6 +111,8 @@ interface Setup {
   output: string;
   /** `--report`, checked (`-`: standard output). */
   report: string | undefined;
+  /** The local working directory is a temporary copy of run.setup_dir the replay made. */
+  madeCwd: boolean;
 }
 
 function setup(path: string, flags: ReplayFlags): Setup {
@@ -130,10 +137,11 @@ function setup(path: string, flags: ReplayFlags): Setup {
   const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
   const { environment, notes, recordedCwd } = replayEnvironment(trajectory, specs, envFlags);
   for (const note of notes) process.stderr.write(`note: ${note}\n`);
-  if (onHostFiles(environment)) prepareLocalCwd(environment, config, flags, recordedCwd);
-  else if (environment.environment_class === "docker" && until < recorded.steps.length && !flags.continue)
+  const onHost = onHostFiles(environment);
+  const madeCwd = onHost && prepareLocalCwd(environment, config, flags, recordedCwd);
+  if (environment.environment_class === "docker" && until < recorded.steps.length && !flags.continue)
     environment.keep_container = true;
-  return { trajectory, recorded, config, environment, recordedCwd, until, output, report };
+  return { trajectory, recorded, config, environment, recordedCwd, until, output, report, madeCwd };
 }
 
 /** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
@@ -222,11 +230,12 @@ async function replay(
   await stopRunSwarm(stream, result, result.error === undefined);
   if (result.error !== undefined) {
     await printRunEnd(result);
+    if (s.madeCwd) print(`${pc.bold("workdir:")} ${endWorkdir(place.cwd, Boolean(flags.keepWorkdir))}`);
     throw runError(result.error);
   }
   const early = stoppedEarly(s, progress, result);
   const report = replayReport(s, progress, { result, continued, stoppedEarly: early });
-  printReplayEnd(report, s, { place, table, stoppedEarly: early });
+  printReplayEnd(report, s, { place, table, stoppedEarly: early, keep: Boolean(flags.keepWorkdir) });
   const compared = report.submission.status === "same" || report.submission.status === "different";
   if (!compared) return report.divergent_steps.length > 0 ? 1 : 0;
   return report.submission.status === "same" ? 0 : 1;
@@ -388,7 +397,7 @@ function replayReport(
 function printReplayEnd(
   report: ReplayReport,
   s: Setup,
-  end: { place: Place; table: ReplayTable; stoppedEarly: boolean },
+  end: { place: Place; table: ReplayTable; stoppedEarly: boolean; keep: boolean },
 ): void {
   const { place } = end;
   for (const line of end.table.summary(report)) print(line);
@@ -398,8 +407,11 @@ function printReplayEnd(
     if (s.report !== "-") print(`${pc.bold("report:")} ${s.report}`);
   }
   if (place.docker) return;
-  const inspect = end.stoppedEarly
-    ? ` (stopped after step ${report.replayed_steps}; inspect it with: cd ${place.cwd})`
-    : "";
-  print(`${pc.bold("workdir:")} ${place.cwd}${inspect}`);
+  // A copy the replay made is removed at the end, unless kept: to inspect where it stopped, or on request.
+  const where = end.stoppedEarly
+    ? `${place.cwd} (stopped after step ${report.replayed_steps}; inspect it with: cd ${place.cwd})`
+    : s.madeCwd
+      ? endWorkdir(place.cwd, end.keep)
+      : place.cwd;
+  print(`${pc.bold("workdir:")} ${where}`);
 }

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { trajectoryInputs } from "../facts/inputs.js";
 import { type ModelLimits, modelLimitsOf } from "../facts/model-limits.js";
@@ -9,6 +9,7 @@ import { registerKnownKeys } from "../models/known-keys.js";
 import { checkOutputDir, checkOutputFile } from "../run/output.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { writeOutput } from "../util/output-file.js";
+import { ID_MAX_BYTES, nameProblem, pathInside, shownName } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
 
@@ -67,7 +68,12 @@ export async function reportCommand(paths: string[], flags: ReportFlags): Promis
   for (const input of trajectoryInputs(paths)) {
     const { id, report } = await reportOf(input.path);
     if (flags.outDir) {
-      writeFileAtomic(join(resolve(flags.outDir), `${id}.report.json`), [redact(reportText(report))]);
+      const problem = nameProblem(id, ID_MAX_BYTES);
+      if (problem)
+        throw new UserError(
+          `${input.path}: its instance id ${shownName(id)} cannot name a report file (${problem})`,
+        );
+      writeFileAtomic(pathInside(resolve(flags.outDir), `${id}.report.json`), [redact(reportText(report))]);
     } else {
       process.stdout.write(redact(lines ? `${JSON.stringify(report)}\n` : reportText(report)));
     }

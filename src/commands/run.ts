@@ -9,6 +9,7 @@ import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import { type RunResult, runTask } from "../run/run.js";
 import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
+import { endWorkdir } from "../run/setup-dir.js";
 import { endTiming } from "../run/timing.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
@@ -59,7 +60,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     events?.close();
   }
   await printRunEnd(result);
-  if (result.workdir) process.stdout.write(`${pc.bold("workdir:")} ${result.workdir}\n`);
+  printWorkdir(result, flags);
   if (report) {
     const { writeReportFile } = await import("../facts/write-report.js");
     await writeReportFile(report, result.trajectory ?? output, {
@@ -71,4 +72,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   if (result.error !== undefined) throw runError(result.error);
   return 0;
+}
+
+/** The temporary copy of run.setup_dir the run worked in: removed unless --keep-workdir, said either way. */
+function printWorkdir(result: RunResult, flags: RunFlags): void {
+  if (!result.workdir) return;
+  process.stdout.write(`${pc.bold("workdir:")} ${endWorkdir(result.workdir, Boolean(flags.keepWorkdir))}\n`);
 }

@@ -27,6 +27,7 @@ import { lockOutputDir } from "../swebench/lock.js";
 import { PredictionsFile } from "../swebench/predictions.js";
 import { checkLabel } from "../tracking/label.js";
 import { newRunId } from "../util/ids.js";
+import { pathInside } from "../util/safe-path.js";
 import { configOverrides, type FlagsOf } from "./options.js";
 
 /** `swerun swebench-single` flags (commands/options.ts). */
@@ -61,13 +62,15 @@ async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetu
   if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, config, instances } = await loadSwebench(flags, configOverrides("swebench-single", flags));
+  // Again now that the config's own credentials (model_kwargs.api_key, ...) are known.
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   const instance = pickInstance(instances, flags.instance);
   const id = instance.instance_id;
   // Interactive on a terminal unless --yolo (a config's yolo mode asks here too); without one, yolo.
   config.agent.mode =
     flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
-  const outputDir = resolve(flags.output ?? join("runs", "single", id));
-  const output = checkOutputPath(join(outputDir, `${id}.traj.json`), "-o");
+  const outputDir = resolve(flags.output ?? pathInside(join("runs", "single"), id));
+  const output = checkOutputPath(pathInside(outputDir, `${id}.traj.json`), "-o");
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
   }

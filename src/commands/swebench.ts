@@ -148,6 +148,8 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   if (flags.output) checkOutputDir(resolve(flags.output));
   const { subset, say, config, instances } = await loadSwebench(flags, configOverrides("swebench", flags));
+  // Again now that the config's own credentials (model_kwargs.api_key, ...) are known, before the folder is named.
+  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
   const pool = batchHosts(flags, config);
   const answerTimeout = hostAnswerTimeoutMs();
   const images = batchImages(flags, config);

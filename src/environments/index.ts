@@ -23,7 +23,8 @@ export async function createEnvironment(
 ): Promise<Environment> {
   switch (config.environment_class) {
     case "local": {
-      const { LocalEnvironment } = await import("./local.js");
+      const { LocalEnvironment, checkLocalCwd } = await import("./local.js");
+      checkLocalCwd(config.cwd);
       return new LocalEnvironment(config);
     }
     case "docker": {

@@ -1,4 +1,6 @@
+import { type Stats, statSync } from "node:fs";
 import type { LocalEnvironmentConfig } from "../config/schema.js";
+import { UserError } from "../errors.js";
 import type { Action, ExecOutput } from "../messages.js";
 import { randomId } from "../util/random-id.js";
 import type { Environment, ExecuteOptions } from "./environment.js";
@@ -23,6 +25,26 @@ export function mergedOutputCommand(interpreter: string[], command: string): str
   if (POSIX_SHELLS.has(program) && interpreter.at(-1)?.match(/^-\w*c$/))
     return [...interpreter, `exec 2>&1; ${command}`];
   return ["/bin/sh", "-c", 'exec "$0" "$@" 2>&1', ...interpreter, command];
+}
+
+/**
+ * Refuses a `cwd` that is not a folder before the first command (and the first model call): every command
+ * would fail with `spawn /bin/sh ENOENT` until a limit ends the run.
+ */
+export function checkLocalCwd(cwd: string): void {
+  if (!cwd) return;
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(cwd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such folder" : code === "EACCES" ? "permission denied" : String(code);
+    throw new UserError(`environment.cwd ${cwd}: ${why}; the local environment runs its commands there`);
+  }
+  if (!stats.isDirectory())
+    throw new UserError(
+      `environment.cwd ${cwd}: not a folder; the local environment runs its commands there`,
+    );
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Instance } from "../swebench/dataset.js";
 import { datasetDirOf, recordedDatasetName } from "../swebench/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
 import { BatchGrader } from "./batch-grader.js";
+import { recordedEvalRunId } from "./earlier-gradings.js";
 import { evalInstances } from "./eval-instance.js";
 import { resolvedSummary } from "./grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "./harness-constants.js";
@@ -57,7 +58,8 @@ export async function startBatchGrading(options: BatchGradingOptions) {
   // With a pool, the batch pings its hosts; without one, the daemon must answer before the first model call.
   const pool = options.hosts && options.hosts.length > 0;
   const docker = pool ? undefined : await connectDocker();
-  const runId = basename(options.folder);
+  // A renamed folder keeps the run id its gradings were logged under.
+  const runId = recordedEvalRunId(join(options.folder, "run.json")) ?? basename(options.folder);
   writeRunMetadata(join(options.folder, "eval"), runId, {
     dataset: recordedDatasetName(options.subset),
     split: options.split,

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Prediction } from "../swebench/predictions.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
-import { instanceLogDir } from "./grade-instance.js";
+import { ID_MAX_BYTES, nameProblem } from "../util/safe-path.js";
+import { instanceLogDir, modelLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
 import type { RunJsonEval, RunJsonVerdict } from "./verdict-record.js";
 
@@ -35,6 +36,23 @@ export function verdictsOnDisk(
   return verdicts;
 }
 
+/**
+ * The eval run id a run folder's run.json records (`eval.run_id`), if any: its logs are under that id,
+ * whatever the folder is called now (a renamed folder keeps its gradings).
+ */
+export function recordedEvalRunId(runJson: string): string | undefined {
+  try {
+    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: { run_id?: unknown } };
+    const runId = record.eval?.run_id;
+    // A hand-edited id that cannot name a folder is not taken (the folder's name is used instead).
+    return typeof runId === "string" && /^[\w.-]+$/.test(runId) && !nameProblem(runId, ID_MAX_BYTES)
+      ? runId
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The verdicts run.json holds for the eval run `runId`. */
 export function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
   try {
@@ -50,9 +68,7 @@ export function recordedVerdicts(runJson: string, runId: string): Record<string,
  * instances' log folders, and of the run id's run.json next to them.
  */
 export function removeStaleReportTemps(outputDir: string, runId: string, modelName: string): void {
-  const dir = join(
-    instanceLogDir(outputDir, runId, { instance_id: "", model_name_or_path: modelName, model_patch: "" }),
-  );
+  const dir = modelLogDir(outputDir, runId, modelName);
   removeStaleTemps(dirname(dir));
   let ids: string[] = [];
   try {

@@ -5,6 +5,7 @@ import { daemonMessage } from "../environments/docker/pull.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
+import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import { writeTar } from "../util/tar.js";
 import { decodeOutput, type ExecResult, execCollect } from "./container-exec.js";
@@ -86,11 +87,20 @@ export interface GradeOptions {
   onPhase?: (phase: string) => void;
 }
 
+/** A model name as the harness names its folders and run report after it: `/` as `__`. */
+export function modelFolderName(model: string | undefined): string {
+  // A model name holding a key never puts it into a path (the console prints paths redacted).
+  return redact(model ?? "None").replaceAll("/", "__");
+}
+
+/** `logs/run_evaluation/<run_id>/<model with / as __>` under `outputDir`: the instances' log folders are in it. */
+export function modelLogDir(outputDir: string, runId: string, model: string | undefined): string {
+  return pathInside(outputDir, ...RUN_EVALUATION_DIR, runId, modelFolderName(model));
+}
+
 /** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
-  // A model name holding a key never puts it into a path (the console prints paths redacted).
-  const model = redact(prediction.model_name_or_path ?? "None").replaceAll("/", "__");
-  return join(outputDir, ...RUN_EVALUATION_DIR, runId, model, prediction.instance_id);
+  return pathInside(modelLogDir(outputDir, runId, prediction.model_name_or_path), prediction.instance_id);
 }
 
 /** A grading that ended as the harness's gradings end without a report (the patch did not apply, a timeout). */

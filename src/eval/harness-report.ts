@@ -4,8 +4,9 @@ import type Docker from "dockerode";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
-import { instanceLogDir } from "./grade-instance.js";
+import { instanceLogDir, modelFolderName } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
 import { classifyWith } from "./infra-failure.js";
 import { pythonJson } from "./python-json-dumps.js";
@@ -68,10 +69,14 @@ export async function writeRunReport(
   const report = reportOf(dataset, predictions, outcomes, failures);
   if (options.docker)
     Object.assign(report, await daemonLeftovers(options.docker, options.containerRunId ?? runId, dataset));
-  const model = redact([...predictions.values()][0]?.model_name_or_path ?? "None").replaceAll("/", "__");
-  const path = join(outputDir, `${model}.${runId}.json`);
+  const path = pathInside(outputDir, runReportName([...predictions.values()][0]?.model_name_or_path, runId));
   writeFileAtomic(path, [redact(`${pythonJson(report, 4)}\n`)]);
   return { report, path, lines: summaryLines(report, options) };
+}
+
+/** The run report's file name, as the harness names it: `<model with / as __>.<run_id>.json`. */
+export function runReportName(model: string | undefined, runId: string): string {
+  return `${modelFolderName(model)}.${runId}.json`;
 }
 
 /** What became of each instance of the dataset, as the harness sorts them. */

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathInside } from "../util/safe-path.js";
 import { MARKERS } from "./harness-constants.js";
 
 /**
@@ -43,6 +44,14 @@ export function parseImageAssets(raw: unknown): ImageAsset[] {
       if (!path) return;
       if (typeof path !== "string" || (url !== undefined && url !== null && typeof url !== "string"))
         throw new Error(`image_assets.${key}.${index}: path and url must be strings`);
+      if (
+        path.startsWith("/") ||
+        path.includes("\0") ||
+        path.split("/").some((step) => step === ".." || step === "")
+      )
+        throw new Error(
+          `image_assets.${key}.${index}.path ${JSON.stringify(path)} is not a file path inside the repository`,
+        );
       assets.push({ path, ...(url ? { url } : {}) });
     });
   }
@@ -51,7 +60,7 @@ export function parseImageAssets(raw: unknown): ImageAsset[] {
 
 /** Where a task repo keeps an instance's asset: `tasks/<id>/test_assets/<path>`. */
 export function taskRepoAssetPath(taskRepo: string, instanceId: string, path: string): string {
-  return join(taskRepo, "tasks", instanceId, "test_assets", path);
+  return pathInside(join(taskRepo, "tasks", instanceId, "test_assets"), path);
 }
 
 /** The asset's file name in the staging folders: its path with `/` as `__`. */
@@ -121,7 +130,7 @@ export async function stageImageAssets(options: {
     }
     if (!data) continue;
     const flat = flatName(asset.path);
-    writeFileSync(join(staging, flat), data);
+    writeFileSync(pathInside(staging, flat), data);
     staged.push({ path: asset.path, flat, data, fromTaskRepo });
   }
   return staged;

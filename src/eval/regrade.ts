@@ -1,15 +1,47 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { UserError } from "../errors.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, instanceLogDir } from "./grade-instance.js";
-import { LOG_FILES } from "./harness-constants.js";
+import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
 import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { pythonJson } from "./python-json-dumps.js";
 import { fileTestLog } from "./test-log.js";
+
+/**
+ * Refuses a re-grade that would find no test log of any instance (a renamed folder, a wrong `--run-id`): it
+ * would write a run report and run.json verdicts of nothing over the ones there. Exit 2, nothing changed;
+ * the line names the run ids that have logs there.
+ */
+export function checkRegradeLogs(
+  outputDir: string,
+  runId: string,
+  instances: EvalInstance[],
+  predictions: Map<string, Prediction>,
+): void {
+  const logged = instances.some((instance) => {
+    const prediction = predictions.get(instance.instance_id);
+    if (!prediction?.model_patch) return false;
+    return existsSync(join(instanceLogDir(outputDir, runId, prediction), LOG_FILES.testOutput));
+  });
+  if (logged) return;
+  let runs: string[] = [];
+  try {
+    runs = readdirSync(join(outputDir, ...RUN_EVALUATION_DIR))
+      .filter((name) => name !== runId)
+      .sort();
+  } catch {
+    // no logs of any run
+  }
+  throw new UserError(
+    `--regrade: no ${LOG_FILES.testOutput} of evaluation run ${runId} under ${join(outputDir, ...RUN_EVALUATION_DIR, runId)}: nothing to grade again, nothing changed` +
+      (runs.length > 0 ? ` (logs there are of run ${runs.join(", ")}: pass --run-id)` : ""),
+  );
+}
 
 /**
  * Grades an instance again from the test_output.txt of an earlier grading, as the harness's report step

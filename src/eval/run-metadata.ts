@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { pathInside } from "../util/safe-path.js";
 import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
 import { pythonJson } from "./python-json-dumps.js";
 
@@ -18,7 +19,7 @@ export interface RunMetadata {
 
 /** `logs/run_evaluation/<run_id>/run.json` under `outputDir`. */
 export function runMetadataPath(outputDir: string, runId: string): string {
-  return join(outputDir, ...RUN_EVALUATION_DIR, runId, LOG_FILES.runMetadata);
+  return pathInside(outputDir, ...RUN_EVALUATION_DIR, runId, LOG_FILES.runMetadata);
 }
 
 /** The metadata an earlier run recorded, or undefined (none, or not an object). */

@@ -3,6 +3,7 @@ import { join, relative, resolve } from "node:path";
 import { closeDockerClient, connectDocker, type DockerEndpoint } from "../environments/docker/client.js";
 import { materializeFixture } from "../swebench/checkout.js";
 import type { Instance } from "../swebench/dataset.js";
+import { pathInside } from "../util/safe-path.js";
 import { baseRootfs, importImage, sha } from "./rootfs.js";
 
 /** Bump when the way fixture images are made changes, so old images are rebuilt. */
@@ -53,7 +54,7 @@ async function build(
   datasetDir: string,
   endpoint: DockerEndpoint | undefined,
 ): Promise<void> {
-  const hash = fixtureHash(resolve(datasetDir, String(instance.fixture)));
+  const hash = fixtureHash(resolve(pathInside(datasetDir, String(instance.fixture))));
   const docker = await connectDocker(endpoint);
   try {
     const existing = await docker

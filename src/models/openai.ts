@@ -14,6 +14,7 @@ import type { Model, QueryOptions } from "./model.js";
 import { MODEL_TYPES } from "./model-types.js";
 import { expandMessage } from "./multimodal.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
+import { cappedFetch, replyTooLarge } from "./reply-cap.js";
 import {
   classifyError,
   type ErrorContext,
@@ -125,6 +126,8 @@ export class OpenAIModel implements Model {
       // The SDK's own timeout covers only the response headers; the request timeout of #request covers the body too.
       timeout: Math.ceil(this.#timeoutS * 2000),
       maxRetries: 0,
+      // A reply's body is read up to MAX_REPLY_BYTES (reply-cap.ts).
+      fetch: cappedFetch(),
       // The SDK reads OpenAI's organization and project variables itself; other providers must not get them.
       ...(endpoint.provider === "openai" ? {} : { organization: null, project: null }),
       defaultHeaders: key ? headers : { Authorization: null, ...headers },
@@ -359,7 +362,7 @@ export class OpenAIModel implements Model {
       if (timeout.signal.aborted) {
         throw new TransientModelError(`no response within ${this.#timeoutS} s`, undefined, "TimeoutError");
       }
-      throw classifyError(error, this.#errors);
+      throw replyTooLarge(error) ?? classifyError(error, this.#errors);
     } finally {
       clearTimeout(timer);
     }

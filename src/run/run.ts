@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { Agent } from "../agent/agent.js";
 import type { Interaction } from "../agent/interaction.js";
 import { type AgentConfig, onHostFiles, type SwerunConfig } from "../config/schema.js";
@@ -294,6 +295,8 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
   } catch (error) {
     signals?.dispose();
     await env?.close().catch(() => {});
+    // The run never started: its copy of run.setup_dir is of no use (a started run's is the command's to end).
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
     throw error;
   }
 }

@@ -15,6 +15,7 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { FileWriteError, fileWriteError } from "../util/file-error.js";
 import { timestampSlug } from "../util/ids.js";
+import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./batch-display.js";
@@ -403,7 +404,7 @@ class BatchRun {
     const hostName = job.host?.docker.name;
     const hostConfig = job.host?.docker.config;
     const startedAt = Date.now();
-    const folder = join(options.outputDir, instance.instance_id);
+    const folder = pathInside(options.outputDir, instance.instance_id);
     if (!this.#guard(folder, () => mkdirSync(folder, { recursive: true }))) {
       opened.scheduler.end(job, { requeue: true });
       return;

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { pathInside } from "../util/safe-path.js";
 import type { Instance } from "./dataset.js";
 
 /** A working copy of an instance's repository on this machine, for the local environment. */
@@ -23,7 +24,7 @@ function git(args: string[], cwd: string): string {
  * temporary directory and committed, so `git diff` shows exactly the agent's changes.
  */
 export function materializeFixture(instance: Instance, datasetDir: string): Checkout {
-  const fixture = resolve(datasetDir, String(instance.fixture));
+  const fixture = resolve(pathInside(datasetDir, String(instance.fixture)));
   if (!existsSync(fixture))
     throw new UserError(`${instance.instance_id}: fixture folder not found: ${fixture}`);
   const dir = mkdtempSync(join(tmpdir(), "swerun-checkout-"));

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { UserError } from "../errors.js";
+import { ID_MAX_BYTES, nameProblem, shownName } from "../util/safe-path.js";
 import { hubParquetFiles, isHubDatasetId } from "./hub.js";
 import { readParquetRows } from "./parquet.js";
 import { type Selection, selectInstances } from "./select.js";
@@ -50,6 +51,9 @@ export async function loadInstances(options: LoadOptions): Promise<Instance[]> {
   const instances = records.map((record, index) => checkRecord(record, index, source));
   onProgress(`Loaded ${instances.length} instances from ${source}`);
   const selected = selectInstances(instances, options);
+  const indexes = new Map(instances.map((instance, index) => [instance, index]));
+  for (const instance of selected)
+    checkInstanceId(instance.instance_id, `${source}: record ${indexes.get(instance)}`);
   const repeated = repeatedIds(instances, new Set(selected.map((instance) => instance.instance_id)));
   if (repeated.length > 0) {
     const shown = repeated.slice(0, 10).map(([id, records]) => `${id} (records ${records.join(", ")})`);
@@ -58,6 +62,18 @@ export async function loadInstances(options: LoadOptions): Promise<Instance[]> {
     );
   }
   return selected;
+}
+
+/**
+ * Refuses an instance id that cannot be one folder and file name (it names both in the output folder, and
+ * the grading's log folder): `..`, a `/`, a NUL, too long a name. `record` names where it came from.
+ */
+export function checkInstanceId(id: string, record: string): void {
+  const problem = nameProblem(id, ID_MAX_BYTES);
+  if (problem)
+    throw new UserError(
+      `${record}: instance_id ${shownName(id)} cannot name a folder or file (${problem}); an id is one safe file name`,
+    );
 }
 
 /**

@@ -4,12 +4,19 @@ import { join } from "node:path";
 import envPaths from "env-paths";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
-/** An image a run pulled: its name, the daemon it is on, and the image id it was (so a re-pulled name is left alone). */
+/**
+ * An image a run pulled: its name, the daemon it is on, and the image id it was (so a re-pulled name is left
+ * alone). A pull is listed before it starts (`pulling`, no id yet), so an image whose pull a kill cut short of
+ * the ledger's update is still the run's: a resumed batch takes it back, `swerun cleanup --images` removes it.
+ */
 export interface LedgerImage {
   image: string;
   /** The daemon's address (unix://..., tcp://..., ssh://...). */
   host: string;
+  /** The image id; "" while `pulling`. */
   id: string;
+  /** When the pull started (ISO time): the pull had not ended when the ledger was written last. */
+  pulling?: string;
 }
 
 /** What one batch run pulled, kept on this machine so `swerun cleanup --images` finds it without the run folder. */

@@ -4,6 +4,7 @@ import { imageTags, inspectImage, normalizeImage, removeImage } from "../environ
 import { ensureImage, isNoSpace } from "../environments/docker/pull.js";
 import { registryImageSize } from "../environments/docker/registry-size.js";
 import { formatBytes } from "../util/bytes.js";
+import { chaosPoint } from "../util/chaos.js";
 import type { Instance } from "./dataset.js";
 import type { PoolHost } from "./host-pool.js";
 import { ImageBudget } from "./image-budget.js";
@@ -65,6 +66,8 @@ interface Daemon extends PoolDaemon {
   /** Image ids of what the batch pulled (and holds). */
   ids: Map<string, string>;
   pulls: Map<string, Promise<void>>;
+  /** Pulls under way the ledger lists (image → when it started, ISO), before they end. */
+  pulling: Map<string, string>;
   /** Pulled (or being pulled) ahead; no instance has started with it yet. */
   ahead: Set<string>;
   aheadPulls: number;
@@ -150,6 +153,7 @@ export class ImagePool {
           before: new Set(),
           ids: new Map(),
           pulls: new Map(),
+          pulling: new Map(),
           ahead: new Set(),
           aheadPulls: 0,
           running: new Map(),
@@ -161,7 +165,8 @@ export class ImagePool {
         for (const entry of ledger.filter((entry) => entry.host === spec.endpoint.host)) {
           const image = normalizeImage(entry.image);
           const found = await inspectImage(docker, image).catch(() => undefined);
-          if (found?.id !== entry.id) continue;
+          // A pull the earlier run started and was killed in: the image there now is the one it pulled.
+          if (!found || (found.id !== entry.id && !entry.pulling)) continue;
           daemon.before.delete(image);
           daemon.ids.set(image, found.id);
           daemon.budget.adopt(image, found.bytes);
@@ -180,6 +185,8 @@ export class ImagePool {
     const pool = new ImagePool(opened, options, context, record);
     for (const daemon of opened)
       daemon.unwatch = watchContainerEnds(daemon.docker, () => pool.#containerEnded(daemon));
+    // Pulls a killed run left listed are settled now: taken back with their ids, or dropped (never arrived).
+    if (ledger.some((entry) => entry.pulling)) pool.#saveLedger();
     return pool;
   }
 
@@ -468,6 +475,9 @@ export class ImagePool {
     let failure: unknown;
     daemon.budget.reserve(image, estimate);
     if (ahead) daemon.ahead.add(image);
+    // Listed before it starts: a kill during the pull leaves the image the run's, not taken for one there before.
+    daemon.pulling.set(image, new Date().toISOString());
+    this.#saveLedger();
     const pull = (async () => {
       this.#changed();
       try {
@@ -475,6 +485,7 @@ export class ImagePool {
           timeoutSeconds: this.#options.pullTimeout,
           ...(this.#options.platform ? { platform: this.#options.platform } : {}),
         });
+        chaosPoint("image-pulled");
         const found = await inspectImage(daemon.docker, image);
         if (!found) throw new Error(`${image} is missing after its pull`);
         daemon.host?.images.set(image, true);
@@ -482,8 +493,11 @@ export class ImagePool {
           // Someone else pulled it meanwhile: not the batch's to remove.
           daemon.budget.settle(image, undefined);
           daemon.before.add(image);
+          daemon.pulling.delete(image);
+          this.#saveLedger();
           return;
         }
+        daemon.pulling.delete(image);
         daemon.budget.settle(image, found.bytes);
         daemon.ids.set(image, found.id);
         this.#learn(image, found.bytes);
@@ -494,6 +508,8 @@ export class ImagePool {
         daemon.budget.settle(image, undefined);
         daemon.ahead.delete(image);
         failure = error;
+        daemon.pulling.delete(image);
+        this.#saveLedger();
       } finally {
         this.record.peak_bytes = Math.max(this.record.peak_bytes, daemon.budget.peak);
         daemon.pulls.delete(image);
@@ -655,8 +671,12 @@ export class ImagePool {
 
   #saveLedger(): void {
     const images: LedgerImage[] = [];
-    for (const daemon of this.#daemons)
+    for (const daemon of this.#daemons) {
       for (const [image, id] of daemon.ids) images.push({ image, host: daemon.endpoint.host, id });
+      for (const [image, since] of daemon.pulling)
+        if (!daemon.ids.has(image))
+          images.push({ image, host: daemon.endpoint.host, id: "", pulling: since });
+    }
     const earlier = readLedger(this.#runId)?.images ?? [];
     // What this process does not hold any more but an earlier one pulled (and did not remove) stays listed.
     const hosts = new Set(this.#daemons.map((daemon) => daemon.endpoint.host));

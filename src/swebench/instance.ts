@@ -1,5 +1,4 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { OutputPathError } from "../errors.js";
@@ -10,6 +9,7 @@ import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES } from "../trajectory.js";
 import { journalPath } from "../trajectory-journal.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
+import { pathInside } from "../util/safe-path.js";
 import type { Checkout } from "./checkout.js";
 import type { Instance } from "./dataset.js";
 
@@ -45,7 +45,7 @@ export const FINISHED_STATUSES = new Set([
 ]);
 
 export function trajectoryPath(outputDir: string, instanceId: string): string {
-  return join(outputDir, instanceId, `${instanceId}.traj.json`);
+  return pathInside(outputDir, instanceId, `${instanceId}.traj.json`);
 }
 
 /** The exit status and cost recorded in an instance's trajectory, if it has a readable one. */

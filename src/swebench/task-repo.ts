@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { UserError } from "../errors.js";
-import type { Instance } from "./dataset.js";
+import { checkInstanceId, type Instance } from "./dataset.js";
 
 /** Dataset columns a task repo keeps as files of their own in `tasks/<id>/`. */
 const AS_FILE = {
@@ -63,5 +63,6 @@ function loadTask(dir: string): Instance {
     throw new UserError(`${where("tests.json")}: ${(error as Error).message}`);
   }
   if (typeof instance.instance_id !== "string") instance.instance_id = dir.split("/").at(-1);
+  checkInstanceId(String(instance.instance_id), where("task.yaml"));
   return instance as Instance;
 }

@@ -9,6 +9,7 @@ import { JinjaCompiler } from "./jinja-compiler.js";
 import { JinjaParser } from "./jinja-parser.js";
 import { nj, type Tokenizer } from "./nunjucks-internals.js";
 import { FILTERS, TESTS } from "./registry.js";
+import { checkRenderedSize, startRender } from "./render-limits.js";
 import { RenderContext, RUNTIME } from "./runtime.js";
 
 type Callback = (err: unknown, result?: string) => void;
@@ -107,11 +108,17 @@ export class CompiledTemplate {
     frame.topLevel = true;
     let failure: unknown;
     let output = "";
-    this.root(env, context, frame, RUNTIME, (err, result) => {
-      if (err) failure = err;
-      else output = result ?? "";
-    });
+    const stop = startRender();
+    try {
+      this.root(env, context, frame, RUNTIME, (err, result) => {
+        if (err) failure = err;
+        else output = result ?? "";
+      });
+    } finally {
+      stop();
+    }
     if (failure !== undefined) throw failure;
+    checkRenderedSize(output);
     return output;
   }
 }

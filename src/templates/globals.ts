@@ -10,6 +10,7 @@ import { typeError, valueError } from "./py-errors.js";
 import { isIntNumber, isNumeric, numValue, PyFloat } from "./py-number.js";
 import { iterate } from "./py-ops.js";
 import { isDict, pyStr, typeName } from "./python-values.js";
+import { RENDER_LIMITS, RenderLimitError } from "./render-limits.js";
 import { checkDefined } from "./undefined.js";
 
 function range(...args: unknown[]): number[] {
@@ -23,6 +24,11 @@ function range(...args: unknown[]): number[] {
   const [start, stop, step] =
     ints.length === 1 ? [0, ints[0] ?? 0, 1] : [ints[0] ?? 0, ints[1] ?? 0, ints[2] ?? 1];
   if (step === 0) throw valueError("range() arg 3 must not be zero");
+  const count = Math.max(0, Math.ceil((stop - start) / step));
+  if (count > RENDER_LIMITS.rangeItems)
+    throw new RenderLimitError(
+      `range() of ${count} numbers is more than a template may loop over (${RENDER_LIMITS.rangeItems})`,
+    );
   const out: number[] = [];
   for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
   return out;

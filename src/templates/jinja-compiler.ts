@@ -397,6 +397,7 @@ export class JinjaCompiler extends BaseCompiler {
     if (cond !== null) {
       this._emitLine(`var ${arr}_f = [];`);
       this._emitLine(`for (var ${i} = 0; ${i} < ${arr}.length; ${i}++) {`);
+      this._emitLine(`runtime.py_tick(${this.buffer});`);
       bind();
       this._emit(`if (runtime.py_truthy(`);
       this._compileExpression(cond, frame);
@@ -406,6 +407,7 @@ export class JinjaCompiler extends BaseCompiler {
     }
     this._emitLine(`var ${loop} = runtime.py_loop(${arr}${loopArgs ? `, ${loopArgs}` : ""});`);
     this._emitLine(`for (var ${i} = 0; ${i} < ${arr}.length; ${i}++) {`);
+    this._emitLine(`runtime.py_tick(${this.buffer});`);
     // Each iteration gets a fresh scope, as in Jinja2: a `{% set %}` does not carry over to the next one.
     this._emitLine("frame = frame.push(true);");
     bind();

@@ -31,6 +31,7 @@ import {
 } from "./py-ops.js";
 import { strRepr } from "./py-string.js";
 import { isStr, makeTuple, pyStr, typeName } from "./python-values.js";
+import { renderTick } from "./render-limits.js";
 import { checkDefined, JinjaUndefined } from "./undefined.js";
 
 type Block = (...args: unknown[]) => void;
@@ -153,6 +154,8 @@ export const RUNTIME: Readonly<Record<string, unknown>> = Object.freeze({
   py_tuple: makeTuple,
   py_key: (k: unknown): string => pyStr(checkDefined(k)),
   py_iterate: iterate,
+  /** Every loop iteration: the render's time and size limits (render-limits.ts). */
+  py_tick: renderTick,
   py_unpack(value: unknown, n: number): unknown[] {
     const items = iterate(value);
     if (items.length > n) throw valueError(`too many values to unpack (expected ${n})`);

@@ -11,7 +11,8 @@ import { writeSync } from "node:fs";
  * messages written into the trajectory in place, its `info.model_stats` not yet), `trajectory-tail-cut` (half
  * of a step's in-place write done: the file cut inside its last step, as a kill inside a large write leaves it), `grading-tests` (a grading's tests
  * about to run in its container), `grading-ended` (`--eval`: a grading's report.json written, its verdict
- * not in run.json yet).
+ * not in run.json yet), `image-pulled` (a budgeted batch's image pulled, its id not in the ledger yet), `render:<template>` (the agent about
+ * to render that template, e.g. `render:instance_template`: a signal sent then arrives during the render).
  */
 export function chaosPoint(point: string): void {
   const wanted = process.env.SWERUN_CHAOS_PAUSE;

@@ -7,6 +7,8 @@
 const secrets = new Set<string>();
 let pattern: RegExp | undefined;
 let longestSecret = 0;
+/** The secrets as UTF-8 bytes, for cuts made in raw output (`secretAcross`). */
+let secretBuffers: Buffer[] = [];
 
 /** Short values are not registered: redacting "1" or "yes" everywhere would garble output. */
 const MIN_SECRET_LENGTH = 6;
@@ -39,6 +41,31 @@ export function registerSecret(value: string | undefined): void {
     .map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   pattern = new RegExp(alternatives.join("|"), "g");
   longestSecret = Math.max(...[...secrets].map((secret) => secret.length));
+  secretBuffers = [...secrets].map((secret) => Buffer.from(secret, "utf8"));
+}
+
+/** The longest registered secret in UTF-8 bytes (0 with none): how far around a cut of raw bytes to look. */
+export function longestSecretBytes(): number {
+  return secretBuffers.reduce((longest, secret) => Math.max(longest, secret.length), 0);
+}
+
+/**
+ * The registered secrets that a cut of `bytes` at `at` would split (one starts before `at` and ends after it),
+ * as the span from the first one's start to the last one's end; undefined when the cut splits none. A cut
+ * moved out of that span leaves each secret whole on one side, where `redact` finds it.
+ */
+export function secretAcross(bytes: Buffer, at: number): { start: number; end: number } | undefined {
+  let span: { start: number; end: number } | undefined;
+  for (const secret of secretBuffers) {
+    let index = bytes.indexOf(secret, Math.max(0, at - secret.length + 1));
+    while (index !== -1 && index < at) {
+      const end = index + secret.length;
+      if (end > at)
+        span = { start: Math.min(span?.start ?? index, index), end: Math.max(span?.end ?? end, end) };
+      index = bytes.indexOf(secret, index + 1);
+    }
+  }
+  return span;
 }
 
 /**
@@ -172,4 +199,5 @@ export function clearSecretsForTests(): void {
   secrets.clear();
   pattern = undefined;
   longestSecret = 0;
+  secretBuffers = [];
 }

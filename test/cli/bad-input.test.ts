@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { CLI, type CliResult, runCli } from "../helpers/cli.js";
+import { CLI, type CliResult, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** Exit code 2 and exactly one line on stderr, matching `message`. */
@@ -131,6 +131,109 @@ describe("bad settings and configs: exit code 2, one line, before the model is c
     );
     const result = await runCli(["run", "-c", "demo", "-c", config, "--yolo", "-t", "x"]);
     expectRefused(result, new RegExp(`${config}: not valid UTF-8 at byte offset 29 \\(line 2\\)`));
+  });
+
+  it("an endless template: one line naming the template, exit 2, before the model is called; a SIGTERM during it is acted on", async () => {
+    const dir = tempDir();
+    const endless = (body: string) => {
+      const config = join(dir, `endless-${body.length}.yaml`);
+      writeFileSync(
+        config,
+        `agent:\n  instance_template: "{% for i in range(100000) %}{% for j in range(100000) %}${body}{% endfor %}{% endfor %}"\n`,
+      );
+      return config;
+    };
+    // Rendering something each time: stopped at the size limit.
+    const growing = await runCli([
+      "run",
+      "-c",
+      "demo",
+      "-c",
+      endless("{{ 'x' * 1000 }}"),
+      "--yolo",
+      "-t",
+      "x",
+      "-o",
+      join(dir, "a.traj.json"),
+    ]);
+    expectRefused(
+      growing,
+      /^swerun: template "instance_template"( at line \d+)?: the rendered text passed 67108864 characters/,
+    );
+    // Rendering nothing: stopped at the time limit; a SIGTERM sent while it renders is acted on once it ends.
+    const run = startCli(
+      [
+        "run",
+        "-c",
+        "demo",
+        "-c",
+        endless("{% set x = j %}"),
+        "--yolo",
+        "-t",
+        "x",
+        "-o",
+        join(dir, "b.traj.json"),
+      ],
+      {
+        env: { SWERUN_CHAOS_PAUSE: "render:instance_template" },
+      },
+    );
+    await waitFor(
+      () => run.errors().includes("swerun chaos: paused at render:instance_template"),
+      60_000,
+      run.child,
+    );
+    run.child.kill("SIGTERM");
+    run.child.kill("SIGCONT");
+    const stopped = await run.done;
+    const lines = stopped.stderr.trim().split("\n");
+    expect(lines.at(-1)).toMatch(
+      /^swerun: template "instance_template"( at line \d+)?: rendering took more than 5 s/,
+    );
+    expect(stopped.code).toBe(2);
+    // A range too long to hold is refused at once.
+    writeFileSync(
+      join(dir, "range.yaml"),
+      'agent:\n  instance_template: "{% for i in range(10**9) %}{% endfor %}"\n',
+    );
+    expectRefused(
+      await runCli(["run", "-c", "demo", "-c", join(dir, "range.yaml"), "--yolo", "-t", "x"]),
+      /range\(\) of 1000000000 numbers is more than a template may loop over \(10000000\)/,
+    );
+  });
+
+  it("a local environment.cwd that does not exist, or is a file: one line, exit 2, before the first model call", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "file"), "x");
+    for (const [cwd, why] of [
+      [join(dir, "gone"), "no such folder"],
+      [join(dir, "file"), "not a folder"],
+    ]) {
+      const out = join(dir, "x.traj.json");
+      const result = await runCli([
+        "run",
+        "-c",
+        "demo",
+        "-c",
+        "run.setup_dir=",
+        "-c",
+        `environment.cwd=${cwd}`,
+        "--yolo",
+        "-t",
+        "x",
+        "-o",
+        out,
+      ]);
+      expectRefused(
+        result,
+        new RegExp(
+          `^swerun: environment\\.cwd ${cwd}: ${why}; the local environment runs its commands there\n$`,
+        ),
+      );
+      const trajectory = JSON.parse(readFileSync(out, "utf8"));
+      expect(trajectory.info.model_stats.api_calls).toBe(0);
+      expect(JSON.stringify(trajectory)).not.toContain("ENOENT");
+    }
   });
 
   it("an environment variable name with a space, in the local environment as in Docker", async () => {

@@ -38,6 +38,44 @@ describe("labels and names never reach paths or terminals raw", () => {
     }
   });
 
+  it("a label holding a secret (from the environment or the config) is refused before any folder is made", async () => {
+    const root = tempDir();
+    const key = "sk-label-secret-0123456789abcdef";
+    const configKey = "cfg-label-secret-9876543210";
+    const refusal =
+      /^swerun: --label: the label holds a secret \(an API key or credential swerun redacts\); it would go into folder names: choose another label\n$/;
+    for (const [label, extra] of [
+      [`run-${key}`, []],
+      [`x-${configKey}-y`, ["-c", `model.model_kwargs.api_key=${configKey}`]],
+    ] as Array<[string, string[]]>) {
+      for (const command of [
+        ["swebench", ...DEMO_LOCAL],
+        ["swebench-single", "--subset", "demo", "--environment-class", "local", "-i", "0", "--yolo"],
+      ]) {
+        const result = await runCli([...command, ...extra, "--label", label], {
+          cwd: root,
+          env: { OPENAI_API_KEY: key },
+        });
+        // A key of the config is known once the config is read (after the dataset's "Loaded" line).
+        expect(result.stderr.replace(/^Loaded \d+ instances from \S+\n/, "")).toMatch(refusal);
+        expect(result.code).toBe(2);
+        expect(result.stdout + result.stderr).not.toContain(key.slice(3));
+        expect(readdirSync(root)).toEqual([]);
+      }
+    }
+    // The eval run id names its log folder: one holding a secret is refused the same way.
+    writeFileSync(join(root, "preds.json"), "[]");
+    const evalRun = await runCli(
+      ["eval", join(root, "preds.json"), "--run-id", `r-${key}`, "-o", join(root, "out")],
+      {
+        env: { OPENAI_API_KEY: key },
+      },
+    );
+    expect(evalRun.code).toBe(2);
+    expect(evalRun.stderr).toMatch(/^swerun: --run-id: the run id \(given\) holds a secret/);
+    expect(readdirSync(root)).toEqual(["preds.json"]);
+  });
+
   it("runs list/show escape what a corrupt or hand-edited run.json holds; runs label refuses control characters", async () => {
     const root = tempDir();
     const folder = join(root, "r1");

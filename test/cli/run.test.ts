@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
@@ -48,6 +48,31 @@ describe("swerun run (CLI, end to end)", () => {
     expect(trajectory.messages.at(-2).extra.actions).toEqual([
       { command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff" },
     ]);
+  });
+
+  it("removes the demo's temporary working copy at the end, or keeps it with --keep-workdir, saying which", async () => {
+    const dir = tempDir();
+    const tmp = join(dir, "tmp");
+    mkdirSync(tmp);
+    const env = { TMPDIR: tmp };
+    const demo = ["run", "-c", "demo", "--yolo", "-o", join(dir, "demo.traj.json")];
+    const removed = await runCli(demo, { env });
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toMatch(
+      new RegExp(
+        `^workdir: ${tmp}/swerun-\\w+ \\(a temporary copy, removed; --keep-workdir keeps it\\)$`,
+        "m",
+      ),
+    );
+    expect(readdirSync(tmp)).toEqual([]);
+    const kept = await runCli([...demo, "--keep-workdir"], { env });
+    const workdir = /^workdir: (\S+) \(kept: --keep-workdir\)$/m.exec(kept.stdout)?.[1] ?? "";
+    expect(readFileSync(join(workdir, "calc.js"), "utf8")).toMatch(/return a \+ b;/);
+    rmSync(workdir, { recursive: true });
+    // A run that ends before its agent starts (its startup command fails) leaves no copy either.
+    const failed = await runCli([...demo, "-c", "run.env_startup_command=false"], { env });
+    expect(failed.code).not.toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("runs a mini-swe-agent config unchanged", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +119,12 @@ describe("swerun replay (CLI, local)", () => {
     ]);
     expect(result.stdout).toMatch(/replayed 4 of 4 recorded steps: 3 exact, 1 normalised, 0 different\n/);
     expect(result.stdout).toMatch(/submission: same\n/);
+    // The copy it replayed in is removed at the end (--keep-workdir keeps it), and said so.
+    const workdir = /^workdir: (\S+) \(a temporary copy, removed; --keep-workdir keeps it\)$/m.exec(
+      result.stdout,
+    )?.[1];
+    expect(workdir).toMatch(/\/swerun-replay-\w+$/);
+    expect(existsSync(workdir ?? "")).toBe(false);
     const report = readJson(reportPath);
     expect(report).toMatchObject({
       trajectory: demo,

@@ -155,6 +155,69 @@ async function swerunRun(setup: ReturnType<typeof setUp>): Promise<{ outputs: Ou
 
 const DEMO_ONE = ["--subset", "demo", "--filter", "swerun-demo__calc-1"];
 
+/** Every 8-character piece of `secret`: a secret cut in two leaves pieces that a search for it misses. */
+function piecesOf(secret: string, length = 8): string[] {
+  return Array.from({ length: secret.length - length + 1 }, (_, i) => secret.slice(i, i + length));
+}
+
+/** No piece of `secret` (8 characters or more) in anything written or printed. */
+function expectNoPiece(outputs: Outputs, secret: string): void {
+  const places: Array<[string, string]> = [
+    ["stdout", outputs.result.stdout],
+    ["stderr", outputs.result.stderr],
+    ...outputs.paths
+      .flatMap(filesUnder)
+      .map((file): [string, string] => [file, readFileSync(file, "latin1")]),
+  ];
+  const pieces = piecesOf(secret);
+  const leaks = places.flatMap(([place, text]) =>
+    pieces.filter((piece) => text.includes(piece)).map((piece) => `${piece} in ${place}`),
+  );
+  expect(leaks).toEqual([]);
+}
+
+/** The key the cut tests print: no piece of it is a word that outputs hold anyway ("environment"). */
+const CUT_KEY = "sk-cut-Zq8Xw3Lm9Pv2Rt7Yb4Nc6Hd1Gf5";
+
+/** setUp's inputs with CUT_KEY as the environment's OPENAI_API_KEY. */
+function setUpCut(): ReturnType<typeof setUp> {
+  const setup = setUp();
+  return { ...setup, env: { ...setup.env, OPENAI_API_KEY: CUT_KEY } };
+}
+
+/**
+ * A model that prints the key over and over (3 MB: swerun's cut and the template's both fall inside it), then
+ * submits. Whole lines: `head -c 3000000` would cut the last key itself, a piece swerun did not make.
+ */
+function scriptCutModel(): void {
+  server.push({
+    body: completion({
+      content: "printing",
+      toolCalls: [toolCall("call_0", { command: 'yes "$OPENAI_API_KEY" | head -n 83333' })],
+    }),
+  });
+  server.push({
+    body: completion({
+      content: "done",
+      toolCalls: [toolCall("call_submit", { command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" })],
+    }),
+  });
+}
+
+/** `swerun export` (summary and judge) and `swerun report` of a trajectory, written under `out`. */
+async function exportsOf(
+  trajectory: string,
+  out: string,
+  setup: ReturnType<typeof setUp>,
+): Promise<CliResult[]> {
+  const options = { cwd: setup.inputs, env: setup.env };
+  return [
+    await runCli(["export", trajectory, "--format", "summary", "-o", join(out, "summary.jsonl")], options),
+    await runCli(["export", trajectory, "--format", "judge", "-o", join(out, "judge")], options),
+    await runCli(["report", trajectory, "-o", join(out, "report.json")], options),
+  ];
+}
+
 describe("planted secrets reach nothing swerun writes or prints", () => {
   it("run", async () => {
     const setup = setUp();
@@ -195,8 +258,9 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
       ],
       { cwd: setup.inputs, env: setup.env },
     );
-    // Exit code 1: the continued run submitted something else than the recorded one.
-    expect(result.code, result.stderr).toBe(1);
+    // The continued run submits what the recorded one did: both redacted where the command printed them
+    // (the environment's output is redacted before anything sees it), so the replay matches (exit 0).
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/submission/);
     expect(readFileSync(output, "utf8")).toContain("[REDACTED]");
     expect(readFileSync(report, "utf8")).toContain("[REDACTED]");
@@ -283,7 +347,62 @@ describe("planted secrets reach nothing swerun writes or prints", () => {
   });
 });
 
+describe("a secret cut by the middle cut of long output leaves no piece", () => {
+  it("run (local environment): trajectory, events, exports, report, console", async () => {
+    const setup = setUpCut();
+    scriptCutModel();
+    const trajectory = join(setup.out, "cut.traj.json");
+    const events = join(setup.out, "cut.events.jsonl");
+    const result = await runCli(
+      [
+        "run",
+        "-c",
+        "default",
+        "-c",
+        setup.config,
+        "-t",
+        "Do the task.",
+        "--yolo",
+        "-o",
+        trajectory,
+        "--events",
+        events,
+      ],
+      { cwd: setup.inputs, env: setup.env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const saved = readFileSync(trajectory, "utf8");
+    expect(saved).toContain("bytes of output elided from the middle");
+    expect(saved).toContain("[REDACTED]");
+    for (const exported of await exportsOf(trajectory, setup.out, setup))
+      expect(exported.code, exported.stderr).toBe(0);
+    expectNoPiece({ paths: [setup.out], result }, CUT_KEY);
+  });
+});
+
 await describeDocker("planted secrets in a Docker batch (forward_env)", () => {
+  it("a secret cut by the middle cut of long output leaves no piece (swebench in Docker, exports)", async () => {
+    await dockerFixture();
+    const setup = setUpCut();
+    scriptCutModel();
+    const out = join(setup.out, "docker-cut");
+    const result = await runCli(
+      [
+        ...["swebench", ...DEMO_ONE, "--environment-class", "docker", "-c", "swebench", "-c", setup.config],
+        ...["-c", `environment.run_args=${JSON.stringify(TEST_RUN_ARGS)}`],
+        ...["-c", 'environment.forward_env=["OPENAI_API_KEY"]', "-v", "-o", out],
+        ...["--events", join(setup.out, "docker-cut.events.jsonl")],
+      ],
+      { cwd: setup.inputs, env: setup.env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const trajectory = join(out, "swerun-demo__calc-1", "swerun-demo__calc-1.traj.json");
+    expect(readFileSync(trajectory, "utf8")).toContain("bytes of output elided from the middle");
+    for (const exported of await exportsOf(out, setup.out, setup))
+      expect(exported.code, exported.stderr).toBe(0);
+    expectNoPiece({ paths: [setup.out], result }, CUT_KEY);
+  });
+
   it("swebench -v in Docker", async () => {
     await dockerFixture();
     const setup = setUp();

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { step } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, REQUIRE_DOCKER } from "../helpers/docker.js";
 import {
@@ -343,6 +343,60 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       expect(left).toContain(first.image);
       expect(left).toContain(second.image);
       expect(readdirSync(out).filter((name) => name.endsWith(".partial"))).toEqual([]);
+    },
+    240_000,
+  );
+
+  it.skipIf(problem !== undefined && !REQUIRE_DOCKER)(
+    "SIGKILL just after a budgeted pull, before its id is recorded: the ledger lists it, cleanup --images lists it, the resume takes it back and removes it",
+    async () => {
+      for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
+      const dir = tempDir();
+      const env = { SWERUN_STATE_DIR: join(dir, "state") };
+      const three = images.slice(0, 3);
+      const [first, , last] = three;
+      if (!first || !last) throw new Error("no images");
+      const dataset = writeImageDataset(dir, three);
+      const out = join(dir, "out");
+      // Room for one image and a half: a batch ends holding only the last image it used.
+      const budget = first.bytes + Math.floor(first.bytes / 2);
+      const args = [
+        "swebench",
+        "--subset",
+        dataset,
+        ...DOCKER,
+        "-w",
+        "1",
+        "--image-budget",
+        String(budget),
+        "-o",
+        out,
+      ];
+      // With a budget nothing is pulled ahead before the first pull ends: the first instance's image is pulled first.
+      await killAt("image-pulled", args, { env });
+      expect((await ours()).map(({ tag }) => tag)).toEqual([first.image]);
+      const runId = readJson(join(out, "run.json")).run_id;
+      const ledger = readJson(join(dir, "state", "images", `${runId}.json`));
+      expect(ledger.images).toEqual([
+        { image: first.image, host: expect.any(String), id: "", pulling: expect.stringMatching(/^\d{4}-/) },
+      ]);
+      const listed = await runCli(["cleanup", "--images", "--run-id", runId, "--dry-run"], { env });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(`would remove ${first.image} (run ${runId}, `);
+
+      const resumed = await runCli(args, { env });
+      expect(resumed.stderr).toBe("");
+      expect(resumed.code).toBe(0);
+      const run = readJson(join(out, "run.json"));
+      const images_ = (key: string) => run.images[key].map((entry: { image: string }) => entry.image);
+      // Taken back (not pulled again), then removed like the batch's other images.
+      expect(images_("pulled")).not.toContain(first.image);
+      expect(images_("removed")).toContain(first.image);
+      expect((await ours()).map(({ tag }) => tag)).toEqual([last.image]);
+      const after = readJson(join(dir, "state", "images", `${runId}.json`));
+      expect(
+        after.images.map((entry: { image: string; id: string }) => [entry.image, entry.id !== ""]),
+      ).toEqual([[last.image, true]]);
     },
     240_000,
   );

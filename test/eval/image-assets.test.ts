@@ -96,6 +96,13 @@ describe("image_assets: binary patch assets staged and restored as the harness d
     );
   });
 
+  it("refuses an asset path that would read or stage a file outside its folder (`..`, absolute, NUL)", () => {
+    for (const path of ["../../../etc/shadow", "/etc/shadow", "a/../../x", "..", "a\0b"])
+      expect(() => parseImageAssets({ patch: [{ path }] }), path).toThrow(
+        `image_assets.patch.0.path ${JSON.stringify(path)} is not a file path inside the repository`,
+      );
+  });
+
   it("stages from the task repo, then the URL, warns about the rest; the restore lines go before the start marker", async () => {
     const dir = tempDir();
     const assets = parseImageAssets(await servedAssets());

@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRunMetadata, writeRunMetadata } from "../../src/eval/run-metadata.js";
@@ -69,7 +78,7 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
     expect(metadata.created_at).not.toBe("2020-01-01T00:00:00+00:00");
   });
 
-  it("refuses a run that recorded no dataset (one line, exit 2), and a run with no logs grades nothing", async () => {
+  it("refuses a run that recorded no dataset, and a run with no logs to grade again (one line, exit 2, nothing written)", async () => {
     const dir = tempDir();
     const preds = join(EVAL_FIXTURES, "preds.json");
     const none = await runCli(["eval", preds, "--run-id", "nothing", "-o", dir, "--regrade"], {
@@ -81,13 +90,17 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
     );
     const dataset = join(dir, "dataset.json");
     cpSync(join(REGRADE, "dataset.json"), dataset);
+    harnessLogs(dir);
     const empty = await runCli(
       ["eval", preds, "--run-id", "nothing", "-o", dir, "--regrade", "--subset", dataset],
       { env: NO_DOCKER },
     );
-    expect(empty.code).toBe(0);
-    expect(empty.stderr).toContain("0 instances to grade");
-    expect(readRunMetadata(dir, "nothing")).toMatchObject({ dataset, split: "test", task_repo: null });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim().split("\n").at(-1)).toBe(
+      `swerun: --regrade: no test_output.txt of evaluation run nothing under ${join(dir, "logs", "run_evaluation", "nothing")}: nothing to grade again, nothing changed (logs there are of run harness: pass --run-id)`,
+    );
+    expect(readRunMetadata(dir, "nothing")).toBeUndefined();
+    expect(readdirSync(dir).sort()).toEqual(["dataset.json", "logs"]);
     // A run graded from a task repo is graded again from that repo (here gone: said, exit 2).
     writeRunMetadata(dir, "nothing", { dataset, split: "test", task_repo: join(dir, "gone") });
     const gone = await runCli(["eval", preds, "--run-id", "nothing", "-o", dir, "--regrade"], {
@@ -97,6 +110,75 @@ describe("swerun eval --regrade: grading again from the logs, as the harness's r
     expect(gone.stderr).toBe(
       `swerun: --regrade: the task repo ${join(dir, "gone")} that logs/run_evaluation/nothing/run.json records is not a task repo (no tasks/ folder); pass --task-repo\n`,
     );
+  });
+});
+
+/** A run folder as `swebench --eval` leaves it, its gradings logged under its first name `first`. */
+function gradedRunFolder(dir: string): {
+  folder: string;
+  dataset: string;
+  runJson: () => Record<string, unknown>;
+} {
+  const folder = join(dir, "first");
+  mkdirSync(folder);
+  const dataset = join(dir, "dataset.json");
+  cpSync(join(REGRADE, "dataset.json"), dataset);
+  cpSync(join(EVAL_FIXTURES, "preds.json"), join(folder, "preds.json"));
+  const eval_ = join(folder, "eval");
+  harnessLogs(eval_);
+  cpSync(join(eval_, "logs", "run_evaluation", "harness"), join(eval_, "logs", "run_evaluation", "first"), {
+    recursive: true,
+  });
+  rmSync(join(eval_, "logs", "run_evaluation", "harness"), { recursive: true });
+  writeRunMetadata(eval_, "first", { dataset, split: "test" });
+  const verdicts = { "swerun-test__mathx-gold": { resolved: true, status: "resolved" } };
+  const record = {
+    run_id: "r",
+    subset: dataset,
+    split: "test",
+    eval: { run_id: "first", resolved: 1, graded: 1, instances: verdicts },
+  };
+  writeFileSync(join(folder, "run.json"), JSON.stringify(record, null, 2));
+  return { folder, dataset, runJson: () => JSON.parse(read(join(dir, "renamed", "run.json"))) };
+}
+
+describe("swerun eval --regrade on a renamed run folder", () => {
+  it("grades again the logs the run recorded (the eval run id in run.json), not an empty run named after the folder", async () => {
+    const dir = tempDir();
+    const { folder, runJson } = gradedRunFolder(dir);
+    renameSync(folder, join(dir, "renamed"));
+    const result = await runCli(["eval", join(dir, "renamed"), "--regrade"], { env: NO_DOCKER });
+    expect(result.stderr).toContain("4 instances to grade");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("resolved: 2/6 (4 graded, 1 empty, 1 errors)");
+    const record = runJson() as {
+      eval: { run_id: string; resolved: number; instances: Record<string, unknown> };
+    };
+    expect(record.eval.run_id).toBe("first");
+    expect(record.eval.resolved).toBe(2);
+    expect(Object.keys(record.eval.instances).length).toBeGreaterThanOrEqual(4);
+    expect(existsSync(join(dir, "renamed", "eval", "logs", "run_evaluation", "renamed"))).toBe(false);
+  });
+
+  it("refuses one whose run.json names no eval run and whose logs are under another name, and changes nothing", async () => {
+    const dir = tempDir();
+    const { folder, runJson } = gradedRunFolder(dir);
+    const record = JSON.parse(read(join(folder, "run.json")));
+    delete record.eval;
+    writeFileSync(join(folder, "run.json"), JSON.stringify(record, null, 2));
+    renameSync(folder, join(dir, "renamed"));
+    const before = readdirSync(dir, { recursive: true }).sort();
+    const runJsonBefore = runJson();
+    const result = await runCli(
+      ["eval", join(dir, "renamed"), "--regrade", "--subset", join(dir, "dataset.json")],
+      { env: NO_DOCKER },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(
+      /^swerun: --regrade: no test_output\.txt of evaluation run renamed under \S+: nothing to grade again, nothing changed \(logs there are of run first: pass --run-id\)$/,
+    );
+    expect(readdirSync(dir, { recursive: true }).sort()).toEqual(before);
+    expect(runJson()).toEqual(runJsonBefore);
   });
 });
 

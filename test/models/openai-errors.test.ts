@@ -5,6 +5,7 @@ import type { AgentEvent } from "../../src/events.js";
 import type { Message } from "../../src/messages.js";
 import { MissingApiKeyError, OpenAIModel } from "../../src/models/openai.js";
 import { UnknownProviderError } from "../../src/models/providers.js";
+import { MAX_REPLY_BYTES, ModelReplyTooLargeError } from "../../src/models/reply-cap.js";
 import {
   ContextWindowExceededError,
   ModelAuthenticationError,
@@ -109,6 +110,33 @@ describe("retries", () => {
     expect(message.extra?.actions).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
     expect(retries(events)[0]?.error).toMatch(/^the connection was cut before the response ended \(.+\)$/);
+  });
+
+  it("stops reading a reply past 16 MiB, announced or streamed, and ends the run with a clear error: no retry", async () => {
+    const big = completion({ content: "x".repeat(MAX_REPLY_BYTES) });
+    const length = Buffer.byteLength(JSON.stringify(big));
+    server.push({ body: big }, { body: big, headers: { "content-length": String(length) } }, ok());
+    const { model } = await testModel(server);
+    const streamed = await caught(model.query(conversation));
+    expect(streamed).toBeInstanceOf(ModelReplyTooLargeError);
+    expect(streamed).toBeInstanceOf(UserError);
+    expect(streamed.message).toBe(
+      `the reply from ${server.url}/chat/completions passed the 16.8 MB a model reply may have (the longest replies models give are under 1 MiB): not read further`,
+    );
+    expect(server.requests).toHaveLength(1);
+    const announced = await caught(model.query(conversation));
+    expect(announced.message).toContain(
+      `has ${(length / 1e6).toFixed(1)} MB (Content-Length), more than the 16.8 MB`,
+    );
+    expect(server.requests).toHaveLength(2);
+    // Just under the cap is read as usual.
+    server.push({
+      body: completion({
+        content: "y".repeat(MAX_REPLY_BYTES - 1000),
+        toolCalls: [toolCall("c", { command: "ls" })],
+      }),
+    });
+    expect((await model.query(conversation)).extra?.actions).toHaveLength(1);
   });
 
   it("names the endpoint, never the key, when cut-off bodies use up the attempts", async () => {

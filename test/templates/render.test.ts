@@ -232,6 +232,22 @@ describe("syntax errors", () => {
   });
 });
 
+describe("render limits", () => {
+  it("stops a render at its size limit and a range too long to hold, each in one line naming the template", () => {
+    const big = errorOf(
+      "{% for i in range(100000) %}{% for j in range(100000) %}{{ 'x' * 1000 }}{% endfor %}{% endfor %}",
+    );
+    expect(big.message).toMatch(
+      /^template "observation_template" at line 1: the rendered text passed 67108864 characters/,
+    );
+    expect(errorOf("{{ 'x' * 70000000 }}").message).toContain("the rendered text passed 67108864 characters");
+    expect(errorOf("{% for i in range(0, 10**9, 2) %}{% endfor %}").message).toContain(
+      "range() of 500000000 numbers is more than a template may loop over (10000000)",
+    );
+    expect(render("{{ range(3, 0, -1) | list }} {{ range(10000000) | length }}")).toBe("[3, 2, 1] 10000000");
+  });
+});
+
 describe("isolation from nunjucks", () => {
   it("leaves the global nunjucks runtime and default environment untouched", () => {
     const runtime = (nunjucks as unknown as { runtime: Record<string, unknown> }).runtime;

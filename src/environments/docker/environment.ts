@@ -19,10 +19,14 @@ import {
   unreachableMessage,
 } from "./client.js";
 import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
-import { BIN_SH, runExec } from "./exec.js";
+import { goneReason } from "./container-gone.js";
+import { BIN_SH, isRuntimeRefusal, runExec, whileNoProcess } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
-import { DockerSession, SessionEndedError, sessionCommand } from "./session.js";
+import { DockerSession, isForkFailure, SessionEndedError, sessionCommand } from "./session.js";
+
+/** The container could not start the action's process: its runtime refused the exec, or the session could not fork. */
+const couldNotStart = (output: ExecOutput) => isRuntimeRefusal(output) || isForkFailure(output);
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
@@ -207,6 +211,8 @@ export class DockerEnvironment implements Environment {
   #session: DockerSession | undefined;
   /** What runs swerun's scripts in the container: /bin/sh, or the interpreter in an image without it. */
   #shell: string[] = BIN_SH;
+  /** When swerun asked for the container to start (ms): how long it lived, when it is gone. */
+  #startedAt = Date.now();
 
   private constructor(
     config: DockerEnvironmentConfig,
@@ -250,6 +256,7 @@ export class DockerEnvironment implements Environment {
         onProgress: context.onProgress,
       });
       startup.checkCancelled();
+      const startedAt = Date.now();
       const { container, fallback } = await startup.start(client, options, config.exec_mode === "session");
       startup.checkCancelled();
       const session = startup.session;
@@ -265,7 +272,7 @@ export class DockerEnvironment implements Environment {
       }
       startup.checkCancelled();
       unregisterContainer(startup.pending);
-      return await DockerEnvironment.#started(
+      const environment = await DockerEnvironment.#started(
         config,
         context,
         client,
@@ -274,6 +281,8 @@ export class DockerEnvironment implements Environment {
         startup.name,
         session,
       );
+      environment.#startedAt = startedAt;
+      return environment;
     } catch (error) {
       await startup.abandon();
       throw startupError(error, config.image, endpoint);
@@ -313,40 +322,58 @@ export class DockerEnvironment implements Environment {
       signal: options.signal,
     };
     try {
-      // The session reads the cwd as one line and the command line by line with shell builtins, which
-      // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
-      // as does every action while the session is busy with one given up on.
-      const session = this.#session;
-      if (
-        session &&
-        (session.available || !session.alive) &&
-        !request.workdir.includes("\n") &&
-        action.command.length <= SESSION_MAX_COMMAND
-      ) {
-        return await session.run({ ...request, env, command: action.command });
-      }
-      return await runExec(this.#container, {
-        ...request,
-        argv: [...this.config.interpreter, action.command],
-        shell: this.#shell,
-        env,
-      });
+      // Until the container can start a process again (processes a timeout could not kill hold its pids
+      // limit), the action is tried again within its timeout.
+      return await whileNoProcess(request.timeoutSeconds, request.signal, couldNotStart, (killAfterMs) =>
+        this.#executeOnce(action.command, { ...request, killAfterMs }, env),
+      );
     } catch (error) {
       if (isConnectionError(error))
         throw new DockerUnavailableError(unreachableMessage(this.#endpoint, error));
       const code = statusCode(error);
-      if (code === 404 || code === 409) {
-        throw new DockerContainerError(
-          `Docker container ${this.containerName} is gone or stopped (${daemonMessage(error)}); its container_timeout is ${this.config.container_timeout}`,
-        );
-      }
-      if (error instanceof SessionEndedError) {
-        throw new DockerContainerError(
-          `Docker container ${this.containerName} is gone or stopped (its shell session ended); its container_timeout is ${this.config.container_timeout}`,
-        );
-      }
-      throw error;
+      const detail =
+        code === 404 || code === 409
+          ? daemonMessage(error)
+          : error instanceof SessionEndedError
+            ? "its shell session ended"
+            : undefined;
+      if (detail === undefined) throw error;
+      const why = await goneReason(this.#container, this.#startedAt, this.config.container_timeout);
+      throw new DockerContainerError(
+        `Docker container ${this.containerName} is gone or stopped (${detail}): ${why}`,
+      );
     }
+  }
+
+  /** One try of an action: in the shell session, or as an exec of its own. */
+  async #executeOnce(
+    command: string,
+    request: {
+      workdir: string;
+      timeoutSeconds: number;
+      killAfterMs: number;
+      maxOutputBytes: number;
+      signal?: AbortSignal;
+    },
+    env: string[],
+  ): Promise<ExecOutput> {
+    // The session reads the cwd as one line and the command line by line with shell builtins, which
+    // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
+    // as does every action while the session is busy with one given up on.
+    const session = this.#session;
+    if (
+      session &&
+      (session.available || !session.alive) &&
+      !request.workdir.includes("\n") &&
+      command.length <= SESSION_MAX_COMMAND
+    )
+      return session.run({ ...request, env, command });
+    return runExec(this.#container, {
+      ...request,
+      argv: [...this.config.interpreter, command],
+      shell: this.#shell,
+      env,
+    });
   }
 
   /** Each action's variables: forwarded host values, then `env` with $VARs expanded from the host. */

@@ -42,6 +42,8 @@ export interface ExecRequest {
   env: string[];
   workdir: string;
   timeoutSeconds: number;
+  /** When the timeout kills the action, in ms from its start (default `timeoutSeconds`): less on a try again. */
+  killAfterMs?: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
 }
@@ -135,7 +137,7 @@ export class ActionKiller {
   constructor(
     container: Docker.Container,
     marker: string,
-    request: { timeoutSeconds: number; signal?: AbortSignal; shell?: string[] },
+    request: { timeoutSeconds: number; killAfterMs?: number; signal?: AbortSignal; shell?: string[] },
     giveUp: () => void | Promise<void>,
   ) {
     this.#container = container;
@@ -146,7 +148,7 @@ export class ActionKiller {
     this.#timer = setTimeout(
       () =>
         this.kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
-      request.timeoutSeconds * 1000,
+      request.killAfterMs ?? request.timeoutSeconds * 1000,
     );
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (this.#signal?.aborted) this.#onAbort();
@@ -180,6 +182,45 @@ export class ActionKiller {
     clearTimeout(this.#timer);
     this.#signal?.removeEventListener("abort", this.#onAbort);
     await this.#killing;
+  }
+}
+
+/** The runtime's words when it could not start the exec's process for want of processes or memory. */
+const NO_PROCESS =
+  /read init-p: connection reset by peer|resource temporarily unavailable|cannot allocate memory/i;
+
+/**
+ * The container runtime's refusal to start an exec for want of processes, which it reports as the exec's output
+ * with exit code 126: `OCI runtime exec failed: ... read init-p: connection reset by peer` (runc could not fork
+ * in a container out of processes, e.g. while processes a timeout could not kill still hold its pids limit).
+ * Other refusals (`chdir to cwd ... no such file or directory`) are no reason to wait.
+ */
+export function isRuntimeRefusal(output: ExecOutput): boolean {
+  return (
+    output.returncode === 126 &&
+    output.output.startsWith("OCI runtime exec failed") &&
+    NO_PROCESS.test(output.output)
+  );
+}
+
+/**
+ * Runs an action again while the container cannot start its process (`couldNotStart`: no process can start
+ * in the container yet, e.g. while processes a timeout could not kill hold its pids limit), waiting 50 ms
+ * doubling to 1 s, within the action's timeout: the action runs once the container has processes to spare,
+ * or returns the last refusal when its timeout passes first (or the action is aborted). `attempt` gets the
+ * milliseconds left of the timeout (a try's timeout message still names the whole timeout).
+ */
+export async function whileNoProcess(
+  timeoutSeconds: number,
+  signal: AbortSignal | undefined,
+  couldNotStart: (output: ExecOutput) => boolean,
+  attempt: (killAfterMs: number) => Promise<ExecOutput>,
+): Promise<ExecOutput> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  for (let wait = 50; ; wait = Math.min(2 * wait, 1000)) {
+    const output = await attempt(Math.max(1, deadline - Date.now()));
+    if (!couldNotStart(output) || Date.now() + wait >= deadline || signal?.aborted) return output;
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 

@@ -58,6 +58,8 @@ export interface SessionRequest {
   env: string[];
   workdir: string;
   timeoutSeconds: number;
+  /** When the timeout kills the action, in ms from its start (default `timeoutSeconds`): less on a try again. */
+  killAfterMs?: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
 }
@@ -73,6 +75,11 @@ interface Pending {
 const FORK_FAILED_OUTPUT = "swerun: cannot fork: the container's shell session could not start the command";
 const FORK_FAILED_REASON =
   "the container's shell session could not fork to start it (is the container out of processes? See its pids limit)";
+
+/** Whether the session's shell could not fork to start the action (the container was out of processes). */
+export function isForkFailure(output: ExecOutput): boolean {
+  return output.returncode === -1 && output.exception_info.endsWith(FORK_FAILED_REASON);
+}
 
 /**
  * The container's PID 1: a shell that runs every action of the environment, attached to swerun by the

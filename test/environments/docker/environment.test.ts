@@ -88,9 +88,10 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
       const result = await env.execute({
         command:
           // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
-          'echo "$FROM_ENV|$SWERUN_TEST_FORWARDED|$SWERUN_TEST_SHARED|$WITH_VAR|${SWERUN_TEST_NOT_SET-unset}"',
+          'echo "$FROM_ENV|$SWERUN_TEST_FORWARDED|$SWERUN_TEST_SHARED|$WITH_VAR|${SWERUN_TEST_NOT_SET-unset}"; [ "$SWERUN_TEST_FORWARDED" = forwarded-value ] && echo forwarded',
       });
-      expect(result.output).toBe("env-value|forwarded-value|env-wins|expanded-expanded|unset\n");
+      // A forwarded host value is a secret: it reaches the command, and its output comes back redacted.
+      expect(result.output).toBe("env-value|[REDACTED]|env-wins|expanded-expanded|unset\nforwarded\n");
     });
 
     it("kills the timed-out command and every process it started, returning -1 and the partial output", async () => {
@@ -245,12 +246,35 @@ await describeDocker("DockerEnvironment (real daemon, real containers)", () => {
     expect((await swerunContainers(docker, RUN_ID)).length).toBe(before);
   });
 
-  it("refuses to run a command after the daemon lost the container, with an error naming it", async () => {
-    const doomed = await DockerEnvironment.create(dockerTestConfig(images.base), { runId: RUN_ID });
-    await docker.getContainer(doomed.containerId).remove({ force: true });
-    await expect(doomed.execute({ command: "true" })).rejects.toThrow(
-      new RegExp(`Docker container ${doomed.containerName} is gone or stopped`),
-    );
-    await doomed.close();
-  });
+  it.each(EXEC_MODES)(
+    "exec_mode %s: a container removed or killed from outside is said so, not taken for its container_timeout",
+    async (execMode) => {
+      const removed = await DockerEnvironment.create(dockerTestConfig(images.base, { exec_mode: execMode }), {
+        runId: RUN_ID,
+      });
+      await docker.getContainer(removed.containerId).remove({ force: true });
+      await expect(removed.execute({ command: "true" })).rejects.toThrow(
+        new RegExp(
+          `^Docker container ${removed.containerName} is gone or stopped \\(.+\\): removed from outside swerun after \\d+ s, before its container_timeout \\(2h\\)$`,
+        ),
+      );
+      await removed.close();
+      // Without --rm the stopped container stays, and says how it ended.
+      const killed = await DockerEnvironment.create(
+        dockerTestConfig(images.base, { exec_mode: execMode, run_args: ["--network", "none"] }),
+        { runId: RUN_ID },
+      );
+      await docker.getContainer(killed.containerId).kill();
+      await docker.getContainer(killed.containerId).wait();
+      const error = await killed.execute({ command: "true" }).then(
+        () => undefined,
+        (caught: unknown) => caught as Error,
+      );
+      expect(error?.message).toMatch(
+        /: stopped \(exit code 137\) from outside swerun after \d+ s, before its container_timeout \(2h\)$/,
+      );
+      expect(error?.message).not.toContain("has passed");
+      await killed.close();
+    },
+  );
 });

@@ -139,7 +139,9 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
         (caught: unknown) => caught,
       );
     }
-    expect(String(error)).toMatch(/is gone or stopped/);
+    expect(String(error)).toMatch(
+      /is gone or stopped \(.+\): its container_timeout \(1\) has passed: it ran \d+ s$/,
+    );
     expect(Date.now() - started).toBeGreaterThan(1_000);
     await short.close();
   });
