@@ -6,6 +6,7 @@ import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { decodeUtf8 } from "../util/utf8.js";
+import { KUBERNETES_REFUSED_KEYS } from "./kubernetes.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import {
   configSchema,
@@ -30,9 +31,13 @@ export interface ConfigOverride {
 const ENVIRONMENT_CLASS_ALIASES: Record<string, string> = {
   local: "local",
   docker: "docker",
+  kubernetes: "kubernetes",
   "minisweagent.environments.local.LocalEnvironment": "local",
   "minisweagent.environments.docker.DockerEnvironment": "docker",
 };
+
+/** The environment classes, as the one-line refusal of another names them. */
+const SUPPORTED_CLASSES = [...new Set(Object.values(ENVIRONMENT_CLASS_ALIASES))].join(", ");
 
 const AGENT_CLASS_ALIASES: Record<string, "default" | "interactive"> = {
   default: "default",
@@ -260,14 +265,16 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   if (!mapped) {
     const origin = originOf("environment.environment_class", provenance) ?? "config";
     throw new ConfigError(
-      `${origin}: environment.environment_class: "${String(environmentClass)}" is not supported (supported: local, docker)`,
+      `${origin}: environment.environment_class: "${String(environmentClass)}" is not supported (supported: ${SUPPORTED_CLASSES})`,
     );
   }
   environment.environment_class = mapped;
   dropOtherClassKeys(environment, mapped);
   if (mapped !== "local") {
     for (const key of Object.keys(environment)) {
-      const reason = UNSUPPORTED_KEYS[`environment.${key}`];
+      const reason =
+        UNSUPPORTED_KEYS[`environment.${key}`] ??
+        (mapped === "kubernetes" ? KUBERNETES_REFUSED_KEYS[key] : undefined);
       const origin = originOf(`environment.${key}`, provenance) ?? "config";
       if (reason) throw new ConfigError(`${origin}: environment.${key} ${reason}`);
     }

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { count, environmentBase } from "./common.js";
 import { dockerEnvironmentSchema } from "./docker.js";
+import { kubernetesEnvironmentSchema } from "./kubernetes.js";
 import { modelSchema } from "./model.js";
 
 export { formatErrorTemplate, MODEL_CLASS_PATHS, MODEL_CLASSES, modelSchema } from "./model.js";
@@ -51,6 +52,7 @@ export const localEnvironmentSchema = z.strictObject({
 export const environmentSchema = z.discriminatedUnion("environment_class", [
   localEnvironmentSchema,
   dockerEnvironmentSchema,
+  kubernetesEnvironmentSchema,
 ]);
 
 /** The `run` section: what `swerun run` does around the agent. */
@@ -74,6 +76,7 @@ export type AgentConfig = z.output<typeof agentSchema>;
 export type EnvironmentConfig = z.output<typeof environmentSchema>;
 export type LocalEnvironmentConfig = z.output<typeof localEnvironmentSchema>;
 export type DockerEnvironmentConfig = z.output<typeof dockerEnvironmentSchema>;
+export type KubernetesEnvironmentConfig = z.output<typeof kubernetesEnvironmentSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
 export type RunConfig = z.output<typeof runSchema>;
 export type SwerunConfig = z.output<typeof configSchema>;

@@ -16,7 +16,7 @@ export function serializeEnvironmentConfig(config: EnvironmentConfig): {
   };
 }
 
-/** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
+/** Builds the environment a config names. Docker's and Kubernetes' clients load only when used. */
 export async function createEnvironment(
   config: EnvironmentConfig,
   context: EnvironmentContext,
@@ -29,6 +29,10 @@ export async function createEnvironment(
     case "docker": {
       const { DockerEnvironment } = await import("./docker/environment.js");
       return DockerEnvironment.create(config, context);
+    }
+    case "kubernetes": {
+      const { KubernetesEnvironment } = await import("./kubernetes/environment.js");
+      return KubernetesEnvironment.create(config, context);
     }
   }
 }
