@@ -182,6 +182,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
       (await import("../environments/docker/cleanup.js")).removeLeftoverContainers(runId, hosts),
+    removePods: async (runId) => {
+      const environment = config.environment;
+      if (environment.environment_class !== "kubernetes") return [];
+      return (await import("../environments/kubernetes/cleanup.js")).removeLeftoverPods(runId, environment);
+    },
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, imageTemplate),
     ...(images ? { images } : {}),

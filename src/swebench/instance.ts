@@ -20,7 +20,7 @@ export interface InstanceResult {
   api_calls: number;
   /** The error that ended the run, if one did (it is recorded in the trajectory). */
   error?: unknown;
-  /** The attempt was lost with its Docker host: no trajectory was kept, and the batch runs it again. */
+  /** The attempt was lost with its Docker host or its pod: no trajectory was kept, and the batch runs it again. */
   lost?: boolean;
   /**
    * When the instance started (before its environment) and ended (its environment torn down), Unix seconds,
@@ -74,10 +74,13 @@ export interface InstanceContext {
   /** Lets the batch stop this instance's agent (second Ctrl-C, SIGTERM). */
   onAgent: (agent: Agent | undefined) => void;
   /**
-   * Asked when the instance ended without finishing: true when the attempt was lost with its Docker host
-   * (an infrastructure error, not the instance's result). Its trajectory is then dropped, not kept.
+   * Asked when the instance ended without finishing, with the error that ended it: true when the attempt
+   * was lost with its Docker host or its pod (an infrastructure error, not the instance's result). Its
+   * trajectory is then dropped, not kept.
    */
-  lost?: () => Promise<boolean>;
+  lost?: (error: unknown) => Promise<boolean>;
+  /** Kubernetes: where the instance's pod is on its way to running. */
+  onPodPhase?: RunOptions["onPodPhase"];
 }
 
 /**
@@ -110,6 +113,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     defaultAgentClass: "default", // mini-swe-agent runs batches with its default agent
     agentType: AGENT_TYPES.batch,
     holdLastSave: true,
+    ...(context.onPodPhase ? { onPodPhase: context.onPodPhase } : {}),
   };
   let checkout: Checkout | undefined;
   let lost = false;
@@ -118,7 +122,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     result = await runPreparedTask(instance.problem_statement, options, async () => {
       checkout = await context.prepare(config, instance);
     });
-    lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
+    lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.(result.error)) ?? false);
   } finally {
     checkout?.remove();
     // Something threw past the run (it records its own errors): keep what it wrote.

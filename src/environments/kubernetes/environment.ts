@@ -168,6 +168,11 @@ export class KubernetesEnvironment implements Environment {
     }
   }
 
+  /** How often the session's connection was made again after it dropped. */
+  get sessionReconnects(): number {
+    return this.#session?.reconnects ?? 0;
+  }
+
   /** Why the pod is lost, once it is. */
   get lost(): string | undefined {
     const signal = this.#lostController.signal;
