@@ -167,6 +167,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         modelName: modelDisplayName(config.model),
         workers,
         ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
+        ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
         say: (line) => display.message(line),
       })
     : undefined;
