@@ -4,7 +4,7 @@ import {
   registerContainer,
   unregisterContainer,
 } from "../environments/docker/registry.js";
-import { apiStatus, kubeClient } from "../environments/kubernetes/client.js";
+import { apiStatus, type KubeClient, kubeClient } from "../environments/kubernetes/client.js";
 import { ExecChannel } from "../environments/kubernetes/exec-channel.js";
 import { podManifest, podName, runSelector } from "../environments/kubernetes/pod-spec.js";
 import { createAndStartPod } from "../environments/kubernetes/pod-startup.js";
@@ -57,6 +57,33 @@ async function podExec(
   return result;
 }
 
+/** A grading pod's box: its commands and file copies through pods/exec, its state from the API server. */
+function podBox(client: KubeClient, name: string): GradingBox {
+  const channelOf = (cmd: string[], stdin = false) => ExecChannel.open(client, name, cmd, { stdin });
+  return {
+    id: `${client.namespace}/${name}`,
+    exec: (cmd, execOptions) => podExec(channelOf, cmd, execOptions),
+    putArchive: async (tar) => {
+      const channel = await channelOf(["tar", "-x", "-f", "-", "-C", "/"], true);
+      channel.write(tar);
+      channel.closeStdin();
+      const end = await channel.ended;
+      if (end.status?.status !== "Success")
+        throw new Error(`copying files into pod ${name} failed: ${end.status?.message ?? end.reason}`);
+    },
+    stopped: async () => {
+      try {
+        const pod = await client.core.readNamespacedPod({ name, namespace: client.namespace });
+        if (pod.metadata?.deletionTimestamp) return "the grading pod is being deleted";
+        const running = pod.status?.containerStatuses?.[0]?.state?.running;
+        return running ? undefined : `the grading pod stopped during the grading (${pod.status?.phase})`;
+      } catch (error) {
+        return `the grading pod is gone: ${(error as Error).message.split("\n")[0]}`;
+      }
+    },
+  };
+}
+
 export interface GradingPodOptions {
   /** The batch's kubernetes environment (its cluster, namespace, resources, pod_template). */
   environment: KubernetesEnvironmentConfig;
@@ -106,29 +133,7 @@ export async function startGradingPod(options: GradingPodOptions): Promise<Gradi
   };
   const live: LiveContainer = { name, remove: () => remove().catch(() => {}) };
   registerContainer(live);
-  const channelOf = (cmd: string[], stdin = false) => ExecChannel.open(client, name, cmd, { stdin });
-  const box: GradingBox = {
-    id: `${client.namespace}/${name}`,
-    exec: (cmd, execOptions) => podExec(channelOf, cmd, execOptions),
-    putArchive: async (tar) => {
-      const channel = await channelOf(["tar", "-x", "-f", "-", "-C", "/"], true);
-      channel.write(tar);
-      channel.closeStdin();
-      const end = await channel.ended;
-      if (end.status?.status !== "Success")
-        throw new Error(`copying files into pod ${name} failed: ${end.status?.message ?? end.reason}`);
-    },
-    stopped: async () => {
-      try {
-        const pod = await client.core.readNamespacedPod({ name, namespace: client.namespace });
-        if (pod.metadata?.deletionTimestamp) return "the grading pod is being deleted";
-        const running = pod.status?.containerStatuses?.[0]?.state?.running;
-        return running ? undefined : `the grading pod stopped during the grading (${pod.status?.phase})`;
-      } catch (error) {
-        return `the grading pod is gone: ${(error as Error).message.split("\n")[0]}`;
-      }
-    },
-  };
+  const box = podBox(client, name);
   const grading: GradingContainer = { name, box, remove };
   try {
     await watch.ready();
