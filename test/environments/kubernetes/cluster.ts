@@ -7,6 +7,7 @@ import { describe, it } from "vitest";
 import { kubernetesEnvironmentSchema } from "../../../src/config/kubernetes.js";
 import type { KubernetesEnvironmentConfig } from "../../../src/config/schema.js";
 import { type KubeClient, kubeClient } from "../../../src/environments/kubernetes/client.js";
+import { runPodExec } from "../../../src/environments/kubernetes/pod-exec.js";
 import { runSelector } from "../../../src/environments/kubernetes/pod-spec.js";
 import { ensureFixtureImage } from "../../../src/fixture-images/fixture-image.js";
 import type { Instance } from "../../../src/swebench/dataset.js";
@@ -137,6 +138,21 @@ export function kubernetesTestConfig(
   });
 }
 
+/** The flags that run a batch's pods on the test cluster, with images the nodes already have; `more`: -c specs. */
+export function onCluster(cluster: TestCluster, ...more: string[]): string[] {
+  return [
+    "--environment-class",
+    "kubernetes",
+    "-c",
+    `environment.kubeconfig=${cluster.kubeconfig}`,
+    "-c",
+    `environment.namespace=${cluster.namespace}`,
+    "-c",
+    "environment.image_pull_policy=Never",
+    ...more.flatMap((spec) => ["-c", spec]),
+  ];
+}
+
 /** The pods of a run (all of the namespace's swerun pods without `runId`), as the API server has them. */
 export async function runPods(cluster: TestCluster, runId?: string): Promise<V1Pod[]> {
   const list = await cluster.client.core.listNamespacedPod({
@@ -144,4 +160,39 @@ export async function runPods(cluster: TestCluster, runId?: string): Promise<V1P
     labelSelector: runId ? runSelector(runId) : "swerun.run_id",
   });
   return list.items;
+}
+
+/**
+ * The name of a running pod of run `runId` whose container has `path` (its instance's first action made it),
+ * asked through execs of its own; waits for one.
+ */
+export async function podWithFile(cluster: TestCluster, runId: string, path: string): Promise<V1Pod> {
+  for (;;) {
+    for (const pod of await runPods(cluster, runId)) {
+      if (pod.status?.phase !== "Running" || pod.metadata?.deletionTimestamp) continue;
+      const name = pod.metadata?.name ?? "";
+      const found = await runPodExec(cluster.client, name, ["/bin/sh", "-c"], {
+        command: `test -e ${path}`,
+        env: [],
+        workdir: "/",
+        timeoutSeconds: 20,
+        maxOutputBytes: 1000,
+      }).catch(() => undefined);
+      if (found?.returncode === 0) return pod;
+    }
+  }
+}
+
+/** Resolves once `node` is Ready again (after a test froze its kubelet). */
+export async function nodeReady(cluster: TestCluster, node: string): Promise<void> {
+  for (;;) {
+    const read = await cluster.client.core.readNode({ name: node });
+    if (read.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) return;
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the poll's interval, as waitFor's
+  }
+}
+
+/** The pid of a daemon of the test cluster (scripts/cluster/up.sh's pid files), e.g. "kubelet2". */
+export function clusterPid(name: string): number {
+  return Number(readFileSync(join(CLUSTER_DIR, "pids", `${name}.pid`), "utf8").trim());
 }
