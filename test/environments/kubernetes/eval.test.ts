@@ -80,7 +80,7 @@ await describeKubernetes("swebench --eval in pods (test cluster)", () => {
       "utf8",
     );
     expect(log).toMatch(
-      /Container for swerun-demo__calc-1 created: swerun\/swerun-eval-swerun-demo--calc-1-/,
+      /Container for swerun-demo__calc-1 created: swerun\/swerun-eval-swerun-demo-calc-1-/,
     );
   });
 });
