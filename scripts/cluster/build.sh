@@ -10,10 +10,50 @@ CACHE="${1:?usage: build.sh CACHE_DIR}"
 GO="${GO:-/usr/local/go/bin/go}"
 BIN="$CACHE/bin"
 
+mkdir -p "$BIN" "$CACHE/src/k8s" "$CACHE/src/etcd" "$CACHE/src/pause"
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
+
+# The pod sandbox's image: a static program that waits for SIGTERM, as an OCI archive `ctr import` reads.
+if [[ ! -f "$CACHE/pause.tar" ]]; then
+  cat >"$CACHE/src/pause/main.go" <<'GO'
+// pause: the process of a pod sandbox; it waits for SIGINT or SIGTERM.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	<-c
+}
+GO
+  (cd "$CACHE/src/pause" && "$GO" build -trimpath -ldflags "-s -w" -o "$BIN/pause" main.go)
+  oci="$(mktemp -d)"
+  mkdir -p "$oci/rootfs" "$oci/blobs/sha256"
+  cp "$BIN/pause" "$oci/rootfs/pause"
+  tar --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$oci/rootfs" -cf "$oci/layer.tar" pause
+  blob() { local digest; digest=$(sha256sum "$1" | cut -d' ' -f1); mv "$1" "$oci/blobs/sha256/$digest"; echo "$digest"; }
+  size() { stat -c %s "$oci/blobs/sha256/$1"; }
+  layer=$(blob "$oci/layer.tar")
+  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$layer" >"$oci/config.json"
+  config=$(blob "$oci/config.json")
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
+    "$config" "$(size "$config")" "$layer" "$(size "$layer")" >"$oci/manifest.json"
+  manifest=$(blob "$oci/manifest.json")
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"io.containerd.image.name":"docker.io/swerun-k8s/pause:1","org.opencontainers.image.ref.name":"1"}}]}' \
+    "$manifest" "$(size "$manifest")" >"$oci/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$oci/oci-layout"
+  tar -C "$oci" -cf "$CACHE/pause.tar.tmp" oci-layout index.json blobs
+  mv "$CACHE/pause.tar.tmp" "$CACHE/pause.tar"
+  rm -rf "$oci"
+fi
 if [[ -f "$BIN/.complete" ]]; then
   exit 0
 fi
-mkdir -p "$BIN" "$CACHE/src/k8s" "$CACHE/src/etcd"
 minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
 staging="${K8S_VERSION/#v1./v0.}"
 
@@ -56,7 +96,6 @@ require go.etcd.io/etcd/server/v3 $ETCD_VERSION
 tool go.etcd.io/etcd/server/v3
 GOMOD
 
-export CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1"
 ldflags+=" -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
 ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION"

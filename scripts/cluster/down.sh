@@ -44,7 +44,7 @@ done
 for name in kube-scheduler kube-controller-manager kube-apiserver etcd containerd2 containerd1; do stop "$name"; done
 # Shims of this cluster's containerd that outlived it (named by its socket's path, under $STATE).
 for proc in /proc/[0-9]*; do
-  if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -q -- "containerd-shim-runc-v2 .*-address $STATE/"; then
+  if { tr '\0' ' ' <"$proc/cmdline"; } 2>/dev/null | grep -q -- "containerd-shim-runc-v2 .*-address $STATE/"; then
     kill -KILL "${proc#/proc/}" 2>/dev/null
   fi
 done
@@ -60,6 +60,19 @@ done
 ip netns del "$NETNS" 2>/dev/null
 ip link del "$VETH_HOST" 2>/dev/null
 ip link del swerun-cni1 2>/dev/null
+
+# The chains a kubelet adds to this machine's iptables when makeIPTablesUtilChains is on (a cluster:up of an
+# earlier version of this script).
+for ipt in iptables ip6tables; do
+  command -v "$ipt" >/dev/null || continue
+  "$ipt" -t filter -D INPUT -j KUBE-FIREWALL 2>/dev/null
+  "$ipt" -t filter -D OUTPUT -j KUBE-FIREWALL 2>/dev/null
+  for table in filter nat mangle; do
+    for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+      "$ipt" -t "$table" -F "$chain" 2>/dev/null && "$ipt" -t "$table" -X "$chain" 2>/dev/null
+    done
+  done
+done
 
 # The kubelets' cgroups (their pods' are inside), deepest first, once empty.
 for root in /sys/fs/cgroup/*/swerun-node1 /sys/fs/cgroup/*/swerun-node2; do

@@ -210,12 +210,14 @@ nodeStatusReportFrequency: 4s
 nodeLeaseDurationSeconds: 12
 resolvConf: /etc/resolv.conf
 maxPods: 110
+# No KUBE-FIREWALL and canary chains in this machine's iptables (nothing here needs them: no kube-proxy).
+makeIPTablesUtilChains: false
 YAML
   start "kubelet$n" "$n" "$BIN/kubelet" --config "$d/kubelet.yaml" --kubeconfig "$d/kubelet.kubeconfig" \
     --root-dir "$d/kubelet" --hostname-override "swerun-node$n" --node-ip "$(node_ip "$n")" --v=0
 done
 
-node_ready() { api "/api/v1/nodes/$1" | grep -q '"type":"Ready","status":"True"'; }
+node_ready() { api "/api/v1/nodes/$1" | tr -d ' \n' | grep -q '"type":"Ready","status":"True"'; }
 for ((n = 1; n <= NODES; n++)); do
   wait_for "node swerun-node$n" 180 node_ready "swerun-node$n"
 done
