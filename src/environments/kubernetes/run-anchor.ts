@@ -1,4 +1,4 @@
-import { clusterError, type KubeClient } from "./client.js";
+import { apiStatus, clusterError, type KubeClient } from "./client.js";
 import { anchorName, POD_ANNOTATIONS, runLabels } from "./pod-spec.js";
 
 /** The object a run's pods belong to: delete it, and the cluster's garbage collector deletes them all. */
@@ -33,9 +33,29 @@ export function acquireRunAnchor(client: KubeClient, runId: string): Promise<Run
     });
     held.set(key, created);
     entry = created;
+  } else {
+    // Someone may have deleted it (`swerun cleanup` of the run): a pod owned by a deleted object would be
+    // deleted at once, so a new anchor replaces it.
+    entry.anchor = entry.anchor.then(async (anchor) =>
+      (await stillThere(client, anchor)) ? anchor : createAnchor(client, runId),
+    );
   }
   entry.users++;
   return entry.anchor;
+}
+
+/** Whether `anchor` (that very object, by uid) still exists. */
+async function stillThere(client: KubeClient, anchor: RunAnchor): Promise<boolean> {
+  try {
+    const found = await client.core.readNamespacedConfigMap({
+      name: anchor.name,
+      namespace: client.namespace,
+    });
+    return found.metadata?.uid === anchor.uid && !found.metadata?.deletionTimestamp;
+  } catch (error) {
+    if (apiStatus(error) === 404) return false;
+    throw clusterError(client, `reading the run's ConfigMap ${anchor.name}`, error);
+  }
 }
 
 /**

@@ -47,6 +47,18 @@ await describeKubernetes("kubernetes environment (test cluster)", () => {
     while ((await podExec(environment, `test -e ${path}`)).returncode !== 0) {}
   }
 
+  /** The names of the run's pods now. */
+  async function podNames(): Promise<string[]> {
+    return (await runPods(cluster, runId)).map((pod) => pod.metadata?.name ?? "");
+  }
+
+  /** Expects that a start fails with `message`, leaving no pod of its own. */
+  async function startFails(message: RegExp, extra: Record<string, unknown>, image?: string): Promise<void> {
+    const before = await podNames();
+    await expect(start(extra, image)).rejects.toThrow(message);
+    for (const name of await podNames()) expect(before).toContain(name);
+  }
+
   async function start(extra: Record<string, unknown> = {}, image?: string): Promise<KubernetesEnvironment> {
     const environment = await KubernetesEnvironment.create(
       kubernetesTestConfig(cluster, image ?? images.swebench, extra),
@@ -136,8 +148,8 @@ await describeKubernetes("kubernetes environment (test cluster)", () => {
     const killed = await podExec(
       environment,
       `for p in /proc/[0-9]*; do
-        tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^/bin/sh -c IFS= read' || continue
-        [ "$(cut -d' ' -f4 $p/stat)" = 0 ] && kill -9 "$(basename $p)" && echo killed
+        { tr '\\0' ' ' < $p/cmdline; } 2>/dev/null | grep -q '^/bin/sh -c IFS= read' || continue
+        [ "$(cut -d' ' -f4 $p/stat 2>/dev/null)" = 0 ] && kill -9 "$(basename $p)" && echo killed
       done; touch /tmp/go`,
     );
     expect(killed.output).toBe("killed\n");
@@ -161,21 +173,21 @@ await describeKubernetes("kubernetes environment (test cluster)", () => {
   });
 
   it("an image no node has (pull policy Never) fails at once with the kubelet's reason; the pod is deleted", async () => {
-    await expect(start({}, "swerun-test/absent:1")).rejects.toThrow(/cannot run: ErrImageNeverPull/);
-    expect(await runPods(cluster, runId)).toEqual([]);
+    await startFails(/cannot run: ErrImageNeverPull/, {}, "swerun-test/absent:1");
   });
 
   it("a pod that cannot be scheduled ends after pull_timeout, saying why", async () => {
-    await expect(
-      start({ pull_timeout: 3, pod_template: { spec: { nodeSelector: { "swerun.test/none": "x" } } } }),
-    ).rejects.toThrow(/was not scheduled within pull_timeout \(3 s\): Unschedulable/);
-    expect(await runPods(cluster, runId)).toEqual([]);
+    await startFails(/was not scheduled within pull_timeout \(3 s\): Unschedulable/, {
+      pull_timeout: 3,
+      pod_template: { spec: { nodeSelector: { "swerun.test/none": "x" } } },
+    });
   });
 
   it("an image that cannot be pulled ends after pull_timeout with the pull error", async () => {
-    await expect(
-      start({ pull_timeout: 8, image_pull_policy: "IfNotPresent" }, "127.0.0.1:1/swerun-test/absent:1"),
-    ).rejects.toThrow(/did not start within pull_timeout \(8 s\): (ErrImagePull|ImagePullBackOff)/);
-    expect(await runPods(cluster, runId)).toEqual([]);
+    await startFails(
+      /did not start within pull_timeout \(8 s\): (ErrImagePull|ImagePullBackOff)/,
+      { pull_timeout: 8, image_pull_policy: "IfNotPresent" },
+      "127.0.0.1:1/swerun-test/absent:1",
+    );
   });
 });

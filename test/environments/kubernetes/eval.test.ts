@@ -79,8 +79,6 @@ await describeKubernetes("swebench --eval in pods (test cluster)", () => {
       ),
       "utf8",
     );
-    expect(log).toMatch(
-      /Container for swerun-demo__calc-1 created: swerun\/swerun-eval-swerun-demo-calc-1-/,
-    );
+    expect(log).toMatch(/Container for swerun-demo__calc-1 created: swerun\/swerun-eval-swerun-demo-calc-1-/);
   });
 });
