@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../helpers/cli.js";
 import { tempDir } from "../../helpers/tmp.js";
@@ -17,7 +17,16 @@ const IDS = ["swerun-demo__calc-1", "swerun-demo__count-3", "swerun-demo__greet-
 
 /** An instance's report.json of a demo batch graded with --eval. */
 function report(out: string, id: string): unknown {
-  const path = join(out, "eval", "logs", "run_evaluation", "demo", "deterministic__demo", id, "report.json");
+  const path = join(
+    out,
+    "eval",
+    "logs",
+    "run_evaluation",
+    basename(out),
+    "deterministic__demo",
+    id,
+    "report.json",
+  );
   return JSON.parse(readFileSync(path, "utf8"));
 }
 
@@ -72,7 +81,7 @@ await describeKubernetes("swebench --eval in pods (test cluster)", () => {
         "eval",
         "logs",
         "run_evaluation",
-        "demo",
+        "pods",
         "deterministic__demo",
         IDS[0] as string,
         "run_instance.log",
