@@ -44,6 +44,9 @@ export class KubernetesEnvironment implements Environment {
   readonly #running: Running;
   readonly #live: LiveContainer;
   #session: PodSession | undefined;
+  /** The session was tried while the pod started (`#session` says whether it opened). */
+  #probed = false;
+  #probing: Promise<boolean> | undefined;
   #platform: Record<string, string> = {};
   /** Aborted, with the reason, once the watch says the pod is lost. */
   readonly #lostController = new AbortController();
@@ -93,7 +96,9 @@ export class KubernetesEnvironment implements Environment {
       await createAndStartPod(client, watch, manifest, {
         timeoutSeconds: config.pull_timeout,
         onPhase: (phase, reason) => context.onPodPhase?.(phase, reason),
+        ...(config.exec_mode === "session" ? { probe: () => environment.#probeSession() } : {}),
       });
+      context.onPodPhase?.("running", "");
       running.unsubscribe = watch.subscribe(name, (pod) => environment.#noteLost(lostReason(pod)));
       await environment.#startSession();
       return environment;
@@ -107,19 +112,43 @@ export class KubernetesEnvironment implements Environment {
     }
   }
 
+  /**
+   * While the pod starts: opens its session once its container answers (before the kubelet reports it
+   * running). False while it does not answer yet; true once the session is open or cannot run there.
+   */
+  #probeSession(): Promise<boolean> {
+    const { client, name } = this.#running;
+    this.#probing = (async () => {
+      const session = await PodSession.open(
+        client,
+        name,
+        this.config.interpreter,
+        this.#lostController.signal,
+      );
+      if (this.#closing) session?.close();
+      this.#session = session;
+      this.#probed = true;
+      return true;
+    })();
+    return this.#probing;
+  }
+
   async #startSession(): Promise<void> {
     const { client, name } = this.#running;
-    if (this.config.exec_mode === "session") {
+    // A probe still connecting when the kubelet reported the pod running: its session, if it opens.
+    await this.#probing?.catch(() => false);
+    if (this.config.exec_mode === "session" && !this.#probed) {
       this.#session = await PodSession.open(
         client,
         name,
         this.config.interpreter,
         this.#lostController.signal,
       );
-      if (!this.#session)
-        report(this.#context)(
-          `Pod ${name}: swerun's shell session cannot run in image ${this.config.image} (it needs /bin/sh, cat and a writable /tmp); running one exec per action (exec_mode: exec)`,
-        );
+    }
+    if (this.config.exec_mode === "session" && !this.#session) {
+      report(this.#context)(
+        `Pod ${name}: swerun's shell session cannot run in image ${this.config.image} (it needs /bin/sh, cat and a writable /tmp); running one exec per action (exec_mode: exec)`,
+      );
     }
     if (this.#session) {
       this.#platform = this.#session.platform;

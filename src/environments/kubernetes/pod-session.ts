@@ -8,7 +8,8 @@ import { exportSnippet, sessionCommand } from "../docker/session.js";
 import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "../docker/session-framing.js";
 import { OutputCollector } from "../output.js";
 import type { KubeClient } from "./client.js";
-import { ExecChannel, type ExecEnd } from "./exec-channel.js";
+import { KubernetesUnavailableError } from "./client.js";
+import { ExecChannel, type ExecEnd, exitCodeOf } from "./exec-channel.js";
 import { CLIENT_SLACK_SECONDS, killMarkedInPod, PodActionKiller, type PodActionRequest } from "./pod-exec.js";
 
 /** A WebSocket ping this often keeps the session's connection alive and finds a dead one. */
@@ -131,8 +132,19 @@ export class PodSession {
     const timer = setTimeout(() => this.#ready(false), BOOT_SECONDS * 1000);
     const answered = await ready;
     clearTimeout(timer);
-    if (!answered) channel.close();
-    return answered;
+    if (answered) return true;
+    channel.close();
+    // The loop ran and exited (no /bin/sh, no `cat`, no writable /tmp): it cannot run here. An exec that
+    // ended without an exit code never ran it (the container is not running yet, or is gone).
+    const end = await Promise.race([
+      channel.ended,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000)),
+    ]);
+    if (end && exitCodeOf(end.status) === undefined)
+      throw new KubernetesUnavailableError(
+        `pod ${this.#pod}: its session could not start: ${end.status?.message ?? end.reason}`,
+      );
+    return false;
   }
 
   #ready(ready: boolean): void {
