@@ -95,7 +95,9 @@ describe("batch progress", () => {
     display.start(4, 0);
     display.pods?.({ pending: 1, pulling: 2, running: 1 });
     display.stop();
-    expect(screen.slice(screen.lastIndexOf("\x1b[J") + 3)).toContain("pods: 1 pending · 2 pulling · 1 running");
+    expect(screen.slice(screen.lastIndexOf("\x1b[J") + 3)).toContain(
+      "pods: 1 pending · 2 pulling · 1 running",
+    );
   });
 
   it("shows the images a batch pulls: pulling, ready, pulled ahead, waited for, disk against the budget", () => {
