@@ -43,11 +43,11 @@ export const OPTIONS = {
   },
   environmentClass: {
     flag: "--environment-class <class>",
-    help: "local or docker",
+    help: "local, docker or kubernetes",
     config: "environment.environment_class",
     helpIn: {
-      swebench: "docker (default) or local",
-      "swebench-single": "docker (default) or local",
+      swebench: "docker (default), kubernetes or local",
+      "swebench-single": "docker (default), kubernetes or local",
       replay: "local or docker (default: the recorded one)",
     },
   },

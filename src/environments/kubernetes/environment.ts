@@ -78,14 +78,14 @@ export class KubernetesEnvironment implements Environment {
     const client = kubeClient(config);
     const name = podName(context.instanceId || context.runId || "run");
     const owned = !config.keep_container;
-    const owner = owned ? await acquireRunAnchor(client, context.runId) : undefined;
     const watch = RunPodWatch.acquire(client, runSelector(context.runId));
+    const anchor = owned ? acquireRunAnchor(client, context.runId) : Promise.resolve(undefined);
     const running: Running = { client, name, watch, unsubscribe: () => {}, owned };
     const environment = new KubernetesEnvironment(config, context, running);
     // Registered before the pod exists: an interrupt during the start deletes it.
     registerContainer(environment.#live);
     try {
-      await watch.ready();
+      const [owner] = await Promise.all([anchor, watch.ready()]);
       const manifest = podManifest(config, {
         name,
         runId: context.runId,

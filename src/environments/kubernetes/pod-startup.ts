@@ -21,7 +21,7 @@ export interface PodStartOptions {
 }
 
 /** How often the probe asks while the pod starts. */
-const PROBE_MS = 100;
+const PROBE_MS = 50;
 
 /** How a start ended: the pod (running, or answering the probe), or why not. */
 type Outcome = { pod: V1Pod; error?: undefined } | { pod?: undefined; error: Error };
