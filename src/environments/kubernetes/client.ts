@@ -166,10 +166,11 @@ export function clusterError(client: KubeClient, what: string, error: unknown): 
     return new KubernetesUnavailableError(
       `Kubernetes API server ${client.server} (${client.source}) does not answer while ${what}: ${apiMessage(error)}`,
     );
-  if (status === 401 || status === 403)
+  if (status === 401 || (status === 403 && /\bcannot \w+ resource\b/.test(apiMessage(error))))
     return new UserError(
       `Kubernetes refused ${what} in namespace ${client.namespace} (HTTP ${status}): ${apiMessage(error)}. swerun's Role needs pods (create, get, list, watch, delete, deletecollection), pods/exec (get, create), configmaps (create, get, list, delete), events (list, watch): see the README`,
     );
+  // A quota exceeded, an admission webhook's refusal, a conflict: the server's own words.
   return new KubernetesUnavailableError(
     `Kubernetes: ${what} failed${status ? ` (HTTP ${status})` : ""}: ${apiMessage(error)}`,
   );
