@@ -7,8 +7,17 @@ set -euo pipefail
 K8S_VERSION="${SWERUN_K8S_VERSION:-v1.34.4}"
 ETCD_VERSION="${SWERUN_ETCD_VERSION:-v3.5.35}"
 CACHE="${1:?usage: build.sh CACHE_DIR}"
-GO="${GO:-/usr/local/go/bin/go}"
 BIN="$CACHE/bin"
+# Go: $GO, else /usr/local/go's, else the one on PATH; Kubernetes 1.34 needs go >= 1.24.
+if [[ -z "${GO:-}" ]]; then
+  if [[ -x /usr/local/go/bin/go ]]; then GO=/usr/local/go/bin/go; else GO="$(command -v go || true)"; fi
+fi
+[[ -n "$GO" ]] || { echo "build.sh: no Go toolchain (install Go >= 1.24, or set GO)" >&2; exit 1; }
+go_minor="$("$GO" env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')"
+if [[ -z "$go_minor" || "$go_minor" -lt 24 ]]; then
+  echo "build.sh: $GO is $("$GO" env GOVERSION); Kubernetes $K8S_VERSION needs go >= 1.24 (set GO)" >&2
+  exit 1
+fi
 
 mkdir -p "$BIN" "$CACHE/src/k8s" "$CACHE/src/etcd" "$CACHE/src/pause"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOTOOLCHAIN=local

@@ -121,7 +121,13 @@ export async function demoImages(): Promise<string[]> {
   return names;
 }
 
-/** A validated kubernetes environment config on the test cluster for `image`, then `extra`. */
+/**
+ * Pods of the tests that do not test placement stay on node1: the node-loss test freezes node2's kubelet,
+ * and test files run in parallel.
+ */
+export const ON_NODE1 = { spec: { nodeSelector: { "kubernetes.io/hostname": "swerun-node1" } } };
+
+/** A validated kubernetes environment config on the test cluster for `image` (on node1), then `extra`. */
 export function kubernetesTestConfig(
   cluster: TestCluster,
   image: string,
@@ -134,6 +140,7 @@ export function kubernetesTestConfig(
     namespace: cluster.namespace,
     image_pull_policy: "Never",
     pull_timeout: 60,
+    pod_template: ON_NODE1,
     ...extra,
   });
 }

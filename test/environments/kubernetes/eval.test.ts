@@ -7,6 +7,7 @@ import {
   demoImages,
   describeKubernetes,
   importImages,
+  ON_NODE1,
   onCluster,
   runPods,
   type TestCluster,
@@ -66,7 +67,7 @@ await describeKubernetes("swebench --eval in pods (test cluster)", () => {
       "3",
       "-o",
       join(dir, "pods"),
-      ...onCluster(cluster),
+      ...onCluster(cluster, `environment.pod_template=${JSON.stringify(ON_NODE1)}`),
     ]);
     expect(pods.code, pods.stderr).toBe(0);
     expect(pods.stdout).toContain("resolved: 3/3 (3 graded, 0 empty, 0 errors)");
