@@ -8,17 +8,20 @@ import { SESSION_MAX_COMMAND } from "../docker/session.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
 import { ENVIRONMENT_TYPES } from "../environment-types.js";
 import { apiMessage, apiStatus, type KubeClient, kubeClient } from "./client.js";
-import { PodLostError } from "./errors.js";
+import { PodEndedError, PodLostError } from "./errors.js";
 
 export { PodLostError };
 
-import { type PodActionRequest, runPodExec } from "./pod-exec.js";
-import { PodSession } from "./pod-session.js";
+import { type PodActionRequest, PodExecError, runPodExec } from "./pod-exec.js";
+import { PodSession, PodSessionError } from "./pod-session.js";
 import { podManifest, podName, runSelector } from "./pod-spec.js";
 import { createAndStartPod } from "./pod-startup.js";
 import { lostReason } from "./pod-state.js";
 import { RunPodWatch } from "./pod-watch.js";
 import { acquireRunAnchor, releaseRunAnchor } from "./run-anchor.js";
+
+/** How long an action that failed for want of its pod waits for the cluster to say why. */
+const POD_STATE_MS = 5000;
 
 /** What the environment keeps of its pod while it runs. */
 interface Running {
@@ -186,14 +189,34 @@ export class KubernetesEnvironment implements Environment {
         return await session.run(request);
       return await runPodExec(this.#running.client, this.podName, this.config.interpreter, request);
     } catch (error) {
-      this.#throwIfLost();
-      // The pod is fine as far as the watch knows: ask the API server (the watch may lag).
+      await this.#explain(error);
+      throw error;
+    }
+  }
+
+  /**
+   * After an action failed for want of its pod: throws PodLostError when the pod is lost, PodEndedError when
+   * its lifetime is over. The kubelet reports a pod it ended a moment after its connections close: the
+   * watch is given up to POD_STATE_MS to say so; the API server is asked too (the watch may lag).
+   */
+  async #explain(error: unknown): Promise<void> {
+    this.#throwIfLost();
+    const deadline = Date.now() + POD_STATE_MS;
+    for (;;) {
       const pod = await this.#running.client.core
         .readNamespacedPod({ name: this.podName, namespace: this.namespace })
         .catch((read: unknown) => (apiStatus(read) === 404 ? undefined : null));
       if (pod !== null) this.#noteLost(lostReason(pod));
       this.#throwIfLost();
-      throw error;
+      if (pod && (pod.status?.phase === "Succeeded" || pod.status?.reason === "DeadlineExceeded"))
+        throw new PodEndedError(
+          `Pod ${this.podName} in namespace ${this.namespace} has ended: its container_timeout (${this.config.container_timeout}) passed`,
+        );
+      // Running and ready as far as the cluster says: the error stands (a dropped exec, an API server error).
+      const ready = pod?.status?.conditions?.find((entry) => entry.type === "Ready")?.status === "True";
+      if ((ready && pod?.status?.containerStatuses?.[0]?.state?.running) || Date.now() > deadline) return;
+      if (!(error instanceof PodSessionError || error instanceof PodExecError)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
 

@@ -18,3 +18,11 @@ export class PodStartError extends UserError {
     this.name = "PodStartError";
   }
 }
+
+/** The pod's lifetime is over (container_timeout: its deadline passed or its `sleep` ended): the run ends. */
+export class PodEndedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PodEndedError";
+  }
+}

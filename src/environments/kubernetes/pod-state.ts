@@ -75,21 +75,25 @@ export function startupState(pod: V1Pod): StartupState {
 
 /**
  * Why a pod that ran is lost, or undefined while it is fine: deleted (by a user, a taint eviction after its
- * node was lost, a preemption), ended (evicted, past its activeDeadlineSeconds, its container gone), marked
- * for disruption, or not ready while its container runs (the node controller marks so the pods of a node
- * that stopped answering).
+ * node was lost, a preemption), failed (evicted, its container gone), marked for disruption, or not ready
+ * while its container runs (the node controller marks so the pods of a node that stopped answering). A pod
+ * past its lifetime (container_timeout) is not lost: it ended as configured, and its run ends with it.
  */
 export function lostReason(pod: V1Pod | undefined): string | undefined {
   if (!pod) return "the pod was deleted";
   const node = pod.spec?.nodeName ? ` (node ${pod.spec.nodeName})` : "";
   if (pod.metadata?.deletionTimestamp) return `the pod was deleted${node}`;
   const phase = pod.status?.phase;
-  if (phase === "Failed" || phase === "Succeeded") return `${endedReason(pod)}${node}`;
+  // Its lifetime is over (container_timeout: the deadline, or its `sleep` ended): it ended as configured.
+  if (phase === "Succeeded" || pod.status?.reason === "DeadlineExceeded") return undefined;
+  if (phase === "Failed") return `${endedReason(pod)}${node}`;
   const disruption = condition(pod, "DisruptionTarget");
   if (disruption?.status === "True")
     return `the cluster is removing the pod${node}: ${said(disruption.reason, disruption.message)}`;
+  // The node controller turns Ready to False keeping its reason (none, as the kubelet sets Ready True); the
+  // kubelet's own False, for a pod it stops, says why (ContainersNotReady, PodFailed, PodCompleted).
   const ready = condition(pod, "Ready");
-  if (phase === "Running" && containerState(pod)?.running && ready?.status === "False")
+  if (phase === "Running" && containerState(pod)?.running && ready?.status === "False" && !ready.reason)
     return `its node stopped answering${node}: the pod is no longer ready`;
   return undefined;
 }

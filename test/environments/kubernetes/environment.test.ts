@@ -172,6 +172,13 @@ await describeKubernetes("kubernetes environment (test cluster)", () => {
     await expect(environment.execute({ command: "true" })).rejects.toThrow(/is lost: the pod was deleted/);
   });
 
+  it("a pod past its container_timeout ends the run with PodEndedError (not lost: not run again)", async () => {
+    const environment = await start({ container_timeout: 4 });
+    await expect(environment.execute({ command: "sleep 60" })).rejects.toThrow(
+      /has ended: its container_timeout \(4\) passed/,
+    );
+  });
+
   it("an image no node has (pull policy Never) fails at once with the kubelet's reason; the pod is deleted", async () => {
     await startFails(/cannot run: ErrImageNeverPull/, {}, "swerun-test/absent:1");
   });

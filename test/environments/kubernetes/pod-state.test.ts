@@ -78,8 +78,19 @@ describe("startupState", () => {
 });
 
 describe("lostReason", () => {
-  it("a running, ready pod is not lost", () => {
+  it("a running, ready pod is not lost; nor is one past its lifetime (container_timeout)", () => {
     expect(lostReason(running)).toBeUndefined();
+    expect(lostReason(pod({ phase: "Failed", reason: "DeadlineExceeded" }))).toBeUndefined();
+    expect(lostReason(pod({ phase: "Succeeded" }))).toBeUndefined();
+    // The kubelet stopping its containers (the deadline passed) is not the node going away.
+    const stopping = {
+      ...running,
+      status: {
+        ...running.status,
+        conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady" }],
+      },
+    };
+    expect(lostReason(stopping)).toBeUndefined();
   });
 
   it("deleted, deleting, evicted, disrupted, or its node not answering: lost, saying why", () => {
