@@ -2,7 +2,8 @@
 // dist/src/chunks/, so a command loads a few files instead of ~300 (zod, yaml, nunjucks and swerun's own
 // modules), which is most of a short run's start time (bench/lean.ts). Each command's module stays behind
 // a dynamic import, so `--help` loads only the entry. Docker's client (dockerode, ssh2 and their native
-// optional parts) stays outside the bundle and is loaded from node_modules when a command needs it.
+// optional parts) and Kubernetes' (@kubernetes/client-node, ws) stay outside the bundle and are loaded from
+// node_modules when a command needs them.
 // The library entry (dist/src/index.js) is tsc's output, unbundled. The script of the `swerun view` page (for
 // the browser) is bundled into a file of its own.
 import { execFileSync } from "node:child_process";
@@ -84,7 +85,7 @@ await build({
   platform: "node",
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
-  external: ["dockerode", "ssh2", "cpu-features", "playwright-core"],
+  external: ["dockerode", "ssh2", "cpu-features", "playwright-core", "@kubernetes/client-node", "ws"],
   // Bundled CommonJS dependencies (nunjucks) call require() for Node's own modules.
   banner: {
     js: 'import { createRequire as __swerunCreateRequire } from "node:module"; const require = __swerunCreateRequire(import.meta.url);',
@@ -111,7 +112,7 @@ const runBuild = await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["dockerode", "ssh2", "cpu-features", "playwright-core"],
+  external: ["dockerode", "ssh2", "cpu-features", "playwright-core", "@kubernetes/client-node", "ws"],
   define: { "import.meta.url": "__swerunScriptUrl" },
   banner: { js: "(function (exports, require, module, __filename, __dirname, __swerunScriptUrl) {" },
   footer: { js: "})" },

@@ -124,7 +124,8 @@ const COMMANDS: CommandSpec[] = [
   }),
   command({
     name: "cleanup",
-    description: "Remove Docker containers left behind by crashed swerun runs (--images: images runs pulled)",
+    description:
+      "Remove Docker containers (--kubernetes: pods) left behind by crashed swerun runs (--images: images runs pulled)",
     job: async (_, flags) =>
       flags.images
         ? (await import("./commands/cleanup-images.js")).cleanupImages(flags)
@@ -179,10 +180,10 @@ export function buildCli(run: (job: () => Promise<number>) => void, only?: strin
 
 /**
  * A local run's commands go through a helper process (environments/spawner.ts): started here, it boots on the
- * other core while the command's modules load. Not for an explicit Docker run, which never uses it.
+ * other core while the command's modules load. Not for an explicit Docker or Kubernetes run, which never uses it.
  */
 function startCommandRunner(flags: { environmentClass?: unknown }): void {
-  if (flags.environmentClass === "docker") return;
+  if (flags.environmentClass === "docker" || flags.environmentClass === "kubernetes") return;
   import("./environments/spawner.js").then(
     (spawner) => spawner.startCommandRunner(),
     () => {},

@@ -43,11 +43,11 @@ export const OPTIONS = {
   },
   environmentClass: {
     flag: "--environment-class <class>",
-    help: "local, docker or bubblewrap",
+    help: "local, docker, bubblewrap or kubernetes",
     config: "environment.environment_class",
     helpIn: {
-      swebench: "docker (default), local or bubblewrap",
-      "swebench-single": "docker (default), local or bubblewrap",
+      swebench: "docker (default), kubernetes, local or bubblewrap",
+      "swebench-single": "docker (default), kubernetes, local or bubblewrap",
       replay: "local, docker or bubblewrap (default: the recorded one)",
     },
   },
@@ -268,6 +268,15 @@ export const OPTIONS = {
     help: "A Docker daemon to clean (repeatable; default: DOCKER_HOST's)",
     type: "list",
   },
+  kubernetes: {
+    flag: "--kubernetes",
+    help: "Delete the pods (and run ConfigMaps) swerun runs left on the Kubernetes cluster instead",
+  },
+  namespace: { flag: "--namespace <name>", help: "--kubernetes: the namespace (default: the context's)" },
+  kubeContext: {
+    flag: "--kube-context <name>",
+    help: "--kubernetes: the kubeconfig context (default: current)",
+  },
   images: {
     flag: "--images",
     help: "Remove the images swerun batches pulled instead (with --run-id: that run's only)",
@@ -379,7 +388,16 @@ export const COMMAND_OPTIONS = {
   report: ["reportFile", "outDir"],
   export: ["format", "exportFile"],
   view: ["page", "open", "watch"],
-  cleanup: ["cleanupRunId", "all", "dryRun", "cleanupHosts", "images"],
+  cleanup: [
+    "cleanupRunId",
+    "all",
+    "dryRun",
+    "cleanupHosts",
+    "kubernetes",
+    "namespace",
+    "kubeContext",
+    "images",
+  ],
   runs: ["dir", "json", "force", "mergeShards"],
   config: [],
 } as const satisfies Record<string, readonly OptionId[]>;

@@ -171,6 +171,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
         modelName: modelDisplayName(config.model),
         workers,
         ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
+        ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
         say: (line) => display.message(line),
       })
     : undefined;
@@ -186,6 +187,11 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     prepare: instancePreparer(flags, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
       (await import("../environments/docker/cleanup.js")).removeLeftoverContainers(runId, hosts),
+    removePods: async (runId) => {
+      const environment = config.environment;
+      if (environment.environment_class !== "kubernetes") return [];
+      return (await import("../environments/kubernetes/cleanup.js")).removeLeftoverPods(runId, environment);
+    },
     ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
     imageOf: (instance) => imageName(instance, imageTemplate),
     ...(images ? { images } : {}),

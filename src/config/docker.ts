@@ -7,6 +7,24 @@ import { RunArgsError, translateRunArgs } from "./docker-run-args.js";
 /** `sleep` durations: seconds, or a number with s, m, h or d ("2h", "90m", 7200). */
 const SLEEP_DURATION = /^\d+(\.\d+)?[smhd]?$/;
 
+/** `container_timeout`: a duration `sleep` understands, kept as its text (default "2h"). */
+export const containerTimeout = z
+  .pipe(
+    z._default(z.union([z.string(), z.number().check(z.positive())]), "2h"),
+    z.transform((value: string | number) => String(value)),
+  )
+  .check(
+    z.refine((value) => SLEEP_DURATION.test(value), {
+      message: 'must be a duration `sleep` understands, e.g. "2h", "90m" or 7200',
+    }),
+  );
+
+/** Seconds of a `sleep` duration ("2h" → 7200), rounded up. */
+export function durationSeconds(duration: string): number {
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[duration.slice(-1)] ?? 1;
+  return Math.ceil(Number.parseFloat(duration) * unit);
+}
+
 /** The `environment` section for `environment_class: docker` (mini-swe-agent's keys plus swerun's own). */
 export const dockerEnvironmentSchema = z
   .strictObject({
@@ -24,16 +42,7 @@ export const dockerEnvironmentSchema = z
     /** Host variables copied into every command when set on the host; `env` wins. Values are never recorded. */
     forward_env: z._default(z.array(z.string()), []),
     /** How long the container lives (its `sleep`), e.g. "2h" or seconds; a leaked container ends by itself. */
-    container_timeout: z
-      .pipe(
-        z._default(z.union([z.string(), z.number().check(z.positive())]), "2h"),
-        z.transform((value: string | number) => String(value)),
-      )
-      .check(
-        z.refine((value) => SLEEP_DURATION.test(value), {
-          message: 'must be a duration `sleep` understands, e.g. "2h", "90m" or 7200',
-        }),
-      ),
+    container_timeout: containerTimeout,
     /** Seconds allowed for pulling a missing image. */
     pull_timeout: z._default(z.number().check(z.positive()), 120),
     /** `docker run` flags, translated to Engine API options (common ones only; others are refused). */

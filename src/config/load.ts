@@ -6,6 +6,7 @@ import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { decodeUtf8 } from "../util/utf8.js";
+import { KUBERNETES_REFUSED_KEYS } from "./kubernetes.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import {
   configSchema,
@@ -31,6 +32,7 @@ const ENVIRONMENT_CLASS_ALIASES: Record<string, string> = {
   local: "local",
   docker: "docker",
   bubblewrap: "bubblewrap",
+  kubernetes: "kubernetes",
   "minisweagent.environments.local.LocalEnvironment": "local",
   "minisweagent.environments.docker.DockerEnvironment": "docker",
   "minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment": "bubblewrap",
@@ -96,6 +98,9 @@ const CLASS_KEYS: Record<string, string[]> = {
   local: ["local_interpreter"],
   bubblewrap: ["executable", "wrapper_args", "forward_env"],
 };
+// Kubernetes keeps every Docker key: those it shares are its own, the others are refused with a reason
+// (KUBERNETES_REFUSED_KEYS) rather than dropped.
+CLASS_KEYS.kubernetes = [...(CLASS_KEYS.docker ?? [])];
 
 /** Keys of mini-swe-agent's Docker environment: refused ones among them are refused only for docker. */
 const DOCKER_KEYS = CLASS_KEYS.docker ?? [];
@@ -307,7 +312,9 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   dropOtherClassKeys(environment, mapped);
   if (mapped === "docker") {
     for (const key of Object.keys(environment)) {
-      const reason = UNSUPPORTED_KEYS[`environment.${key}`];
+      const reason =
+        UNSUPPORTED_KEYS[`environment.${key}`] ??
+        (mapped === "kubernetes" ? KUBERNETES_REFUSED_KEYS[key] : undefined);
       const origin = originOf(`environment.${key}`, provenance) ?? "config";
       if (reason) throw new ConfigError(`${origin}: environment.${key} ${reason}`);
     }

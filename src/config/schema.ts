@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { bubblewrapEnvironmentSchema } from "./bubblewrap.js";
 import { count, environmentBase } from "./common.js";
 import { dockerEnvironmentSchema } from "./docker.js";
+import { kubernetesEnvironmentSchema } from "./kubernetes.js";
 import { modelSchema } from "./model.js";
 
 export { formatErrorTemplate, MODEL_CLASS_PATHS, MODEL_CLASSES, modelSchema } from "./model.js";
@@ -53,6 +54,7 @@ export const environmentSchema = z.discriminatedUnion("environment_class", [
   localEnvironmentSchema,
   dockerEnvironmentSchema,
   bubblewrapEnvironmentSchema,
+  kubernetesEnvironmentSchema,
 ]);
 
 /** Environment classes whose commands work on this machine's files: their `cwd` is a host directory. */
@@ -82,6 +84,7 @@ export type EnvironmentConfig = z.output<typeof environmentSchema>;
 export type LocalEnvironmentConfig = z.output<typeof localEnvironmentSchema>;
 export type DockerEnvironmentConfig = z.output<typeof dockerEnvironmentSchema>;
 export type BubblewrapEnvironmentConfig = z.output<typeof bubblewrapEnvironmentSchema>;
+export type KubernetesEnvironmentConfig = z.output<typeof kubernetesEnvironmentSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
 export type RunConfig = z.output<typeof runSchema>;
 export type SwerunConfig = z.output<typeof configSchema>;

@@ -6,4 +6,6 @@ export const ENVIRONMENT_TYPES = {
   local: "minisweagent.environments.local.LocalEnvironment",
   docker: "minisweagent.environments.docker.DockerEnvironment",
   bubblewrap: "minisweagent.environments.extra.bubblewrap.BubblewrapEnvironment",
+  /** swerun's own class (mini-swe-agent has none): named as a class path of swerun's. */
+  kubernetes: "swerun.environments.kubernetes.KubernetesEnvironment",
 } as const;

@@ -29,4 +29,6 @@ export interface EnvironmentContext {
   instanceId?: string;
   /** Progress lines (image pulls) for the console. */
   onProgress?: (line: string) => void;
+  /** Kubernetes: where the run's pod is on its way to running (a batch's display counts them). */
+  onPodPhase?: (phase: "pending" | "pulling" | "running", reason: string) => void;
 }

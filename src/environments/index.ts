@@ -16,7 +16,7 @@ export function serializeEnvironmentConfig(config: EnvironmentConfig): {
   };
 }
 
-/** Builds the environment a config names. Docker's client loads only when a Docker environment is used. */
+/** Builds the environment a config names. Docker's and Kubernetes' clients load only when used. */
 export async function createEnvironment(
   config: EnvironmentConfig,
   context: EnvironmentContext,
@@ -34,6 +34,10 @@ export async function createEnvironment(
     case "bubblewrap": {
       const { BubblewrapEnvironment } = await import("./bubblewrap.js");
       return BubblewrapEnvironment.create(config);
+    }
+    case "kubernetes": {
+      const { KubernetesEnvironment } = await import("./kubernetes/environment.js");
+      return KubernetesEnvironment.create(config, context);
     }
   }
 }

@@ -2,6 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
+import type { KubernetesEnvironmentConfig } from "../config/schema.js";
 import { DockerHost } from "../environments/docker/hosts.js";
 import type { HoldImage } from "../swebench/batch-images.js";
 import type { Instance } from "../swebench/dataset.js";
@@ -10,7 +11,7 @@ import { chaosPoint } from "../util/chaos.js";
 import { limiter } from "../util/worker-pool.js";
 import { recordedVerdicts, removeStaleReportTemps, verdictsOnDisk } from "./earlier-gradings.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { type GradeResult, gradeInstance } from "./grade-instance.js";
+import { type GradeResult, gradeInstance, type StartHooks } from "./grade-instance.js";
 import { type GradingContainer, startGradingContainer } from "./grading-container.js";
 import { verdictLine } from "./grading-display.js";
 import { finishGrading, fixtureImageReady, recordVerdict } from "./grading-driver.js";
@@ -20,6 +21,8 @@ import { isFinalVerdict, recordEvalInRunJson } from "./verdict-record.js";
 export interface BatchGraderOptions {
   /** The daemon gradings run on without a pool of hosts. */
   docker?: Docker;
+  /** A batch on Kubernetes: each grading runs in a fresh pod on the batch's cluster (grading-pod.ts). */
+  kubernetes?: KubernetesEnvironmentConfig;
   /**
    * The batch's pool of Docker hosts: each instance is graded on the host that ran it (its image is there);
    * a grading that fails because its host stopped answering is graded again on another host that answers.
@@ -146,6 +149,11 @@ export class BatchGrader {
     const slot = this.#slot(instanceId, host);
     const instance = this.#specs.get(instanceId);
     if (!instance || slot.container) return;
+    // A cluster's node pulls the image itself: the pod starts now.
+    if (this.#options.kubernetes) {
+      this.prepare(instanceId);
+      return;
+    }
     this.#client(instanceId)
       .getImage(instance.image)
       .inspect()
@@ -165,14 +173,7 @@ export class BatchGrader {
     const instance = this.#specs.get(instanceId);
     if (!instance || slot.container || slot.ended) return;
     if (this.#finishing || this.#abort.signal.aborted) return;
-    const container = this.#imageReady(instance).then(() =>
-      startGradingContainer({
-        docker: this.#client(instanceId),
-        instance,
-        runId: this.#containerRunId,
-        ...(this.#options.network ? { network: this.#options.network } : {}),
-      }),
-    );
+    const container = this.#imageReady(instance).then(() => this.#startContainer(instance));
     container.catch(() => {});
     slot.container = container;
   }
@@ -359,8 +360,11 @@ export class BatchGrader {
       }
       const daemon = this.#daemon(instanceId);
       const letGo = await this.#holdImage(instance, daemon);
+      const kubernetes = this.#options.kubernetes;
       const result = await gradeInstance({
-        docker: this.#client(instanceId),
+        ...(kubernetes
+          ? { startContainer: (hooks) => this.#startContainer(instance, hooks) }
+          : { docker: this.#client(instanceId) }),
         instance,
         prediction,
         runId: this.#options.runId,
@@ -383,6 +387,27 @@ export class BatchGrader {
       if (!other) return result;
       container = undefined;
     }
+  }
+
+  /** A fresh grading container for `instance`: a pod on the batch's cluster, or a container on its daemon. */
+  async #startContainer(instance: EvalInstance, hooks?: StartHooks): Promise<GradingContainer> {
+    const kubernetes = this.#options.kubernetes;
+    if (kubernetes) {
+      const { startGradingPod } = await import("./grading-pod.js");
+      return startGradingPod({
+        environment: kubernetes,
+        instance,
+        runId: this.#containerRunId,
+        ...(hooks ? { hooks } : {}),
+      });
+    }
+    return startGradingContainer({
+      docker: this.#client(instance.instance_id),
+      instance,
+      runId: this.#containerRunId,
+      ...(this.#options.network ? { network: this.#options.network } : {}),
+      ...(hooks ? hooks : {}),
+    });
   }
 
   /** After a failed grading on `daemon`: when it is down, another host that answers (noted as the instance's). */
@@ -474,6 +499,8 @@ export class BatchGrader {
   }
 
   #imageReady(instance: EvalInstance): Promise<void> {
+    // A bundled instance's image is built in Docker; a cluster's nodes must have it already.
+    if (this.#options.kubernetes) return Promise.resolve();
     const row = this.#rows.get(instance.instance_id);
     return fixtureImageReady(
       instance,

@@ -1,6 +1,7 @@
 import { basename, join } from "node:path";
 import pc from "picocolors";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
+import type { KubernetesEnvironmentConfig } from "../config/schema.js";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
 import { onInterruptSignals } from "../run/signals.js";
 import type { BatchOptions } from "../swebench/batch.js";
@@ -40,6 +41,8 @@ export interface BatchGradingOptions {
   workers: number;
   /** The batch's pool of Docker hosts: each instance is graded on its own host. */
   hosts?: DockerHostConfig[];
+  /** A batch on Kubernetes: each instance is graded in a fresh pod on its cluster. */
+  kubernetes?: KubernetesEnvironmentConfig;
   hostsSource?: string;
   say: (line: string) => void;
 }
@@ -57,7 +60,7 @@ export async function startBatchGrading(options: BatchGradingOptions) {
   );
   // With a pool, the batch pings its hosts; without one, the daemon must answer before the first model call.
   const pool = options.hosts && options.hosts.length > 0;
-  const docker = pool ? undefined : await connectDocker();
+  const docker = pool || options.kubernetes ? undefined : await connectDocker();
   // A renamed folder keeps the run id its gradings were logged under.
   const runId = recordedEvalRunId(join(options.folder, "run.json")) ?? basename(options.folder);
   writeRunMetadata(join(options.folder, "eval"), runId, {
@@ -67,6 +70,7 @@ export async function startBatchGrading(options: BatchGradingOptions) {
   const datasetDir = datasetDirOf(options.subset);
   const grader = new BatchGrader({
     ...(docker ? { docker } : {}),
+    ...(options.kubernetes ? { kubernetes: options.kubernetes } : {}),
     ...(pool ? { hosts: options.hosts, hostsSource: options.hostsSource ?? "--docker-host" } : {}),
     instances: specs,
     rows: options.instances,

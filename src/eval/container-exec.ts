@@ -20,6 +20,14 @@ export interface ExecResult {
   aborted: boolean;
 }
 
+/** How `execCollect` runs a command. */
+export interface ExecCollectOptions {
+  workdir?: string;
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+  onChunk?: (data: Buffer, stderr: boolean) => void;
+}
+
 /**
  * Runs `cmd` in the container with stdout and stderr merged in arrival order (as the harness's exec does)
  * and waits for it, at most `timeoutSeconds`, or until `signal` aborts. A timed-out or aborted exec is left
@@ -29,12 +37,7 @@ export interface ExecResult {
 export async function execCollect(
   container: Docker.Container,
   cmd: string[],
-  options: {
-    workdir?: string;
-    timeoutSeconds?: number;
-    signal?: AbortSignal;
-    onChunk?: (data: Buffer, stderr: boolean) => void;
-  } = {},
+  options: ExecCollectOptions = {},
 ): Promise<ExecResult> {
   const chunks: OutputChunk[] = [];
   const result: ExecResult = {

@@ -8,11 +8,11 @@ import { chaosPoint } from "../util/chaos.js";
 import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import { writeTar } from "../util/tar.js";
-import { decodeOutput, type ExecResult, execCollect } from "./container-exec.js";
+import { decodeOutput, type ExecResult } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { EvalOutputSplitter } from "./eval-output-split.js";
 import { evalCommand, makeEvalScript } from "./eval-script.js";
-import { type GradingContainer, startGradingContainer } from "./grading-container.js";
+import { type GradingBox, type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
   CONTAINER_PATCH,
@@ -55,7 +55,10 @@ export interface GradeResult {
 }
 
 export interface GradeOptions {
-  docker: Docker;
+  /** The daemon the grading container starts on (unless `startContainer` starts it elsewhere). */
+  docker?: Docker;
+  /** Starts the grading's container elsewhere than `docker` (a pod); told when it is being created and created. */
+  startContainer?: (hooks: StartHooks) => Promise<GradingContainer>;
   instance: EvalInstance;
   prediction: Prediction;
   runId: string;
@@ -98,6 +101,12 @@ export function modelLogDir(outputDir: string, runId: string, model: string | un
   return pathInside(outputDir, ...RUN_EVALUATION_DIR, runId, modelFolderName(model));
 }
 
+/** What starting a grading container tells its caller. */
+export interface StartHooks {
+  onCreating: () => void;
+  onCreated: (container: GradingContainer) => void;
+}
+
 /** `logs/run_evaluation/<run_id>/<model with / as __>/<instance_id>` under `outputDir`. */
 export function instanceLogDir(outputDir: string, runId: string, prediction: Prediction): string {
   return pathInside(modelLogDir(outputDir, runId, prediction.model_name_or_path), prediction.instance_id);
@@ -126,15 +135,39 @@ function infraReason(error: unknown, message: string): string {
   return classifyText(message)?.reason ?? "container_unavailable";
 }
 
-/** Whether the grading container is still running (a `docker kill` from outside, a daemon gone: no). */
-async function stillRunning(container: Docker.Container): Promise<string | undefined> {
-  try {
-    const state = (await container.inspect()).State;
-    if (state.Running) return undefined;
-    return `the grading container stopped during the grading (${state.Status}, exit code ${state.ExitCode})`;
-  } catch (error) {
-    return `the grading container is gone: ${daemonMessage(error)}`;
-  }
+/**
+ * The grading's fresh container: `options.startContainer`'s (a pod), else one started on `options.docker`.
+ * `onCreated` is told it as soon as it exists, so a failed start still removes it.
+ */
+function startContainer(
+  options: GradeOptions,
+  log: InstanceLog,
+  phase: (phase: string) => void,
+  onCreated: (created: GradingContainer) => void,
+): Promise<GradingContainer> {
+  const { instance } = options;
+  const creating = () => {
+    phase("starting");
+    log.info(`Creating container for ${instance.instance_id}...`);
+  };
+  const created = (container: GradingContainer) => {
+    onCreated(container);
+    log.info(`Container for ${instance.instance_id} created: ${container.box.id}`);
+  };
+  if (options.startContainer) return options.startContainer({ onCreating: creating, onCreated: created });
+  if (!options.docker)
+    throw new Error("gradeInstance: neither a Docker client nor a way to start a container");
+  return startGradingContainer({
+    docker: options.docker,
+    instance,
+    runId: options.containerRunId ?? options.runId,
+    ...(options.keep ? { keep: true } : {}),
+    ...(options.network ? { network: options.network } : {}),
+    ...(options.pullTimeoutSeconds ? { pullTimeoutSeconds: options.pullTimeoutSeconds } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    onCreating: creating,
+    onCreated: created,
+  });
 }
 
 /** Writes `$1` to the patch file and `$2` to the eval script, byte for byte, before the patch steps. */
@@ -151,7 +184,7 @@ function fitsInArguments(text: string): boolean {
  * written (a full disk) fails once the exec is over, its temp file removed.
  */
 async function runTests(
-  container: Docker.Container,
+  container: GradingBox,
   outputPath: string,
   token: string,
   options: GradeOptions,
@@ -160,7 +193,7 @@ async function runTests(
   try {
     const splitter = new EvalOutputSplitter(token, (data) => testLog.write(data));
     let unwritable: { error: unknown } | undefined;
-    const run = await execCollect(container, evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
+    const run = await container.exec(evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
       timeoutSeconds: options.timeoutSeconds,
       ...(options.signal ? { signal: options.signal } : {}),
       onChunk: (data, stderr) => {
@@ -189,7 +222,7 @@ async function runTests(
  * however it ends, unless `keep`.
  */
 export async function gradeInstance(options: GradeOptions): Promise<GradeResult> {
-  const { docker, instance, prediction } = options;
+  const { instance, prediction } = options;
   const started = Date.now();
   const logDir = instanceLogDir(options.outputDir, options.runId, prediction);
   const result = (status: GradeStatus, extra: Partial<GradeResult> = {}): GradeResult => ({
@@ -218,28 +251,14 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     grading = options.started ? await options.started.catch(() => undefined) : undefined;
     if (grading) {
       log.info(`Creating container for ${instance.instance_id}...`);
-      log.info(`Container for ${instance.instance_id} created: ${grading.container.id}`);
+      log.info(`Container for ${instance.instance_id} created: ${grading.box.id}`);
     } else {
       phase("pulling");
-      grading = await startGradingContainer({
-        docker,
-        instance,
-        runId: options.containerRunId ?? options.runId,
-        ...(options.keep ? { keep: true } : {}),
-        ...(options.network ? { network: options.network } : {}),
-        ...(options.pullTimeoutSeconds ? { pullTimeoutSeconds: options.pullTimeoutSeconds } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        onCreating: () => {
-          phase("starting");
-          log.info(`Creating container for ${instance.instance_id}...`);
-        },
-        onCreated: (created) => {
-          grading = created;
-          log.info(`Container for ${instance.instance_id} created: ${created.container.id}`);
-        },
+      grading = await startContainer(options, log, phase, (created) => {
+        grading = created;
       });
     }
-    const { container, name } = grading;
+    const { box: container, name } = grading;
     log.info(`Container for ${instance.instance_id} started: ${container.id}`);
     if (options.keep)
       options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
@@ -264,7 +283,6 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
             content: Buffer.from(evalScript),
           },
         ]),
-        { path: "/" },
       );
 
     phase("applying patch");
@@ -272,7 +290,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     const applyCommand = inline
       ? ["/bin/bash", "-c", `${WRITE_FILES}\n${applyScript(token)}`, "bash", patch, evalScript]
       : ["/bin/bash", "-c", applyScript(token)];
-    const applyRun = await execCollect(container, applyCommand, {
+    const applyRun = await container.exec(applyCommand, {
       workdir: CONTAINER_WORKDIR,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -320,7 +338,6 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
             content: Buffer.from(evalScript),
           },
         ]),
-        { path: "/" },
       );
       log.info(stagedLine(staged));
     }
@@ -344,10 +361,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     // Output that ends before the script did, with no timeout: a container that died (graded on what it
     // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
     if (diff === undefined && !run.timedOut) {
-      const answers = await container.inspect().then(
-        () => true,
-        () => false,
-      );
+      const answers = !/is gone/.test((await container.stopped()) ?? "");
       if (!answers) {
         testLog.abort();
         throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
@@ -366,7 +380,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     if (diff === undefined)
       throw new InfraFailure(
         "container_unavailable",
-        (await stillRunning(container)) ?? "the tests' exec ended before the eval script did",
+        (await container.stopped()) ?? "the tests' exec ended before the eval script did",
       );
 
     const diffAfter = diff ? decodeOutput(diff).trim() : "";

@@ -2,20 +2,58 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
 import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/environment.js";
-import { ensureImage } from "../environments/docker/pull.js";
+import { daemonMessage, ensureImage } from "../environments/docker/pull.js";
 import {
   type LiveContainer,
   registerContainer,
   unregisterContainer,
 } from "../environments/docker/registry.js";
+import { type ExecCollectOptions, type ExecResult, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
+
+/** What a grading does in its container: a Docker container's, or a pod's (grading-pod.ts). */
+export interface GradingBox {
+  /** The container's id (run_instance.log names it). */
+  readonly id: string;
+  /** Runs `cmd` with stdout and stderr merged in arrival order (execCollect's contract). */
+  exec(cmd: string[], options?: ExecCollectOptions): Promise<ExecResult>;
+  /** Extracts a tar archive at `/`. */
+  putArchive(tar: Buffer): Promise<void>;
+  /** Undefined while the container runs; else why not (stopped from outside, gone, its daemon unreachable). */
+  stopped(): Promise<string | undefined>;
+}
 
 /** A fresh container of an instance's image, started and idle, for one grading (never reused). */
 export interface GradingContainer {
   name: string;
-  container: Docker.Container;
+  box: GradingBox;
   /** Force-removes it (once, however often called) and forgets it; rejects with the daemon's error. */
   remove(): Promise<void>;
+}
+
+/** A grading container in Docker. */
+export interface DockerGradingContainer extends GradingContainer {
+  container: Docker.Container;
+}
+
+/** A Docker container as a grading's box. */
+export function dockerBox(container: Docker.Container): GradingBox {
+  return {
+    id: container.id,
+    exec: (cmd, options) => execCollect(container, cmd, options),
+    putArchive: async (tar) => {
+      await container.putArchive(tar, { path: "/" });
+    },
+    stopped: async () => {
+      try {
+        const state = (await container.inspect()).State;
+        if (state.Running) return undefined;
+        return `the grading container stopped during the grading (${state.Status}, exit code ${state.ExitCode})`;
+      } catch (error) {
+        return `the grading container is gone: ${daemonMessage(error)}`;
+      }
+    },
+  };
 }
 
 export interface GradingContainerOptions {
@@ -47,7 +85,9 @@ function containerName(instanceId: string): string {
  * (`tail -f /dev/null`) as the harness's does, labelled like swerun's other containers. Unless `keep`, it
  * is registered so that Ctrl-C removes it, and one that fails to start is removed before this throws.
  */
-export async function startGradingContainer(options: GradingContainerOptions): Promise<GradingContainer> {
+export async function startGradingContainer(
+  options: GradingContainerOptions,
+): Promise<DockerGradingContainer> {
   const { docker, instance } = options;
   await ensureImage(docker, instance.image, {
     timeoutSeconds: options.pullTimeoutSeconds ?? 600,
@@ -76,7 +116,7 @@ export async function startGradingContainer(options: GradingContainerOptions): P
   };
   const live: LiveContainer = { name, remove: () => remove().catch(() => {}) };
   if (!options.keep) registerContainer(live);
-  const grading: GradingContainer = { name, container, remove };
+  const grading: DockerGradingContainer = { name, container, box: dockerBox(container), remove };
   options.onCreated?.(grading);
   try {
     await container.start();

@@ -4,7 +4,7 @@ import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/c
 import type { Instance } from "../swebench/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 
-/** Sets each instance's image (Docker) or makes its local checkout (local environment). */
+/** Sets each instance's image (Docker, Kubernetes) or makes its local checkout (local environment). */
 export function instancePreparer(
   flags: { imageTemplate?: string; repoDir?: string },
   datasetDir: string | undefined,
@@ -12,6 +12,11 @@ export function instancePreparer(
   const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   checkImageTemplate(template);
   return async (config: SwerunConfig, instance: Instance): Promise<Checkout | undefined> => {
+    // A cluster's nodes pull the image themselves (a bundled instance's must be on them already).
+    if (config.environment.environment_class === "kubernetes") {
+      config.environment.image = imageName(instance, template);
+      return undefined;
+    }
     if (config.environment.environment_class === "docker") {
       config.environment.image = imageName(instance, template);
       if (instance.fixture && datasetDir) {

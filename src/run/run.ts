@@ -3,7 +3,7 @@ import { Agent } from "../agent/agent.js";
 import type { Interaction } from "../agent/interaction.js";
 import { type AgentConfig, onHostFiles, type SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
-import type { Environment } from "../environments/environment.js";
+import type { Environment, EnvironmentContext } from "../environments/environment.js";
 import { createEnvironment, serializeEnvironmentConfig } from "../environments/index.js";
 import { errorExitMessage, OutputPathError, StartupCommandFailed } from "../errors.js";
 import { type AgentListener, EventBus } from "../events.js";
@@ -68,6 +68,8 @@ export interface RunOptions {
   environment?: Environment;
   /** Progress lines while the environment starts (image pulls). */
   onProgress?: (line: string) => void;
+  /** Kubernetes: where the run's pod is on its way to running (EnvironmentContext's). */
+  onPodPhase?: EnvironmentContext["onPodPhase"];
   /**
    * The caller completes the trajectory after the run (its timing, known once the environment is torn down):
    * the exit message is saved in place and `result.completeTrajectory` writes the whole file once, with it.
@@ -287,6 +289,7 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
       runId: options.runId ?? newRunId(),
       ...(options.instanceId ? { instanceId: options.instanceId } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onPodPhase ? { onPodPhase: options.onPodPhase } : {}),
     });
     await runStartupCommand(env, config, options.startupVars ?? options.vars ?? {});
     const model = typeof given === "function" ? await given(env) : given;

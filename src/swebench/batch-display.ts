@@ -9,6 +9,13 @@ import type { HostStatus } from "./host-pool.js";
 import type { ImagesStatus } from "./image-pool.js";
 import type { InstanceResult } from "./instance.js";
 
+/** How many of a Kubernetes batch's pods are pending (not placed), pulling (placed, starting) and running. */
+export interface PodsStatus {
+  pending: number;
+  pulling: number;
+  running: number;
+}
+
 /** What the batch tells its display. */
 export interface BatchDisplay {
   start(total: number, skipped: number): void;
@@ -23,6 +30,8 @@ export interface BatchDisplay {
   hosts?(hosts: HostStatus[]): void;
   /** The images a Docker batch pulls: being pulled, pulled ahead, waited for, disk held. */
   images?(status: ImagesStatus): void;
+  /** A Kubernetes batch's pods: not placed yet, placed and starting (image pull), running. */
+  pods?(status: PodsStatus): void;
   message(line: string): void;
   stop(): void;
 }
@@ -80,6 +89,7 @@ interface DisplayState {
   recent: string[];
   hosts: HostStatus[];
   images: ImagesStatus | undefined;
+  pods: PodsStatus | undefined;
 }
 
 /** "  w2 [host] id  step 3  command  12s", or "  w2 idle". */
@@ -103,12 +113,31 @@ function displayLines(state: DisplayState, workers: number): string[] {
     out.push(`  hosts: ${states.join(" · ")}`);
   }
   if (state.images) out.push(`  ${imagesLine(state.images)}`);
+  if (state.pods)
+    out.push(
+      `  pods: ${state.pods.pending} pending · ${state.pods.pulling} pulling · ${state.pods.running} running`,
+    );
   for (let w = 1; w <= workers; w++) out.push(workerLine(w, state.lines.get(w)));
   out.push(
     `  ${[...state.statuses].map(([status, n]) => `${status} ${n}`).join(" · ") || pc.dim("no instance finished yet")}`,
   );
   if (state.recent.length) out.push(pc.dim(`  recent: ${state.recent.join(", ")}`));
   return out;
+}
+
+/** The display's setters of what the batch reports as a whole: its hosts, images and pods. */
+function statusSetters(state: DisplayState): Required<Pick<BatchDisplay, "hosts" | "images" | "pods">> {
+  return {
+    hosts: (next) => {
+      state.hosts = next;
+    },
+    images: (next) => {
+      state.images = next;
+    },
+    pods: (next) => {
+      state.pods = next;
+    },
+  };
 }
 
 /** On a terminal: an overall bar, a line per worker, and exit statuses with recent instances, redrawn in place. */
@@ -123,6 +152,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
     recent: [],
     hosts: [],
     images: undefined,
+    pods: undefined,
   };
   const block = terminalBlock(stream);
   const draw = () => {
@@ -154,12 +184,7 @@ export function terminalDisplay(stream: NodeJS.WriteStream, workers: number): Ba
       state.recent.length = Math.min(state.recent.length, 3);
     },
     instanceLost: (worker) => state.lines.delete(worker),
-    hosts: (next) => {
-      state.hosts = next;
-    },
-    images: (next) => {
-      state.images = next;
-    },
+    ...statusSetters(state),
     message: (line) => {
       block.print(redact(line));
       draw();

@@ -47,6 +47,9 @@ import { PredictionsFile } from "./predictions.js";
 import { recordedResults, recoverFolder } from "./recover.js";
 import { type Job, Scheduler } from "./scheduler.js";
 
+/** Where a Kubernetes instance's pod is (environments/kubernetes/pod-state.ts's phases). */
+type PodPhase = "pending" | "pulling" | "running";
+
 export interface BatchOptions {
   instances: Instance[];
   config: SwerunConfig;
@@ -82,8 +85,13 @@ export interface BatchOptions {
    */
   onInstanceStart?: (instanceId: string, host?: DockerHostConfig) => void;
   /**
-   * Called when an instance's run is not kept: lost with its host (it goes back to the queue), or its
-   * trajectory could not be written (it runs again when the batch is resumed); must not throw.
+   * Kubernetes: deletes the pods and run ConfigMaps an earlier run of this folder (`runId`) left behind when
+   * it was killed; returns one line per object deleted. Called when the batch starts.
+   */
+  removePods?: (runId: string) => Promise<string[]>;
+  /**
+   * Called when an instance's run is not kept: lost with its host or its pod (it goes back to the queue), or
+   * its trajectory could not be written (it runs again when the batch is resumed); must not throw.
    */
   onInstanceLost?: (instanceId: string) => void;
   /**
@@ -195,6 +203,8 @@ class BatchRun {
   readonly #record: RunRecord;
   readonly #swarms: BatchSwarms;
   readonly #modelName: string;
+  /** Kubernetes: where each running instance's pod is (for the display's pods line). */
+  readonly #podPhases = new Map<string, PodPhase>();
 
   private constructor(
     private readonly options: BatchOptions,
@@ -247,6 +257,7 @@ class BatchRun {
         say,
         pool,
         removeContainers: options.removeContainers,
+        removePods: options.removePods,
       });
       const { statuses, queue } = sortInstances(options, results);
       const scheduler = new Scheduler(queue, pool, options.imageOf);
@@ -434,14 +445,28 @@ class BatchRun {
       startedAt,
       prepare: options.prepare,
       onAgent: (agent) => this.#agentChanged(number, agent),
-      ...(job.host ? { lost: () => opened.scheduler.lost(job) } : {}),
+      lost: async (error) => (job.host ? opened.scheduler.lost(job) : opened.scheduler.lostPod(job, error)),
+      onPodPhase: (phase) => this.#podPhase(instance.instance_id, phase),
     });
+    this.#podPhase(instance.instance_id, undefined);
     opened.scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
     opened.images?.ended(instance, job.host);
     const ended = { job, number, result, swarm, startedAt };
     if (result.lost) this.#instanceLost(ended);
     else if (result.unsaved) this.#instanceUnsaved(ended);
     else this.#instanceEnded(ended);
+  }
+
+  /** Kubernetes: an instance's pod moved on (undefined: its instance ended); the display counts them. */
+  #podPhase(instanceId: string, phase: PodPhase | undefined): void {
+    const before = this.#podPhases.get(instanceId);
+    if (phase === before) return;
+    if (phase) this.#podPhases.set(instanceId, phase);
+    else if (before) this.#podPhases.delete(instanceId);
+    else return;
+    const counts = { pending: 0, pulling: 0, running: 0 };
+    for (const each of this.#podPhases.values()) counts[each]++;
+    this.options.display.pods?.(counts);
   }
 
   /** The instance's environment runs on its host, and its trajectory records which one. */
@@ -478,11 +503,14 @@ class BatchRun {
     if (this.#state === "stopping") agent.stop("Interrupted");
   }
 
-  /** An instance lost with its Docker host: queued again (the scheduler did it), told to all. */
+  /** An instance lost with its Docker host or its pod: queued again (the scheduler did it), told to all. */
   #instanceLost({ job, number, result, swarm }: EndedInstance): void {
     const hostName = job.host?.docker.name;
-    this.opened.log(
-      `${result.instance_id}: lost with Docker host ${hostName} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
+    const lostWith = hostName
+      ? `with Docker host ${hostName}`
+      : `with its pod: ${result.error instanceof Error ? result.error.message : String(result.error)}`;
+    this.opened.say(
+      `${result.instance_id}: lost ${lostWith} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
     );
     this.options.display.instanceLost?.(number, result.instance_id);
     this.#swarms.lost(swarm, result, hostName);

@@ -22,7 +22,7 @@ export interface InstanceResult {
   api_calls: number;
   /** The error that ended the run, if one did (it is recorded in the trajectory). */
   error?: unknown;
-  /** The attempt was lost with its Docker host: no trajectory was kept, and the batch runs it again. */
+  /** The attempt was lost with its Docker host or its pod: no trajectory was kept, and the batch runs it again. */
   lost?: boolean;
   /**
    * Its trajectory could not be written (a full disk, a folder made read-only): the run stopped, nothing of
@@ -81,10 +81,13 @@ export interface InstanceContext {
   /** Lets the batch stop this instance's agent (second Ctrl-C, SIGTERM). */
   onAgent: (agent: Agent | undefined) => void;
   /**
-   * Asked when the instance ended without finishing: true when the attempt was lost with its Docker host
-   * (an infrastructure error, not the instance's result). Its trajectory is then dropped, not kept.
+   * Asked when the instance ended without finishing, with the error that ended it: true when the attempt
+   * was lost with its Docker host or its pod (an infrastructure error, not the instance's result). Its
+   * trajectory is then dropped, not kept.
    */
-  lost?: () => Promise<boolean>;
+  lost?: (error: unknown) => Promise<boolean>;
+  /** Kubernetes: where the instance's pod is on its way to running. */
+  onPodPhase?: RunOptions["onPodPhase"];
 }
 
 /**
@@ -110,7 +113,7 @@ export async function runInstance(instance: Instance, context: InstanceContext):
     result = await runPreparedTask(instance.problem_statement, options, async () => {
       checkout = await context.prepare(config, instance);
     });
-    lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.()) ?? false);
+    lost = !FINISHED_STATUSES.has(result.exit_status) && ((await context.lost?.(result.error)) ?? false);
   } finally {
     checkout?.remove();
     // Something threw past the run (it records its own errors): keep what it wrote, unless an earlier result is there.
@@ -170,6 +173,7 @@ function instanceRunOptions(
     agentType: AGENT_TYPES.batch,
     holdLastSave: true,
     trajectoryFallback: false,
+    ...(context.onPodPhase ? { onPodPhase: context.onPodPhase } : {}),
   };
 }
 

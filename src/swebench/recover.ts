@@ -136,6 +136,8 @@ export interface FolderToRecover {
   say: (line: string) => void;
   pool?: HostPool | undefined;
   removeContainers?: ((runId: string, hosts?: DockerHostConfig[]) => Promise<string[]>) | undefined;
+  /** Kubernetes: deletes the pods and run ConfigMaps of run `runId`; one line per object. */
+  removePods?: ((runId: string) => Promise<string[]>) | undefined;
 }
 
 /**
@@ -173,6 +175,20 @@ export async function recoverFolder(folder: FolderToRecover): Promise<void> {
     if (elsewhere.length > 0) {
       say(
         `The earlier run ${previous.runId} also ran on Docker hosts this batch does not use; remove what it left there with: swerun cleanup --run-id ${previous.runId} ${elsewhere.map((host) => `--docker-host ${host}`).join(" ")}`,
+      );
+    }
+  }
+  const usesKubernetes = [previous?.environmentClass, folder.environmentClass].includes("kubernetes");
+  if (previous?.runId && folder.removePods && usesKubernetes) {
+    try {
+      const removed = await folder.removePods(previous.runId);
+      if (removed.length > 0) {
+        say(`Deleted ${removed.length} Kubernetes object(s) left by the earlier run ${previous.runId}:`);
+        for (const line of removed) say(`  ${line}`);
+      }
+    } catch (error) {
+      say(
+        `Could not look for pods left by the earlier run ${previous.runId} (${error instanceof Error ? error.message : String(error)}); delete them later with: swerun cleanup --kubernetes --run-id ${previous.runId}`,
       );
     }
   }

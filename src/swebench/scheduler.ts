@@ -1,8 +1,12 @@
+import { PodLostError } from "../environments/kubernetes/errors.js";
 import type { Instance } from "./dataset.js";
 import type { HostPool, PoolHost } from "./host-pool.js";
 
 /** An instance lost with its host more often than this is recorded as it ended (it may be what kills hosts). */
 export const MAX_HOST_LOSSES = 3;
+
+/** An instance whose pod was lost runs again this many times; then it is recorded as it ended. */
+export const MAX_POD_LOSSES = 1;
 
 /** An instance to run now, and the host slot it holds (with a host pool). */
 export interface Job {
@@ -88,7 +92,19 @@ export class Scheduler {
     return losses <= MAX_HOST_LOSSES;
   }
 
-  /** How many times the instance was lost with a host so far. */
+  /**
+   * For a job whose instance ended without finishing on Kubernetes: whether `error` says its pod was lost
+   * (deleted, evicted, its node gone), up to MAX_POD_LOSSES times per instance: then `end` queues it again.
+   */
+  lostPod(job: Job, error: unknown): boolean {
+    if (!(error instanceof PodLostError)) return false;
+    const id = job.instance.instance_id;
+    const losses = (this.#losses.get(id) ?? 0) + 1;
+    this.#losses.set(id, losses);
+    return losses <= MAX_POD_LOSSES;
+  }
+
+  /** How many times the instance was lost with a host (or its pod) so far. */
   losses(instanceId: string): number {
     return this.#losses.get(instanceId) ?? 0;
   }

@@ -57,7 +57,8 @@ export function agentSnapshot(config: SwerunConfig, imageTemplate: string | null
     if (typeof model[key] === "string") templates[key] = model[key] as string;
   }
   const environment = config.environment as Record<string, unknown>;
-  const docker = environment.environment_class === "docker";
+  // Image-based classes: their image template and exec mode say what ran.
+  const docker = environment.environment_class === "docker" || environment.environment_class === "kubernetes";
   return {
     name: "swerun",
     version: swerunVersion(),

@@ -36,7 +36,7 @@ async function demo(environmentClass: string) {
     if (!extra) return message;
     const { timestamp: _timestamp, duration_s: _duration, submit_action, ...rest } = extra;
     if (!submit_action) return { ...message, extra: rest };
-    const { timestamp: _at, duration_s: _took, ...action } = submit_action;
+    const { timestamp: _at, duration_s: _took, ...action } = submit_action as Record<string, unknown>;
     return { ...message, extra: { ...rest, submit_action: action } };
   });
   return { trajectory, messages, workdir };
@@ -131,7 +131,7 @@ describe("swerun run --environment-class bubblewrap (CLI, end to end)", () => {
       out,
     ]);
     expect(result.stderr).toBe(
-      `swerun: --environment-class: environment.environment_class: "swerex_modal" (mini-swe-agent's SWE-ReX on Modal) does not run in swerun: use docker or bubblewrap\n`,
+      `swerun: --environment-class: environment.environment_class: "swerex_modal" (mini-swe-agent's SWE-ReX on Modal) does not run in swerun: use docker, bubblewrap or kubernetes\n`,
     );
     expect(result.code).toBe(2);
     expect(existsSync(out)).toBe(false);

@@ -155,7 +155,7 @@ describe("loadConfig", () => {
       /agent.action_observation_template is a mini-swe-agent 1.x key; use model.observation_template/,
     );
     expect(errorOf(() => loadConfig(["demo", "environment.environment_class=singularity"]))).toMatch(
-      /environment.environment_class: "singularity" \(mini-swe-agent's Singularity\/Apptainer\) does not run in swerun: use docker or bubblewrap$/,
+      /environment.environment_class: "singularity" \(mini-swe-agent's Singularity\/Apptainer\) does not run in swerun: use docker, bubblewrap or kubernetes$/,
     );
     expect(errorOf(() => loadConfig(["demo", "model.model_class=portkey"]))).toMatch(
       /model.model_class: "portkey" is not supported/,

@@ -107,7 +107,7 @@ describe("configs mini-swe-agent 2.x accepts", () => {
     for (const [name, what] of Object.entries(classes)) {
       const path = config(`environment:\n  environment_class: ${name}\nmodel:\n  outputs: []\n`);
       expect(() => loadConfig([path])).toThrow(
-        `${path}: environment.environment_class: "${name}" (mini-swe-agent's ${what}) does not run in swerun: use docker or bubblewrap`,
+        `${path}: environment.environment_class: "${name}" (mini-swe-agent's ${what}) does not run in swerun: use docker, bubblewrap or kubernetes`,
       );
     }
     const path = config("environment:\n  environment_class: podman\nmodel:\n  outputs: []\n");

@@ -91,6 +91,24 @@ describe("batch progress", () => {
     expect(last).toMatch(/0\/4 {2}cost/);
   });
 
+  it("on a terminal shows a Kubernetes batch's pods: pending, pulling, running", () => {
+    let screen = "";
+    const stream = {
+      columns: 160,
+      write: (text: string) => {
+        screen += text;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    const display = terminalDisplay(stream, 4);
+    display.start(4, 0);
+    display.pods?.({ pending: 1, pulling: 2, running: 1 });
+    display.stop();
+    expect(screen.slice(screen.lastIndexOf("\x1b[J") + 3)).toContain(
+      "pods: 1 pending · 2 pulling · 1 running",
+    );
+  });
+
   it("shows the images a batch pulls: pulling, ready, pulled ahead, waited for, disk against the budget", () => {
     const status = { pulling: 2, ready: 3, pulledAhead: 7, waited: 1, waitedSeconds: 4.2, held: 1.2e9 };
     expect(imagesLine({ ...status, budget: 2e9 })).toBe(

@@ -7,6 +7,7 @@ import { UserError } from "../../errors.js";
 import type { Action, ExecOutput } from "../../messages.js";
 import { chaosPoint } from "../../util/chaos.js";
 import { registerSecret } from "../../util/secrets.js";
+import { actionEnv } from "../action-env.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
 import { ENVIRONMENT_TYPES } from "../environment-types.js";
 import {
@@ -23,13 +24,18 @@ import { goneReason } from "./container-gone.js";
 import { BIN_SH, isRuntimeRefusal, runExec, whileNoProcess } from "./exec.js";
 import { daemonMessage, ensureImage } from "./pull.js";
 import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
-import { DockerSession, isForkFailure, SessionEndedError, sessionCommand } from "./session.js";
+import {
+  DockerSession,
+  isForkFailure,
+  SESSION_MAX_COMMAND,
+  SessionEndedError,
+  sessionCommand,
+} from "./session.js";
 
 /** The container could not start the action's process: its runtime refused the exec, or the session could not fork. */
 const couldNotStart = (output: ExecOutput) => isRuntimeRefusal(output) || isForkFailure(output);
 
-/** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
-export const SESSION_MAX_COMMAND = 32_768;
+export { SESSION_MAX_COMMAND };
 
 /** Every container swerun creates is named `swerun-...`. */
 export const CONTAINER_PREFIX = "swerun-";
@@ -50,17 +56,6 @@ export class DockerContainerError extends Error {
     super(message);
     this.name = "DockerContainerError";
   }
-}
-
-/** `$VAR` and `${VAR}` replaced from the host environment when set (Python's os.path.expandvars, as mini-swe-agent does). */
-function expandVars(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(
-    /\$(\w+)|\$\{([^}]+)\}/g,
-    (match, bare: string | undefined, braced: string | undefined) => {
-      const name = bare ?? braced ?? "";
-      return env[name] ?? match;
-    },
-  );
 }
 
 function containerName(context: EnvironmentContext): string {
@@ -314,7 +309,7 @@ export class DockerEnvironment implements Environment {
   async execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
     if (this.#closing)
       throw new DockerContainerError(`Docker container ${this.containerName} was already removed`);
-    const env = this.#actionEnv();
+    const env = actionEnv(this.config);
     const request = {
       workdir: options.cwd || this.config.cwd || "/",
       timeoutSeconds: options.timeout ?? this.config.timeout,
@@ -374,18 +369,6 @@ export class DockerEnvironment implements Environment {
       shell: this.#shell,
       env,
     });
-  }
-
-  /** Each action's variables: forwarded host values, then `env` with $VARs expanded from the host. */
-  #actionEnv(): string[] {
-    const env: string[] = [];
-    for (const name of this.config.forward_env) {
-      const value = process.env[name];
-      if (value !== undefined) env.push(`${name}=${value}`);
-    }
-    for (const [name, value] of Object.entries(this.config.env))
-      env.push(`${name}=${expandVars(value, process.env)}`);
-    return env;
   }
 
   /** The container's `platform.uname()` fields (system, node, release, version, machine), then the config. */

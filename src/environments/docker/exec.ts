@@ -16,7 +16,7 @@ const MERGE_STDERR = 'exec "$0" "$@" 2>&1';
  * shell reports a killed child into the output, then kills them; passes repeat until one finds nothing,
  * so processes forked during a pass are caught by the next.
  */
-const KILL_MARKED = `m="$1"; n=0
+export const KILL_MARKED = `m="$1"; n=0
 while [ $n -lt 50 ]; do
   pids=""
   for d in /proc/[0-9]*; do

@@ -9,6 +9,9 @@ import { OutputCollector } from "../output.js";
 import { ActionKiller, demultiplex, failedOutput, INTERRUPTED, killedOutput, killMarked } from "./exec.js";
 import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./session-framing.js";
 
+/** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
+export const SESSION_MAX_COMMAND = 32_768;
+
 /** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
 const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 
