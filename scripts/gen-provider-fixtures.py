@@ -155,7 +155,9 @@ def anthropic_usage(
     }
 
 
-def anthropic_reply(content: list[dict], usage: dict, stop_reason: str | None = None, n: int = 1) -> dict:
+def anthropic_reply(
+    content: list[dict], usage: dict, stop_reason: str | None = None, n: int = 1, model: str = SONNET
+) -> dict:
     """A Messages API response as Anthropic documents it."""
     if stop_reason is None:
         stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
@@ -163,7 +165,7 @@ def anthropic_reply(content: list[dict], usage: dict, stop_reason: str | None = 
         "id": f"msg_01Fixture{n:04d}",
         "type": "message",
         "role": "assistant",
-        "model": SONNET,
+        "model": model,
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
@@ -429,11 +431,13 @@ CASES += [
                 [thinking("Adaptive: check first.", "EqQBCkYIBxgCKkAsig7"), tool_use("toolu_06A", "echo adaptive")],
                 anthropic_usage(10, 70, cache_write=330),
                 n=51,
+                model="claude-opus-4-7",
             ),
             anthropic_reply(
                 [thinking("Submit.", "EqQBCkYIBxgCKkAsig8"), tool_use("toolu_06B", SUBMIT)],
                 anthropic_usage(6, 40, cache_write=90, cache_read=330),
                 n=52,
+                model="claude-opus-4-7",
             ),
         ],
     },

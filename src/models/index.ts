@@ -37,8 +37,8 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
     }
     case "openai":
     case "openai_textbased": {
-      const { OpenAIModel } = await import("./openai.js");
-      return OpenAIModel.create(config, { ...context, textBased: kind === "openai_textbased" });
+      const { chatModel } = await import("./chat-models.js");
+      return chatModel(config, { ...context, textBased: kind === "openai_textbased" });
     }
   }
 }
