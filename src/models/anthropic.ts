@@ -44,16 +44,24 @@ export function clientOptions(config: ModelConfig, baseURL: string | undefined) 
  */
 export class AnthropicModel extends ChatModel {
   readonly #client: MessagesClient;
+  readonly #bodyFields: Json;
 
   constructor(
     config: ModelConfig,
     endpoint: Endpoint,
     client: MessagesClient,
-    options: { emit?: (event: AgentEvent) => void; textBased: boolean; keySource?: string },
+    options: {
+      emit?: (event: AgentEvent) => void;
+      textBased: boolean;
+      keySource?: string;
+      /** Fields the cloud's API wants in the body (Bedrock's and Vertex's `anthropic_version`). */
+      bodyFields?: Json;
+    },
   ) {
     super(config, { ...options, endpoint, publicConfig: publicConfig(config) });
     registerCredentialEntries(extraHeaders(config));
     this.#client = client;
+    this.#bodyFields = options.bodyFields ?? {};
   }
 
   /** An `anthropic/` model on Anthropic's own API; a missing key is an error unless the base URL is custom. */
@@ -97,9 +105,10 @@ export class AnthropicModel extends ChatModel {
   }
 
   protected requestBody(messages: Json[]): Json {
-    return anthropicBody(messages, this.config.model_kwargs, this.endpoint.model, {
+    const body = anthropicBody(messages, this.config.model_kwargs, this.endpoint.model, {
       toolCalls: !this.textBased,
     });
+    return { ...body, ...this.#bodyFields };
   }
 
   protected async post(body: Json, signal: AbortSignal): Promise<Json> {

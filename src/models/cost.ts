@@ -38,14 +38,15 @@ function object(value: unknown): Record<string, unknown> {
 
 /**
  * Reads the token counts of a response's `usage` in the shapes providers use: OpenAI
- * (`prompt_tokens_details.cached_tokens`), OpenRouter (`cache_write_tokens`), Anthropic/LiteLLM
+ * (`prompt_tokens_details.cached_tokens`; the Responses API's `input_tokens_details.cached_tokens`), OpenRouter (`cache_write_tokens`), Anthropic/LiteLLM
  * (`cache_read_input_tokens`, `cache_creation_input_tokens`), DeepSeek (`prompt_cache_hit_tokens`).
  * When the cache counts exceed the prompt count, the provider reported uncached input only and they are added.
  */
 export function normalizeUsage(raw: unknown): TokenUsage | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const usage = object(raw);
-  const details = object(usage.prompt_tokens_details);
+  // Chat completions report cached tokens in `prompt_tokens_details`, the Responses API in `input_tokens_details`.
+  const details = object(usage.prompt_tokens_details ?? usage.input_tokens_details);
   let prompt = count(usage.prompt_tokens) ?? count(usage.input_tokens);
   const completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
   if (prompt === undefined && completion === undefined) return undefined;

@@ -40,5 +40,9 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
       const { chatModel } = await import("./chat-models.js");
       return chatModel(config, { ...context, textBased: kind === "openai_textbased" });
     }
+    case "responses": {
+      const { responsesModel } = await import("./chat-models.js");
+      return responsesModel(config, context);
+    }
   }
 }

@@ -6,6 +6,7 @@ import type { AgentEvent } from "../events.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { type CacheControlMode, defaultCacheControl } from "./cache-control.js";
 import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
+import type { GatewayCall } from "./gateways.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 import { BASH_TOOL } from "./toolcall-actions.js";
 
@@ -75,6 +76,51 @@ export interface ChatClientSettings {
   query?: Record<string, string>;
 }
 
+/**
+ * The OpenAI client for an endpoint: its base URL and key (none: no Authorization header), no retries of its
+ * own, the config's headers (secret ones registered for redaction) and the endpoint's own headers and query.
+ */
+export function openAIClient(
+  config: ModelConfig,
+  endpoint: Endpoint,
+  key: { value: string; source: string } | undefined,
+  client: ChatClientSettings = {},
+): OpenAI {
+  const headers = extraHeaders(config);
+  // Registered secrets are redacted from everything swerun writes: trajectories, logs, events, errors.
+  registerCredential(key?.value);
+  registerCredentialEntries(headers);
+  return new OpenAI({
+    baseURL: endpoint.baseURL,
+    apiKey: key?.value ?? "no-key",
+    // The SDK's own timeout covers only the response headers; the request timeout of a call covers the body too.
+    timeout: Math.ceil(requestTimeoutS(config) * 2000),
+    maxRetries: 0,
+    // The SDK reads OpenAI's organization and project variables itself; other providers must not get them.
+    ...(endpoint.provider === "openai" ? {} : { organization: null, project: null }),
+    defaultHeaders: { ...(key ? {} : { Authorization: null }), ...client.headers, ...headers },
+    ...(client.query ? { defaultQuery: client.query } : {}),
+  });
+}
+
+/**
+ * The endpoint and key of a provider prefix (OpenRouter for mini-swe-agent's openrouter classes). A hosted
+ * provider without a key is an error unless the base URL is custom (a proxy may not want one).
+ */
+export function providerCall(
+  config: ModelConfig,
+  modelName: string,
+  settings?: SettingsContext,
+): GatewayCall {
+  const forceProvider = config.model_class.startsWith("openrouter") ? "openrouter" : undefined;
+  const endpoint = resolveEndpoint(modelName, config.model_kwargs, { forceProvider, settings });
+  const key = lookupKey(config, endpoint.info.keyVars, settings);
+  if (!key && endpoint.info.keyRequired && !endpoint.customBaseURL) {
+    throw new MissingApiKeyError(modelName, endpoint.info.keyVars[0] ?? "the API key");
+  }
+  return { endpoint, key, headers: {} };
+}
+
 /** A model behind any OpenAI-compatible chat-completions endpoint, with tool-call or text-based actions. */
 export class OpenAIModel extends ChatModel {
   readonly #client: OpenAI;
@@ -94,21 +140,7 @@ export class OpenAIModel extends ChatModel {
       publicConfig: publicConfig(config),
     });
     const kwargs = config.model_kwargs;
-    const headers = extraHeaders(config);
-    // Registered secrets are redacted from everything swerun writes: trajectories, logs, events, errors.
-    registerCredential(key?.value);
-    registerCredentialEntries(headers);
-    this.#client = new OpenAI({
-      baseURL: endpoint.baseURL,
-      apiKey: key?.value ?? "no-key",
-      // The SDK's own timeout covers only the response headers; the request timeout of a call covers the body too.
-      timeout: Math.ceil(requestTimeoutS(config) * 2000),
-      maxRetries: 0,
-      // The SDK reads OpenAI's organization and project variables itself; other providers must not get them.
-      ...(endpoint.provider === "openai" ? {} : { organization: null, project: null }),
-      defaultHeaders: { ...(key ? {} : { Authorization: null }), ...options.client?.headers, ...headers },
-      ...(options.client?.query ? { defaultQuery: options.client.query } : {}),
-    });
+    this.#client = openAIClient(config, endpoint, key, options.client);
     const body = Object.fromEntries(Object.entries(kwargs).filter(([name]) => !NOT_SENT.has(name)));
     if (endpoint.provider === "openrouter" && body.usage === undefined) body.usage = { include: true };
     this.#body = { ...body, ...(typeof kwargs.extra_body === "object" ? kwargs.extra_body : {}) };
@@ -125,20 +157,16 @@ export class OpenAIModel extends ChatModel {
       emit?: (event: AgentEvent) => void;
       textBased: boolean;
       settings?: SettingsContext;
-      endpoint?: Endpoint;
-      client?: ChatClientSettings;
+      /** A gateway's or cloud's own endpoint, key and headers (gateways.ts, azure.ts); else the provider's. */
+      call?: GatewayCall;
     },
   ): Promise<OpenAIModel> {
     const modelName = configuredModelName(config, options.settings);
-    const forceProvider = config.model_class.startsWith("openrouter") ? "openrouter" : undefined;
-    const endpoint =
-      options.endpoint ??
-      resolveEndpoint(modelName, config.model_kwargs, { forceProvider, settings: options.settings });
-    const key = lookupKey(config, endpoint.info.keyVars, options.settings);
-    if (!key && endpoint.info.keyRequired && !endpoint.customBaseURL) {
-      throw new MissingApiKeyError(modelName, endpoint.info.keyVars[0] ?? "the API key");
-    }
-    return new OpenAIModel(resolvedConfig(config, modelName), endpoint, key, options);
+    const call = options.call ?? providerCall(config, modelName, options.settings);
+    return new OpenAIModel(resolvedConfig(config, modelName), call.endpoint, call.key, {
+      ...options,
+      client: { headers: call.headers, ...(call.query ? { query: call.query } : {}) },
+    });
   }
 
   protected requestBody(messages: Json[]): Json {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { messagesRequestProblem } from "./anthropic-checks.js";
-import { jwtGrantProblem, sigV4Problem } from "./cloud-auth.js";
+import { sigV4Problem, stsGrantProblem } from "./cloud-auth.js";
 
 /** One scripted answer: a body (or a function of the request body), with a status and headers. */
 export interface ScriptedAnswer {
@@ -27,8 +27,8 @@ export interface ServerAuth {
   apiKey?: string;
   /** Bedrock: the access key pair whose SigV4 signatures it accepts. */
   aws?: { accessKey: string; secretKey: string };
-  /** Vertex: the service account whose JWT grants its token endpoint (`/token`) accepts. */
-  google?: { email: string; publicKey: string };
+  /** Vertex: the subject token its STS endpoint (`/token`) exchanges for an access token. */
+  google?: { subjectToken: string };
 }
 
 const ROUTES = {
@@ -43,7 +43,7 @@ export const GOOGLE_TOKEN = "ya29.swerun-test-access-token";
 /**
  * A local stand-in for Anthropic's Messages API on 127.0.0.1, at its three addresses: Anthropic's own
  * (`/v1/messages`, `x-api-key` and `anthropic-version`), Bedrock's invoke path (SigV4-signed, the version in
- * the body) and Vertex AI's rawPredict path (a Google access token from its `/token` endpoint). It refuses
+ * the body) and Vertex AI's rawPredict path (a Google access token from its STS endpoint, `/token`). It refuses
  * what the API refuses (see anthropic-checks.ts) with the API's error shape, and answers valid requests from
  * a queue of scripted answers, recording every request.
  */
@@ -172,9 +172,7 @@ export class AnthropicServer {
 
   #token(form: string): Reply {
     const google = this.#auth.google;
-    const problem = google
-      ? jwtGrantProblem(form, { ...google, tokenUri: `${this.url}/token` })
-      : "no service account";
+    const problem = google ? stsGrantProblem(form, google) : "no workload identity pool";
     return problem
       ? { status: 400, headers: {}, body: { error: problem } }
       : {

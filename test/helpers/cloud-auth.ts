@@ -1,8 +1,8 @@
 /**
  * How the clouds authenticate a request, checked as they check it: AWS Signature Version 4 (Bedrock) and
- * Google's OAuth 2.0 JWT-bearer grant for service accounts (Vertex AI's application-default credentials).
+ * Google's token exchange for application-default credentials (Vertex AI).
  */
-import { createHash, createHmac, createVerify, generateKeyPairSync } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
@@ -41,11 +41,8 @@ export function sigV4Problem(
   const amzDate = String(headers["x-amz-date"] ?? "");
   if (!amzDate.startsWith(day as string)) return "the x-amz-date header does not match the credential scope";
   const [path = "", query = ""] = rawUrl.split("?");
-  const canonicalUri = path
-    .split("/")
-    .map((segment) => encode(decodeURIComponent(segment)))
-    .map(encode)
-    .join("/");
+  // The path as sent, each segment encoded once more (so a `%3A` sent becomes `%253A`).
+  const canonicalUri = path.split("/").map(encode).join("/");
   const canonicalQuery = query
     .split("&")
     .filter(Boolean)
@@ -83,41 +80,38 @@ export function sigV4Problem(
     : "SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided.";
 }
 
-/** A service-account key file (as `gcloud iam service-accounts keys create` writes it) whose token endpoint is `tokenUri`. */
-export function serviceAccount(tokenUri: string, projectId = "swerun-test-project") {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const file = {
-    type: "service_account",
-    project_id: projectId,
-    private_key_id: "test-key",
-    private_key: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
-    client_email: `swerun-test@${projectId}.iam.gserviceaccount.com`,
-    client_id: "1",
-    token_uri: tokenUri,
+/** The audience of the test's workload identity pool provider. */
+export const TEST_AUDIENCE =
+  "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/swerun/providers/test";
+
+/**
+ * An application-default credentials file of type `external_account` (workload identity federation, as
+ * `gcloud iam workload-identity-pools create-cred-config` writes it): the token in `subjectTokenFile` is
+ * exchanged for an access token at `tokenUrl` (Google's STS endpoint, here a local server). Google's client
+ * libraries take this endpoint from the file; they do not for service-account keys, whose endpoint is fixed.
+ */
+export function externalAccount(tokenUrl: string, subjectTokenFile: string) {
+  return {
+    type: "external_account",
+    audience: TEST_AUDIENCE,
+    subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
+    token_url: tokenUrl,
+    credential_source: { file: subjectTokenFile },
   };
-  return { file, publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() };
 }
 
 /**
- * Why Google's token endpoint would refuse this JWT-bearer grant (form body), or undefined: the assertion
- * must be an RS256 JWT signed by the service account's key, issued by its email, for this endpoint.
+ * Why Google's STS endpoint would refuse this token exchange (form body), or undefined: an RFC 8693 exchange
+ * of the expected subject token for the pool's audience, asking for the cloud-platform scope.
  */
-export function jwtGrantProblem(
-  form: string,
-  account: { email: string; publicKey: string; tokenUri: string },
-): string | undefined {
+export function stsGrantProblem(form: string, expected: { subjectToken: string }): string | undefined {
   const params = new URLSearchParams(form);
-  if (params.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer")
+  if (params.get("grant_type") !== "urn:ietf:params:oauth:grant-type:token-exchange")
     return "unsupported_grant_type";
-  const [header, claims, signature] = (params.get("assertion") ?? "").split(".");
-  if (!header || !claims || !signature) return "invalid_grant: malformed assertion";
-  const verify = createVerify("RSA-SHA256").update(`${header}.${claims}`);
-  if (!verify.verify(account.publicKey, Buffer.from(signature, "base64url")))
-    return "invalid_grant: Invalid JWT Signature.";
-  const payload = JSON.parse(Buffer.from(claims, "base64url").toString("utf8"));
-  if (payload.iss !== account.email) return "invalid_grant: wrong issuer";
-  if (payload.aud !== account.tokenUri) return "invalid_grant: wrong audience";
-  if (!String(payload.scope ?? "").includes("https://www.googleapis.com/auth/cloud-platform"))
+  if (params.get("audience") !== TEST_AUDIENCE) return "invalid_target: wrong audience";
+  if (params.get("subject_token") !== expected.subjectToken)
+    return "invalid_grant: the subject token is not valid";
+  if (!String(params.get("scope") ?? "").includes("https://www.googleapis.com/auth/cloud-platform"))
     return "invalid_scope";
   return undefined;
 }

@@ -1,0 +1,56 @@
+import { lookupSetting, type SettingsContext } from "../config/keys.js";
+import type { ModelConfig } from "../config/schema.js";
+import { registerCredential } from "../util/secrets.js";
+import { lookupKey, MissingApiKeyError } from "./openai.js";
+import type { Endpoint } from "./providers.js";
+
+/** How a gateway is called: its endpoint (with the model's price provider) and the headers that carry the key. */
+export interface GatewayCall {
+  endpoint: Endpoint;
+  /** The key sent as a bearer token, if the gateway takes it that way. */
+  key: { value: string; source: string } | undefined;
+  headers: Record<string, string | null>;
+  /** Query parameters of every request (Azure's `api-version`). */
+  query?: Record<string, string>;
+}
+
+/** The gateway a model class sends everything to, with the whole model name: mini-swe-agent's gateway classes. */
+export function gatewayOf(modelClass: string): "openrouter" | "portkey" | "requesty" | undefined {
+  if (modelClass.startsWith("openrouter")) return "openrouter";
+  if (modelClass.startsWith("portkey")) return "portkey";
+  if (modelClass === "requesty") return "requesty";
+  return undefined;
+}
+
+/**
+ * Portkey (mini-swe-agent's PortkeyModel): the key in `x-portkey-api-key`, then PORTKEY_VIRTUAL_KEY as
+ * `x-portkey-virtual-key`, else the config's `provider` as `x-portkey-provider` (which also prices the model);
+ * the base URL from PORTKEY_PROXY, as Portkey's SDK reads it.
+ */
+export function portkeyCall(
+  config: ModelConfig,
+  endpoint: Endpoint,
+  settings?: SettingsContext,
+): GatewayCall {
+  const key = lookupKey(config, endpoint.info.keyVars, settings);
+  if (!key && !endpoint.customBaseURL) throw new MissingApiKeyError(config.model_name, "PORTKEY_API_KEY");
+  registerCredential(key?.value);
+  const virtualKey = lookupSetting(["PORTKEY_VIRTUAL_KEY"], settings)?.value;
+  registerCredential(virtualKey);
+  const headers: Record<string, string | null> = { ...(key ? { "x-portkey-api-key": key.value } : {}) };
+  if (virtualKey) headers["x-portkey-virtual-key"] = virtualKey;
+  else if (config.provider) headers["x-portkey-provider"] = config.provider;
+  const info = { ...endpoint.info, priceProvider: config.provider || undefined };
+  return { endpoint: { ...endpoint, info }, key: undefined, headers };
+}
+
+/** Requesty (mini-swe-agent's RequestyModel): the key as a bearer token, and the calling app's name. */
+export function requestyCall(
+  config: ModelConfig,
+  endpoint: Endpoint,
+  settings?: SettingsContext,
+): GatewayCall {
+  const key = lookupKey(config, endpoint.info.keyVars, settings);
+  if (!key && !endpoint.customBaseURL) throw new MissingApiKeyError(config.model_name, "REQUESTY_API_KEY");
+  return { endpoint, key, headers: { "X-Title": "swerun" } };
+}
