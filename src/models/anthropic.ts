@@ -8,7 +8,7 @@ import { anthropicBody } from "./anthropic-request.js";
 import { chatCompletion } from "./anthropic-response.js";
 import { setCacheControl } from "./cache-control.js";
 import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
-import { configuredModelName, lookupKey, MissingApiKeyError, resolvedConfig } from "./openai.js";
+import { configuredModelName, lookupKey, MissingApiKeyError, resolvedConfig } from "./model-setup.js";
 import { type Endpoint, resolveEndpoint } from "./providers.js";
 
 type Json = Record<string, unknown>;

@@ -2,8 +2,7 @@ import { lookupSetting, type SettingsContext } from "../config/keys.js";
 import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import { registerCredential } from "../util/secrets.js";
-import type { GatewayCall } from "./gateways.js";
-import { lookupKey, MissingApiKeyError } from "./openai.js";
+import { type GatewayCall, lookupKey, MissingApiKeyError } from "./model-setup.js";
 import type { Endpoint } from "./providers.js";
 
 /** The API version litellm asks Azure OpenAI for when neither the config nor AZURE_API_VERSION gives one. */

@@ -4,7 +4,7 @@ import { UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import { registerCredential } from "../util/secrets.js";
 import { AnthropicModel, clientOptions, type MessagesClient } from "./anthropic.js";
-import { configuredModelName, resolvedConfig } from "./openai.js";
+import { configuredModelName, resolvedConfig } from "./model-setup.js";
 import { resolveEndpoint } from "./providers.js";
 
 /** The Messages API version Bedrock takes, in the body (as litellm sends it). */

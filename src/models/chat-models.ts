@@ -2,10 +2,10 @@ import type { SettingsContext } from "../config/keys.js";
 import type { ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import { azureCall } from "./azure.js";
-import { type GatewayCall, gatewayOf, portkeyCall, requestyCall } from "./gateways.js";
+import { portkeyCall, requestyCall } from "./gateways.js";
 import type { Model } from "./model.js";
-import { configuredModelName, providerCall, resolvedConfig } from "./openai.js";
-import { resolveEndpoint } from "./providers.js";
+import { configuredModelName, type GatewayCall, providerCall, resolvedConfig } from "./model-setup.js";
+import { gatewayOf, resolveEndpoint } from "./providers.js";
 
 /** What choosing a model needs besides its config. */
 export interface ChatModelContext {

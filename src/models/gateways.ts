@@ -1,26 +1,8 @@
 import { lookupSetting, type SettingsContext } from "../config/keys.js";
 import type { ModelConfig } from "../config/schema.js";
 import { registerCredential } from "../util/secrets.js";
-import { lookupKey, MissingApiKeyError } from "./openai.js";
+import { type GatewayCall, lookupKey, MissingApiKeyError } from "./model-setup.js";
 import type { Endpoint } from "./providers.js";
-
-/** How a gateway is called: its endpoint (with the model's price provider) and the headers that carry the key. */
-export interface GatewayCall {
-  endpoint: Endpoint;
-  /** The key sent as a bearer token, if the gateway takes it that way. */
-  key: { value: string; source: string } | undefined;
-  headers: Record<string, string | null>;
-  /** Query parameters of every request (Azure's `api-version`). */
-  query?: Record<string, string>;
-}
-
-/** The gateway a model class sends everything to, with the whole model name: mini-swe-agent's gateway classes. */
-export function gatewayOf(modelClass: string): "openrouter" | "portkey" | "requesty" | undefined {
-  if (modelClass.startsWith("openrouter")) return "openrouter";
-  if (modelClass.startsWith("portkey")) return "portkey";
-  if (modelClass === "requesty") return "requesty";
-  return undefined;
-}
 
 /**
  * Portkey (mini-swe-agent's PortkeyModel): the key in `x-portkey-api-key`, then PORTKEY_VIRTUAL_KEY as

@@ -1,27 +1,23 @@
 import OpenAI from "openai";
-import { lookupSetting, type SettingsContext } from "../config/keys.js";
+import type { SettingsContext } from "../config/keys.js";
 import type { ModelConfig } from "../config/schema.js";
-import { UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
-import { type CacheControlMode, defaultCacheControl } from "./cache-control.js";
 import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
-import type { GatewayCall } from "./gateways.js";
-import { type Endpoint, resolveEndpoint } from "./providers.js";
+import {
+  configuredModelName,
+  type GatewayCall,
+  MissingApiKeyError,
+  providerCall,
+  resolvedConfig,
+} from "./model-setup.js";
+
+import type { Endpoint } from "./providers.js";
 import { BASH_TOOL } from "./toolcall-actions.js";
 
-type Json = Record<string, unknown>;
+export { MissingApiKeyError };
 
-/** A hosted provider was chosen but no API key was found. */
-export class MissingApiKeyError extends UserError {
-  constructor(modelName: string, keyVar: string) {
-    super(
-      `model "${modelName}" needs an API key: set ${keyVar} in the environment, in .env in the current ` +
-        `directory, or with \`swerun config set ${keyVar} <key>\``,
-    );
-    this.name = "MissingApiKeyError";
-  }
-}
+type Json = Record<string, unknown>;
 
 /** model_kwargs that configure the client rather than the request body. */
 export const NOT_SENT = new Set([
@@ -37,36 +33,6 @@ export const NOT_SENT = new Set([
   "num_retries",
   "max_retries",
 ]);
-
-/** The model name a config asks for: its own, else SWERUN_MODEL_NAME / MSWEA_MODEL_NAME. */
-export function configuredModelName(config: ModelConfig, settings?: SettingsContext): string {
-  const name = config.model_name || lookupSetting(["SWERUN_MODEL_NAME", "MSWEA_MODEL_NAME"], settings)?.value;
-  if (!name) {
-    throw new UserError(
-      "no model name: pass -m provider/model (e.g. -m openai/gpt-5-mini) or set model.model_name",
-    );
-  }
-  return name;
-}
-
-/** The config with its model name and cache-control default resolved (as mini-swe-agent's get_model does). */
-export function resolvedConfig(config: ModelConfig, modelName: string): ModelConfig {
-  const setCache: CacheControlMode | null =
-    config.set_cache_control === undefined ? defaultCacheControl(modelName) : config.set_cache_control;
-  return { ...config, model_name: modelName, set_cache_control: setCache };
-}
-
-/** The key a model uses: `model_kwargs.api_key`, else the first of the provider's variables that is set. */
-export function lookupKey(
-  config: ModelConfig,
-  keyVars: readonly string[],
-  settings?: SettingsContext,
-): { value: string; source: string } | undefined {
-  const configured = config.model_kwargs.api_key;
-  return typeof configured === "string" && configured
-    ? { value: configured, source: "model.model_kwargs.api_key" }
-    : lookupSetting(keyVars, settings);
-}
 
 /** How an OpenAI-compatible endpoint is reached: its headers, query and the key header's name. */
 export interface ChatClientSettings {
@@ -101,24 +67,6 @@ export function openAIClient(
     defaultHeaders: { ...(key ? {} : { Authorization: null }), ...client.headers, ...headers },
     ...(client.query ? { defaultQuery: client.query } : {}),
   });
-}
-
-/**
- * The endpoint and key of a provider prefix (OpenRouter for mini-swe-agent's openrouter classes). A hosted
- * provider without a key is an error unless the base URL is custom (a proxy may not want one).
- */
-export function providerCall(
-  config: ModelConfig,
-  modelName: string,
-  settings?: SettingsContext,
-): GatewayCall {
-  const forceProvider = config.model_class.startsWith("openrouter") ? "openrouter" : undefined;
-  const endpoint = resolveEndpoint(modelName, config.model_kwargs, { forceProvider, settings });
-  const key = lookupKey(config, endpoint.info.keyVars, settings);
-  if (!key && endpoint.info.keyRequired && !endpoint.customBaseURL) {
-    throw new MissingApiKeyError(modelName, endpoint.info.keyVars[0] ?? "the API key");
-  }
-  return { endpoint, key, headers: {} };
 }
 
 /** A model behind any OpenAI-compatible chat-completions endpoint, with tool-call or text-based actions. */

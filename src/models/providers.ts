@@ -87,6 +87,14 @@ export const PROVIDERS: Record<string, ProviderInfo> = {
   llamafile: local("http://localhost:8080/v1", "LLAMAFILE"),
 };
 
+/** The gateway a model class sends everything to, with the whole model name: mini-swe-agent's gateway classes. */
+export function gatewayOf(modelClass: string): "openrouter" | "portkey" | "requesty" | undefined {
+  if (modelClass.startsWith("openrouter")) return "openrouter";
+  if (modelClass.startsWith("portkey")) return "portkey";
+  if (modelClass === "requesty") return "requesty";
+  return undefined;
+}
+
 /** Where and how a model is called. */
 export interface Endpoint {
   /** The provider prefix (a key of PROVIDERS). */

@@ -3,7 +3,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import { AnthropicModel, clientOptions, type MessagesClient } from "./anthropic.js";
-import { configuredModelName, resolvedConfig } from "./openai.js";
+import { configuredModelName, resolvedConfig } from "./model-setup.js";
 import { resolveEndpoint } from "./providers.js";
 
 /** The Messages API version Vertex AI takes, in the body (as litellm sends it). */
