@@ -24,6 +24,7 @@ Usage (the virtualenv's python):
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.metadata
 import io
 import json
@@ -113,6 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
                 }
             )
             reply = _REPLIES.pop(0) if _REPLIES else {"status": 400, "body": {"error": "no scripted reply left"}}
+            if _ACCOUNTING and "usage" not in reply:
+                reply = {**reply, "usage": _ACCOUNTING.usage(_CAPTURED[-1]["body"], reply.pop("output_tokens"))}
         self._send(200, reply)
 
     def _send(self, status: int, body: Any) -> None:
@@ -126,6 +129,93 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *_args: Any) -> None:
         pass
 
+
+class PromptCache:
+    """Prompt caching as Anthropic accounts for it, on a model of token counts (bench/cost.ts has the same one).
+
+    The prompt is its tools, system blocks and message blocks in order; a block counts 4 tokens plus a token
+    per 4 characters of its text. A `cache_control` mark ends a prefix: the longest prefix written before that
+    ends within 20 blocks before a mark is read from the cache, the rest up to the last mark is written (if the
+    prefix holds at least 1024 tokens), and what follows the last mark is uncached input. Marks themselves do
+    not change the content, so a prefix written with a mark is read back without it.
+    """
+
+    MIN_TOKENS = 1024
+    LOOKBACK = 20
+    TOOL_TOKENS = 300
+
+    def __init__(self) -> None:
+        self.written: set[str] = set()
+
+    @staticmethod
+    def block_text(block: dict) -> str:
+        kind = block.get("type")
+        if kind == "text":
+            return block.get("text", "")
+        if kind == "tool_use":
+            return block.get("name", "") + " " + str((block.get("input") or {}).get("command", ""))
+        if kind == "tool_result":
+            content = block.get("content", "")
+            return content if isinstance(content, str) else "".join(p.get("text", "") for p in content if p.get("type") == "text")
+        if kind == "thinking":
+            return block.get("thinking", "")
+        if kind == "redacted_thinking":
+            return block.get("data", "")
+        return ""
+
+    def blocks(self, body: dict) -> list[tuple[str, int, bool]]:
+        """(key, tokens, marked) of each block of the prompt, in order."""
+        out: list[tuple[str, int, bool]] = []
+        for tool in body.get("tools", []):
+            out.append(("tool:" + tool.get("name", ""), self.TOOL_TOKENS, "cache_control" in tool))
+        system = body.get("system", [])
+        if isinstance(system, str):
+            system = [{"type": "text", "text": system}]
+        for block in system:
+            text = self.block_text(block)
+            out.append(("system:text:" + text, 4 + -(-len(text) // 4), "cache_control" in block))
+        for message in body["messages"]:
+            content = message["content"]
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            for block in content:
+                text = self.block_text(block)
+                key = f"{message['role']}:{block.get('type')}:{text}"
+                out.append((key, 4 + -(-len(text) // 4), "cache_control" in block))
+        return out
+
+    def usage(self, body: dict, output_tokens: int) -> dict:
+        blocks = self.blocks(body)
+        prefixes, totals = [], []
+        digest, total = hashlib.sha256(), 0
+        for key, tokens, _ in blocks:
+            digest.update(key.encode("utf-8") + b"\0")
+            prefixes.append(digest.hexdigest())
+            total += tokens
+            totals.append(total)
+        marks = [i for i, (_, _, marked) in enumerate(blocks) if marked]
+        read_end = -1
+        for mark in marks:
+            for i in range(mark, max(-1, mark - self.LOOKBACK - 1), -1):
+                if prefixes[i] in self.written:
+                    read_end = max(read_end, i)
+                    break
+        read = totals[read_end] if read_end >= 0 else 0
+        write = 0
+        if marks and totals[marks[-1]] >= self.MIN_TOKENS:
+            write = totals[marks[-1]] - read if marks[-1] > read_end else 0
+            for mark in marks:
+                if totals[mark] >= self.MIN_TOKENS:
+                    self.written.add(prefixes[mark])
+        return {
+            "input_tokens": total - read - write,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "output_tokens": output_tokens,
+        }
+
+
+_ACCOUNTING: PromptCache | None = None
 
 _SERVER = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
 threading.Thread(target=_SERVER.serve_forever, daemon=True).start()
@@ -516,6 +606,41 @@ CASES += [
     },
 ]
 
+
+LOREM = (
+    "The repository is a Python project with a src layout, tests under tests/, and a tox configuration. "
+    "Read the issue, find the code, reproduce the bug with a small script, fix it, and run the tests. "
+)
+
+
+def swebench_60() -> dict:
+    """A 60-step run shaped like a SWE-bench one: a ~3k-token prompt, each step adding ~1.2k tokens."""
+    replies = []
+    for step in range(1, 61):
+        thought = f"Step {step}: looking at the next part of the code. " + "I check what the function returns. " * 8
+        command = SUBMIT if step == 60 else f"yes 'src/pkg/module_{step}.py:{step}0: def handler_{step}(request): return None' | head -c 4000; echo"
+        replies.append(
+            {
+                **anthropic_reply([text_block(thought), tool_use(f"toolu_swe_{step:02d}", command)], {}, n=200 + step),
+                "usage": None,
+                "output_tokens": 150,
+            }
+        )
+    for reply in replies:
+        del reply["usage"]
+    return {
+        "name": "anthropic-swebench-60",
+        "protocol": "anthropic",
+        "accounting": "anthropic-cache",
+        "task": "Fix the issue in the repository. " * 40,
+        "model": sonnet(model_kwargs={"drop_params": True, "parallel_tool_calls": True}),
+        "agent": {"system_template": "You are a careful software engineer working in a shell. " + LOREM * 45, "step_limit": 250},
+        "replies": replies,
+    }
+
+
+CASES.append(swebench_60())
+
 # ---------------------------------------------------------------------------------------------------
 # Running a case.
 
@@ -571,8 +696,10 @@ def vertex_credentials() -> str:
 
 
 def run_case(case: dict) -> tuple[list[dict], dict]:
+    global _ACCOUNTING
     _REPLIES[:] = copy.deepcopy(case["replies"])
     _CAPTURED.clear()
+    _ACCOUNTING = PromptCache() if case.get("accounting") == "anthropic-cache" else None
     env = case_env(case)
     os.environ.update(env)
     workdir = tempfile.mkdtemp(prefix="provider-fixture-")
@@ -604,6 +731,29 @@ def run_case(case: dict) -> tuple[list[dict], dict]:
     return requests, trajectory
 
 
+def call_costs(trajectory: dict) -> dict:
+    calls = []
+    for message in trajectory["messages"]:
+        extra = message.get("extra", {})
+        if "cost" in extra and "response" in extra:
+            usage = extra["response"]["usage"]
+            calls.append(
+                {
+                    "prompt_tokens": usage["prompt_tokens"],
+                    "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+                    "cache_read_input_tokens": usage["cache_read_input_tokens"],
+                    "completion_tokens": usage["completion_tokens"],
+                    "cost": extra["cost"],
+                }
+            )
+    return {
+        "exit_status": trajectory["info"]["exit_status"],
+        "api_calls": trajectory["info"]["model_stats"]["api_calls"],
+        "instance_cost": trajectory["info"]["model_stats"]["instance_cost"],
+        "calls": calls,
+    }
+
+
 def placeholders(text: str) -> str:
     text = text.replace(BASE, "<base>").replace(KEY, "<key>").replace(GOOGLE_TOKEN, "<google-token>")
     text = re.sub(r'"chatcmpl-[0-9a-f-]{36}"', '"chatcmpl-<id>"', text)
@@ -624,6 +774,10 @@ def expected_files() -> dict[Path, bytes]:
     files: dict[Path, bytes] = {FIXTURES / "cases.json": dump(CASES)}
     for case in CASES:
         requests, trajectory = run_case(case)
+        if case.get("accounting"):
+            # A long run: its calls' usage and cost (what bench/cost.ts compares), not its megabytes of requests.
+            files[FIXTURES / "expected" / f"{case['name']}.costs.json"] = dump(call_costs(trajectory))
+            continue
         files[FIXTURES / "expected" / f"{case['name']}.requests.json"] = dump(requests)
         files[FIXTURES / "expected" / f"{case['name']}.traj.json"] = dump(trajectory)
     return files
