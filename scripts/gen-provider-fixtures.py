@@ -641,12 +641,43 @@ def swebench_60() -> dict:
 
 CASES.append(swebench_60())
 
+
+def scripted_response(n: int, text: str | None, *calls: tuple[str, str]) -> dict:
+    """A DeterministicResponseAPIToolcallModel output: a response object with its actions."""
+    output = [output_message(n, text)] if text else []
+    output += [function_call(n * 10 + i, cid, command) for i, (cid, command) in enumerate(calls)]
+    return {
+        "object": "response",
+        "output": output,
+        "extra": {"actions": [{"command": c, "tool_call_id": cid} for cid, c in calls], "cost": 0.5},
+    }
+
+
+CASES.append(
+    {
+        "name": "scripted-responses",
+        "protocol": "scripted",
+        "task": "The scripted Responses API model.",
+        "model": {
+            "model_name": "deterministic_response_api_toolcall",
+            "model_class": "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel",
+            "outputs": [
+                scripted_response(1, "Two calls.", ("call_s1", "echo one"), ("call_s2", "echo two; exit 2")),
+                scripted_response(2, None, ("call_s3", SUBMIT)),
+            ],
+        },
+        "replies": [],
+    }
+)
+
 # ---------------------------------------------------------------------------------------------------
 # Running a case.
 
 
 def case_env(case: dict) -> dict[str, str]:
     protocol = case["protocol"]
+    if protocol == "scripted":
+        return {}
     if protocol == "anthropic":
         return {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_API_BASE": BASE}
     if protocol == "responses":

@@ -19,6 +19,7 @@ export const MODEL_CLASSES = {
   portkey_response: "responses",
   deterministic: "deterministic",
   deterministic_toolcall: "deterministic_toolcall",
+  deterministic_response_api_toolcall: "deterministic_responses",
 } as const;
 
 /** mini-swe-agent's class paths, read as the short name of the swerun class that does the same. */
@@ -34,6 +35,8 @@ export const MODEL_CLASS_PATHS: Record<string, keyof typeof MODEL_CLASSES> = {
   "minisweagent.models.requesty_model.RequestyModel": "requesty",
   "minisweagent.models.test_models.DeterministicModel": "deterministic",
   "minisweagent.models.test_models.DeterministicToolcallModel": "deterministic_toolcall",
+  "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel":
+    "deterministic_response_api_toolcall",
 };
 
 /**

@@ -31,6 +31,10 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
       const { DeterministicModel } = await import("./deterministic.js");
       return new DeterministicModel(config);
     }
+    case "deterministic_responses": {
+      const { DeterministicResponsesModel } = await import("./deterministic-responses.js");
+      return new DeterministicResponsesModel(config);
+    }
     case "deterministic_toolcall": {
       const { DeterministicToolcallModel } = await import("./deterministic-toolcall.js");
       return new DeterministicToolcallModel(config);

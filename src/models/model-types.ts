@@ -20,5 +20,7 @@ export const MODEL_TYPES = {
   portkey_response: "minisweagent.models.portkey_response_model.PortkeyResponseAPIModel",
   deterministic: "minisweagent.models.test_models.DeterministicModel",
   deterministic_toolcall: "minisweagent.models.test_models.DeterministicToolcallModel",
+  deterministic_response_api_toolcall:
+    "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel",
   human: "swerun.models.human.HumanModel",
 } as const satisfies Record<keyof typeof MODEL_CLASSES | "human", string>;

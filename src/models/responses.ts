@@ -12,9 +12,9 @@ import { MODEL_TYPES } from "./model-types.js";
 import { expandMessage } from "./multimodal.js";
 import { type ChatClientSettings, openAIClient } from "./openai.js";
 import type { Endpoint } from "./providers.js";
+import { responsesObservations, typedMessage, typedPrompt } from "./responses-items.js";
 import type { ErrorContext } from "./retry.js";
 import { requestWithRetries } from "./retrying-request.js";
-import { observationsFor } from "./text-actions.js";
 import { BASH_TOOL, parseToolCallActions } from "./toolcall-actions.js";
 
 type Json = Record<string, unknown>;
@@ -35,12 +35,6 @@ const NOT_SENT = new Set([
   "num_retries",
   "max_retries",
 ]);
-
-/** A user message in the Responses API's typed shape (`input_text` parts). */
-function typedMessage(role: string, content: unknown, extra?: Json): Json {
-  const parts = typeof content === "string" ? [{ type: "input_text", text: content }] : content;
-  return { type: "message", role, content: parts, ...(extra ? { extra } : {}) };
-}
 
 /** mini-swe-agent's `finish_reason` of a Responses API reply: `length` when it stopped at max_output_tokens. */
 function finishReason(response: Json): string | null {
@@ -196,23 +190,12 @@ export class ResponsesModel implements Model {
   }
 
   formatObservations(message: Message, outputs: ExecOutput[], templateVars: Json): Message[] {
-    return observationsFor(message, outputs, this.config.observation_template, templateVars).map(
-      (observation) =>
-        observation.role === "tool"
-          ? ({
-              extra: observation.extra,
-              type: "function_call_output",
-              call_id: observation.tool_call_id,
-              output: observation.content,
-              role: "tool",
-            } as unknown as Message)
-          : (typedMessage("user", observation.content, observation.extra) as Message),
-    );
+    return responsesObservations(message, outputs, this.config.observation_template, templateVars);
   }
 
   formatMessage(message: Message): Message {
     if (!this.#typedMessages) return expandMessage(message, this.config.multimodal_regex);
-    return typedMessage(message.role, message.content, message.extra) as Message;
+    return typedPrompt(message);
   }
 
   templateVars(): Json {

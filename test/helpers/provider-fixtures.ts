@@ -26,6 +26,8 @@ export interface ProviderCase {
   model: Record<string, unknown>;
   agent?: Record<string, unknown>;
   registry?: Record<string, unknown>;
+  /** The server computes each reply's usage from the request (prompt caching, see anthropic-cache.ts). */
+  accounting?: string;
   replies: unknown[];
 }
 

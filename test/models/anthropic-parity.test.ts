@@ -43,7 +43,8 @@ describe("anthropic/ models through the Messages API, as litellm sends and recor
     vi.unstubAllEnvs();
   });
 
-  for (const fixture of PROVIDER_CASES.filter((c) => c.protocol === "anthropic")) {
+  // The long accounting run (anthropic-swebench-60) is compared call for call in anthropic-cost.test.ts.
+  for (const fixture of PROVIDER_CASES.filter((c) => c.protocol === "anthropic" && !c.accounting)) {
     it(`${fixture.name}: the same requests, and the same trajectory but for the listed differences`, async () => {
       server.push(...fixture.replies.map((body) => ({ body })));
       const { trajectory } = await runProviderCase(fixture, server.url);

@@ -170,3 +170,17 @@ describe("gateways, clouds and the Responses API, as litellm sends and records t
     });
   }
 });
+
+describe("mini-swe-agent's scripted Responses API model (DeterministicResponseAPIToolcallModel)", () => {
+  it("records what mini-swe-agent records, but for the role swerun adds", async () => {
+    vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
+    const fixture = providerCase("scripted-responses");
+    const { trajectory } = await runProviderCase(fixture, "");
+    const mini = expectedTrajectory("scripted-responses");
+    const pairs = compareMessages(mini, trajectory, listedDifferences("responses"));
+    expect(pairs.actual).toEqual(pairs.expected);
+    expect(trajectory.info.model_stats).toEqual(mini.info.model_stats);
+    expect(trajectory.info.config.model_type).toBe(mini.info.config.model_type);
+    vi.unstubAllEnvs();
+  });
+});
