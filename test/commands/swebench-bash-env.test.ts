@@ -71,14 +71,13 @@ await describeDocker("swerun swebench's default config on an image laid out like
 
   it("runs the agent's commands in the testbed env that /root/.bashrc activates (BASH_ENV)", async () => {
     const { observation, trajectory } = await runDefaultConfig(image);
-    expect(trajectory.info.config.environment.env.BASH_ENV).toBe("/root/.bashrc");
-    expect(trajectory.info.config.environment.interpreter).toEqual(["bash", "-c"]);
+    expect(trajectory.info.config.environment.interpreter).toEqual(["env", "BASH_ENV=/root/.bashrc", "bash", "-c"]);
     expect(observation.extra.returncode).toBe(0);
     expect(observation.extra.raw_output).toBe(`env=testbed\n${TESTBED_PREFIX}\n`);
   });
 
   it("without BASH_ENV the same command gets the base env's python, without the repository's modules", async () => {
-    const { observation } = await runDefaultConfig(image, ["-c", "environment.env.BASH_ENV="]);
+    const { observation } = await runDefaultConfig(image, ["-c", 'environment.interpreter=["bash","-c"]']);
     expect(observation.extra.returncode).toBe(1);
     expect(observation.extra.raw_output).toContain(
       `ModuleNotFoundError: No module named '${TESTBED_ONLY_MODULE}'`,
