@@ -554,6 +554,21 @@ CASES += [
         ],
     },
     {
+        "name": "responses-bridge",
+        "protocol": "responses",
+        "task": "A Responses-only model through mini-swe-agent's default class (litellm bridges it).",
+        "model": {"model_name": "openai/gpt-5-codex", "model_kwargs": {"reasoning_effort": "medium"}},
+        "replies": [
+            responses_reply(
+                [reasoning_item(11, "Look first."), output_message(11, "Two commands."), function_call(11, "call_b1", "echo one"), function_call(12, "call_b2", "echo two")],
+                responses_usage(400, 120, reasoning=64),
+                n=11,
+            ),
+            responses_reply([output_message(12, "No tool call.")], responses_usage(560, 40, cached=384), n=12),
+            responses_reply([reasoning_item(13, "Submit."), function_call(13, "call_b3", SUBMIT)], responses_usage(640, 30, cached=512, reasoning=8), n=13),
+        ],
+    },
+    {
         "name": "azure-chat",
         "protocol": "azure",
         "task": "Azure OpenAI deployment.",

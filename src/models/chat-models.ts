@@ -49,8 +49,25 @@ export async function chatModel(config: ModelConfig, context: ChatModelContext):
       return vertexModel(config, context);
     }
     default: {
-      const { OpenAIModel } = await import("./openai.js");
-      return OpenAIModel.create(config, { ...context, call: callOf(config, modelName, context.settings) });
+      const call = callOf(config, modelName, context.settings);
+      const { OpenAIModel, openAIClient } = await import("./openai.js");
+      const { isResponsesOnly, ResponsesBridgeModel } = await import("./responses-bridge.js");
+      if (call.endpoint.provider !== "openai" || !isResponsesOnly(call.endpoint.model))
+        return OpenAIModel.create(config, { ...context, call });
+      // gpt-5-codex and the like answer only on the Responses API: litellm bridges them there, so does swerun.
+      const resolved = resolvedConfig(config, modelName);
+      const { publicConfig } = await import("./chat-model.js");
+      return new ResponsesBridgeModel(
+        resolved,
+        openAIClient(resolved, call.endpoint, call.key, { headers: call.headers }),
+        {
+          endpoint: call.endpoint,
+          textBased: context.textBased,
+          emit: context.emit,
+          keySource: call.key?.source,
+          publicConfig: publicConfig(resolved),
+        },
+      );
     }
   }
 }

@@ -71,7 +71,12 @@ await describeDocker("swerun swebench's default config on an image laid out like
 
   it("runs the agent's commands in the testbed env that /root/.bashrc activates (BASH_ENV)", async () => {
     const { observation, trajectory } = await runDefaultConfig(image);
-    expect(trajectory.info.config.environment.interpreter).toEqual(["env", "BASH_ENV=/root/.bashrc", "bash", "-c"]);
+    expect(trajectory.info.config.environment.interpreter).toEqual([
+      "env",
+      "BASH_ENV=/root/.bashrc",
+      "bash",
+      "-c",
+    ]);
     expect(observation.extra.returncode).toBe(0);
     expect(observation.extra.raw_output).toBe(`env=testbed\n${TESTBED_PREFIX}\n`);
   });
