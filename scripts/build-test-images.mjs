@@ -19,6 +19,8 @@ try {
   process.stdout.write(`test images ready in ${Date.now() - started} ms: ${images.base} ${images.swebench} ${images.noShell}\n`);
   const { ensureEvalImage } = await import(new URL("../dist/test/helpers/eval-images.js", import.meta.url).href);
   process.stdout.write(`grading test image ready: ${await ensureEvalImage(docker, (line) => process.stdout.write(`${line}\n`))}\n`);
+  const { ensureCondaImage } = await import(new URL("../dist/test/helpers/conda-images.js", import.meta.url).href);
+  process.stdout.write(`conda-layout test image ready: ${await ensureCondaImage(docker, (line) => process.stdout.write(`${line}\n`))}\n`);
   const { ensureLanguageImage, LANGUAGES } = await import(
     new URL("../dist/test/helpers/language-images.js", import.meta.url).href
   );

@@ -54,13 +54,18 @@ const onlyTheRunCommand = {
   },
 };
 /**
- * Model prices (470 KB, for a real model's cost only) stay out of the `swerun run` script: its CommonJS build
- * is required from node_modules where the sources import() it (a script run by vm.Script has no import()).
+ * Model prices (470 KB, for a real model's cost only) and the Anthropic, Bedrock and Vertex SDKs (for those
+ * providers only; the clouds' pull in the AWS SDK and Google's auth library) stay out of the `swerun run`
+ * script: their CommonJS builds are required from node_modules where the sources import() them (a script run
+ * by vm.Script has no import()).
  */
+const REQUIRED_AT_USE = /^(@pydantic\/genai-prices|@anthropic-ai\/(sdk|bedrock-sdk|vertex-sdk)|google-auth-library|@aws-sdk\/credential-providers)$/;
+/** Packages the ES build leaves to node_modules too (loaded only by the commands and providers that use them). */
+const EXTERNAL = ["dockerode", "ssh2", "cpu-features", "playwright-core", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk", "google-auth-library", "@aws-sdk/credential-providers", "@kubernetes/client-node", "ws"];
 const pricesFromNodeModules = {
   name: "prices-from-node-modules",
   setup(builder) {
-    builder.onResolve({ filter: /^@pydantic\/genai-prices$/ }, (args) =>
+    builder.onResolve({ filter: REQUIRED_AT_USE }, (args) =>
       args.kind === "dynamic-import" ? { path: args.path, namespace: "required" } : { path: args.path, external: true },
     );
     builder.onLoad({ filter: /.*/, namespace: "required" }, (args) => ({
@@ -85,7 +90,7 @@ await build({
   platform: "node",
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
-  external: ["dockerode", "ssh2", "cpu-features", "playwright-core", "@kubernetes/client-node", "ws"],
+  external: EXTERNAL,
   // Bundled CommonJS dependencies (nunjucks) call require() for Node's own modules.
   banner: {
     js: 'import { createRequire as __swerunCreateRequire } from "node:module"; const require = __swerunCreateRequire(import.meta.url);',
@@ -112,7 +117,7 @@ const runBuild = await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["dockerode", "ssh2", "cpu-features", "playwright-core", "@kubernetes/client-node", "ws"],
+  external: EXTERNAL,
   define: { "import.meta.url": "__swerunScriptUrl" },
   banner: { js: "(function (exports, require, module, __filename, __dirname, __swerunScriptUrl) {" },
   footer: { js: "})" },

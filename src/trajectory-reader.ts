@@ -33,8 +33,20 @@ function fail(path: string, problem: string): never {
   throw new UserError(`${path}: ${problem}; expected ${EXPECTED_TRAJECTORY}`);
 }
 
-function checkMessages(path: string, list: unknown[], field: string): Message[] {
-  if (list.length === 0) throw new UserError(`${path}: the trajectory holds no messages: nothing to replay`);
+/**
+ * The role of a Responses API item as mini-swe-agent records it (without one): a response object is the
+ * model's reply, a `function_call_output` answers a tool call; swerun's own records carry it already.
+ */
+function withRole(message: unknown): unknown {
+  if (!isPlainObject(message) || typeof message.role === "string") return message;
+  if (message.object === "response") return { ...message, role: "assistant" };
+  if (message.type === "function_call_output") return { ...message, role: "tool" };
+  return message;
+}
+
+function checkMessages(path: string, raw: unknown[], field: string): Message[] {
+  if (raw.length === 0) throw new UserError(`${path}: the trajectory holds no messages: nothing to replay`);
+  const list = raw.map(withRole);
   list.forEach((message, index) => {
     if (!isPlainObject(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
       fail(

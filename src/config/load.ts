@@ -310,7 +310,7 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
   }
   environment.environment_class = mapped;
   dropOtherClassKeys(environment, mapped);
-  if (mapped === "docker") {
+  if (mapped === "docker" || mapped === "kubernetes") {
     for (const key of Object.keys(environment)) {
       const reason =
         UNSUPPORTED_KEYS[`environment.${key}`] ??

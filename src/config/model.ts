@@ -11,8 +11,15 @@ export const MODEL_CLASSES = {
   litellm_textbased: "openai_textbased",
   openrouter: "openai",
   openrouter_textbased: "openai_textbased",
+  portkey: "openai",
+  requesty: "openai",
+  responses: "responses",
+  litellm_response: "responses",
+  openrouter_response: "responses",
+  portkey_response: "responses",
   deterministic: "deterministic",
   deterministic_toolcall: "deterministic_toolcall",
+  deterministic_response_api_toolcall: "deterministic_responses",
 } as const;
 
 /** mini-swe-agent's class paths, read as the short name of the swerun class that does the same. */
@@ -21,8 +28,15 @@ export const MODEL_CLASS_PATHS: Record<string, keyof typeof MODEL_CLASSES> = {
   "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel": "litellm_textbased",
   "minisweagent.models.openrouter_model.OpenRouterModel": "openrouter",
   "minisweagent.models.openrouter_textbased_model.OpenRouterTextbasedModel": "openrouter_textbased",
+  "minisweagent.models.litellm_response_model.LitellmResponseModel": "litellm_response",
+  "minisweagent.models.openrouter_response_model.OpenRouterResponseModel": "openrouter_response",
+  "minisweagent.models.portkey_model.PortkeyModel": "portkey",
+  "minisweagent.models.portkey_response_model.PortkeyResponseAPIModel": "portkey_response",
+  "minisweagent.models.requesty_model.RequestyModel": "requesty",
   "minisweagent.models.test_models.DeterministicModel": "deterministic",
   "minisweagent.models.test_models.DeterministicToolcallModel": "deterministic_toolcall",
+  "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel":
+    "deterministic_response_api_toolcall",
 };
 
 /**
@@ -97,7 +111,10 @@ const registryDefault = settingDefault(
 export const modelSchema = z.strictObject({
   /** Model name, `provider/model` as in litellm (e.g. anthropic/claude-sonnet-4-5); a bare name is an OpenAI model. */
   model_name: z._default(z.string(), ""),
-  /** openai (tool calls, default), openai_textbased (regex-parsed text actions), deterministic (scripted). */
+  /**
+   * openai (tool calls, default), openai_textbased (regex-parsed text actions), responses (OpenAI's Responses
+   * API), deterministic (scripted); mini-swe-agent's class names are aliases (see MODEL_CLASSES).
+   */
   model_class: z._default(z.enum(Object.keys(MODEL_CLASSES) as [keyof typeof MODEL_CLASSES]), "openai"),
   /**
    * Passed through to the request (temperature, max_tokens, top_p, reasoning_effort, ...). Not sent:
@@ -140,6 +157,11 @@ export const modelSchema = z.strictObject({
       }
     }),
   ),
+  /**
+   * Portkey (`model_class: portkey`): the provider behind the gateway (`openai`, `anthropic`, ...), sent as
+   * `x-portkey-provider` unless PORTKEY_VIRTUAL_KEY is set, and used to price the model; as mini-swe-agent's.
+   */
+  provider: z.optional(z.string()),
   /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
   cost_per_call: z._default(z.number().check(z.minimum(0)), 1),
 });

@@ -20,7 +20,8 @@ function clearMark(message: OutgoingMessage): void {
 }
 
 function setMark(message: OutgoingMessage): void {
-  if (message.role === "tool") {
+  // A tool message, or a message without content (an assistant message of tool calls only), is marked itself.
+  if (message.role === "tool" || message.content === null || message.content === undefined) {
     message.cache_control = { ...EPHEMERAL };
     return;
   }

@@ -38,16 +38,20 @@ function object(value: unknown): Record<string, unknown> {
 
 /**
  * Reads the token counts of a response's `usage` in the shapes providers use: OpenAI
- * (`prompt_tokens_details.cached_tokens`), OpenRouter (`cache_write_tokens`), Anthropic/LiteLLM
+ * (`prompt_tokens_details.cached_tokens`; the Responses API's `input_tokens_details.cached_tokens`), OpenRouter (`cache_write_tokens`), Anthropic/LiteLLM
  * (`cache_read_input_tokens`, `cache_creation_input_tokens`), DeepSeek (`prompt_cache_hit_tokens`).
  * When the cache counts exceed the prompt count, the provider reported uncached input only and they are added.
+ * Reasoning tokens reported outside the completion count (Gemini's thoughts) are added to it; Gemini's own
+ * `usageMetadata` is read too.
  */
 export function normalizeUsage(raw: unknown): TokenUsage | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const usage = object(raw);
-  const details = object(usage.prompt_tokens_details);
+  if ("promptTokenCount" in usage || "candidatesTokenCount" in usage) return geminiUsage(usage);
+  // Chat completions report cached tokens in `prompt_tokens_details`, the Responses API in `input_tokens_details`.
+  const details = object(usage.prompt_tokens_details ?? usage.input_tokens_details);
   let prompt = count(usage.prompt_tokens) ?? count(usage.input_tokens);
-  const completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
+  let completion = count(usage.completion_tokens) ?? count(usage.output_tokens);
   if (prompt === undefined && completion === undefined) return undefined;
   const cacheRead =
     count(details.cached_tokens) ??
@@ -56,12 +60,36 @@ export function normalizeUsage(raw: unknown): TokenUsage | undefined {
     0;
   const cacheWrite = count(details.cache_write_tokens) ?? count(usage.cache_creation_input_tokens) ?? 0;
   prompt ??= 0;
+  completion ??= 0;
   if (cacheRead + cacheWrite > prompt) prompt += cacheRead + cacheWrite;
+  // Gemini's OpenAI-compatible API reports its thinking apart: `reasoning_tokens` outside `completion_tokens`,
+  // inside `total_tokens`. They are output tokens (litellm prices Gemini's thoughts as output).
+  const reasoning = count(
+    object(usage.completion_tokens_details ?? usage.output_tokens_details).reasoning_tokens,
+  );
+  const total = count(usage.total_tokens);
+  if (
+    reasoning &&
+    total !== undefined &&
+    total !== prompt + completion &&
+    total === prompt + completion + reasoning
+  )
+    completion += reasoning;
   return {
     prompt_tokens: prompt,
-    completion_tokens: completion ?? 0,
+    completion_tokens: completion,
     cache_read_tokens: cacheRead,
     cache_write_tokens: cacheWrite,
+  };
+}
+
+/** Gemini's own `usageMetadata`: thoughts are output tokens besides the candidates', cached content is read. */
+function geminiUsage(usage: Record<string, unknown>): TokenUsage {
+  return {
+    prompt_tokens: count(usage.promptTokenCount) ?? 0,
+    completion_tokens: (count(usage.candidatesTokenCount) ?? 0) + (count(usage.thoughtsTokenCount) ?? 0),
+    cache_read_tokens: count(usage.cachedContentTokenCount) ?? 0,
+    cache_write_tokens: 0,
   };
 }
 

@@ -31,14 +31,26 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
       const { DeterministicModel } = await import("./deterministic.js");
       return new DeterministicModel(config);
     }
+    case "deterministic_responses": {
+      const { DeterministicResponsesModel } = await import("./deterministic-responses.js");
+      return new DeterministicResponsesModel(config);
+    }
     case "deterministic_toolcall": {
       const { DeterministicToolcallModel } = await import("./deterministic-toolcall.js");
       return new DeterministicToolcallModel(config);
     }
     case "openai":
     case "openai_textbased": {
-      const { OpenAIModel } = await import("./openai.js");
-      return OpenAIModel.create(config, { ...context, textBased: kind === "openai_textbased" });
+      const { chatModel } = await import("./chat-models.js");
+      const model = await chatModel(config, { ...context, textBased: kind === "openai_textbased" });
+      await model.checkPrice(); // a model without a price is refused before its first (paid) call
+      return model;
+    }
+    case "responses": {
+      const { responsesModel } = await import("./chat-models.js");
+      const model = await responsesModel(config, context);
+      await model.checkPrice(); // a model without a price is refused before its first (paid) call
+      return model;
     }
   }
 }

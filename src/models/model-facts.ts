@@ -7,7 +7,7 @@ import {
   normalizeUsage,
   registryCost,
 } from "./cost.js";
-import { resolveEndpoint } from "./providers.js";
+import { gatewayOf, resolveEndpoint } from "./providers.js";
 
 /** A call's cost split into input and output, in dollars. */
 export interface CostSplit {
@@ -60,18 +60,15 @@ function genaiSplit(calcPrice: CalcPrice, model: string, providerId: string) {
 export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
   const kind = MODEL_CLASSES[config.model_class];
   const name = config.model_name || (kind === "deterministic" ? "deterministic" : "");
-  if (kind !== "openai" && kind !== "openai_textbased") return { name, provider: kind };
+  if (kind !== "openai" && kind !== "openai_textbased" && kind !== "responses")
+    return { name, provider: kind };
   let endpoint: ReturnType<typeof resolveEndpoint>;
   let registry: Record<
     string,
     LitellmPrice & { max_input_tokens?: unknown; max_output_tokens?: unknown; max_tokens?: unknown }
   >;
   try {
-    endpoint = resolveEndpoint(
-      name,
-      config.model_kwargs,
-      config.model_class.startsWith("openrouter") ? { forceProvider: "openrouter" } : {},
-    );
+    endpoint = resolveEndpoint(name, config.model_kwargs, { forceProvider: gatewayOf(config.model_class) });
     registry = loadPriceRegistry(config.litellm_model_registry);
   } catch (error) {
     return { name, provider: name.split("/")[0] ?? "", lookupWarning: (error as Error).message };
@@ -82,7 +79,9 @@ export async function describeModel(config: ModelConfig): Promise<ModelFacts> {
   let contextWindow = positive(entry?.max_input_tokens);
   const maxOutputTokens = positive(entry?.max_output_tokens) ?? positive(entry?.max_tokens);
   let splitCost = entry ? registrySplit(entry) : undefined;
-  const priceProvider = endpoint.info.priceProvider;
+  const priceProvider =
+    (gatewayOf(config.model_class) === "portkey" ? config.provider : undefined) ||
+    endpoint.info.priceProvider;
   if (priceProvider && (!entry || contextWindow === undefined)) {
     const { calcPrice } = await import("@pydantic/genai-prices");
     let info: { context_window?: number } | undefined;

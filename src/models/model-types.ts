@@ -12,7 +12,15 @@ export const MODEL_TYPES = {
   litellm_textbased: "minisweagent.models.litellm_textbased_model.LitellmTextbasedModel",
   openrouter: "minisweagent.models.openrouter_model.OpenRouterModel",
   openrouter_textbased: "minisweagent.models.openrouter_textbased_model.OpenRouterTextbasedModel",
+  portkey: "minisweagent.models.portkey_model.PortkeyModel",
+  requesty: "minisweagent.models.requesty_model.RequestyModel",
+  responses: "minisweagent.models.litellm_response_model.LitellmResponseModel",
+  litellm_response: "minisweagent.models.litellm_response_model.LitellmResponseModel",
+  openrouter_response: "minisweagent.models.openrouter_response_model.OpenRouterResponseModel",
+  portkey_response: "minisweagent.models.portkey_response_model.PortkeyResponseAPIModel",
   deterministic: "minisweagent.models.test_models.DeterministicModel",
   deterministic_toolcall: "minisweagent.models.test_models.DeterministicToolcallModel",
+  deterministic_response_api_toolcall:
+    "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel",
   human: "swerun.models.human.HumanModel",
 } as const satisfies Record<keyof typeof MODEL_CLASSES | "human", string>;

@@ -1,9 +1,16 @@
 import { lookupSetting, type SettingsContext } from "../config/keys.js";
 import { UserError } from "../errors.js";
 
-/** One OpenAI-compatible provider, named by its litellm prefix (`groq/llama-3.3-70b-versatile`). */
+/**
+ * The API a provider speaks: OpenAI's chat completions (most), Anthropic's Messages API, Azure OpenAI's
+ * deployment paths, or the Messages API of Claude on AWS Bedrock and Google Vertex AI.
+ */
+export type ProviderApi = "chat" | "anthropic" | "azure" | "bedrock" | "vertex";
+
+/** One provider, named by its litellm prefix (`groq/llama-3.3-70b-versatile`). */
 export interface ProviderInfo {
-  /** The OpenAI-compatible base URL used when neither the config nor a variable gives one. */
+  api: ProviderApi;
+  /** The base URL used when neither the config nor a variable gives one ("" where the region decides it). */
   baseURL: string;
   /** Variables that override the base URL, first found wins. */
   baseURLVars: readonly string[];
@@ -15,14 +22,22 @@ export interface ProviderInfo {
   priceProvider?: string;
 }
 
-const hosted = (baseURL: string, keyVars: string[], priceProvider: string, baseURLVars: string[] = []) => ({
+const hosted = (
+  baseURL: string,
+  keyVars: string[],
+  priceProvider: string,
+  baseURLVars: string[] = [],
+  api: ProviderApi = "chat",
+): ProviderInfo => ({
+  api,
   baseURL,
   baseURLVars,
   keyVars,
   keyRequired: true,
   priceProvider,
 });
-const local = (baseURL: string, prefix: string) => ({
+const local = (baseURL: string, prefix: string): ProviderInfo => ({
+  api: "chat",
   baseURL,
   baseURLVars: [`${prefix}_API_BASE`],
   keyVars: [`${prefix}_API_KEY`],
@@ -35,7 +50,18 @@ export const PROVIDERS: Record<string, ProviderInfo> = {
     "OPENAI_BASE_URL",
     "OPENAI_API_BASE",
   ]),
-  anthropic: hosted("https://api.anthropic.com/v1", ["ANTHROPIC_API_KEY"], "anthropic"),
+  anthropic: hosted(
+    "https://api.anthropic.com",
+    ["ANTHROPIC_API_KEY"],
+    "anthropic",
+    ["ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"],
+    "anthropic",
+  ),
+  azure: hosted("", ["AZURE_API_KEY", "AZURE_OPENAI_API_KEY"], "azure", ["AZURE_API_BASE"], "azure"),
+  bedrock: { ...hosted("", [], "aws", ["AWS_BEDROCK_RUNTIME_ENDPOINT"], "bedrock"), keyRequired: false },
+  vertex_ai: { ...hosted("", [], "google", ["VERTEXAI_API_BASE"], "vertex"), keyRequired: false },
+  portkey: hosted("https://api.portkey.ai/v1", ["PORTKEY_API_KEY"], "", ["PORTKEY_PROXY"]),
+  requesty: hosted("https://router.requesty.ai/v1", ["REQUESTY_API_KEY"], "", ["REQUESTY_API_BASE"]),
   openrouter: hosted("https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"], "openrouter", [
     "OPENROUTER_API_BASE",
   ]),
@@ -60,6 +86,14 @@ export const PROVIDERS: Record<string, ProviderInfo> = {
   lm_studio: local("http://localhost:1234/v1", "LM_STUDIO"),
   llamafile: local("http://localhost:8080/v1", "LLAMAFILE"),
 };
+
+/** The gateway a model class sends everything to, with the whole model name: mini-swe-agent's gateway classes. */
+export function gatewayOf(modelClass: string): "openrouter" | "portkey" | "requesty" | undefined {
+  if (modelClass.startsWith("openrouter")) return "openrouter";
+  if (modelClass.startsWith("portkey")) return "portkey";
+  if (modelClass === "requesty") return "requesty";
+  return undefined;
+}
 
 /** Where and how a model is called. */
 export interface Endpoint {
@@ -94,10 +128,19 @@ function stringKwarg(kwargs: Record<string, unknown>, ...names: string[]): strin
   return undefined;
 }
 
-/** Ollama's litellm variable holds the server root (http://localhost:11434); its OpenAI API lives under /v1. */
+/**
+ * Ollama's litellm variable holds the server root (http://localhost:11434); its OpenAI API lives under /v1.
+ * Anthropic's base URL is the server root, as litellm takes it, also when it ends in /v1/messages.
+ */
 function normalizeBase(provider: string, url: string): string {
   const trimmed = url.replace(/\/+$/, "");
+  if (provider === "anthropic") return trimmed.replace(/\/v1\/messages$/, "");
   return provider === "ollama" && !trimmed.endsWith("/v1") ? `${trimmed}/v1` : trimmed;
+}
+
+/** litellm's route prefixes of Bedrock model names (`bedrock/invoke/<model id>`), not part of the model id. */
+function bedrockModel(model: string): string {
+  return model.replace(/^(invoke|converse)\//, "");
 }
 
 /**
@@ -120,7 +163,13 @@ export function resolveEndpoint(
   }
   const info = PROVIDERS[provider];
   if (!info) throw new UnknownProviderError(modelName, provider);
-  const configured = stringKwarg(modelKwargs, "api_base", "base_url");
+  if (provider === "bedrock") model = bedrockModel(model);
+  const configured = stringKwarg(
+    modelKwargs,
+    "api_base",
+    "base_url",
+    ...(provider === "bedrock" ? ["aws_bedrock_runtime_endpoint"] : []),
+  );
   const fromVariable = configured ? undefined : lookupSetting(info.baseURLVars, options.settings)?.value;
   const custom = configured ?? fromVariable;
   return {

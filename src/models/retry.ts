@@ -1,4 +1,3 @@
-import { APIConnectionError, APIError } from "openai";
 import { redact } from "../util/secrets.js";
 import {
   ContextWindowExceededError,
@@ -73,9 +72,31 @@ function oneLine(text: string, limit = 400): string {
   return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }
 
-function serverMessage(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const message = typeof body?.message === "string" ? body.message : error.message;
+/**
+ * An HTTP error of the OpenAI or Anthropic SDK (both name their classes alike): its status, headers, parsed
+ * body (`error`) and, for OpenAI, its error code.
+ */
+interface SdkHttpError extends Error {
+  status: number;
+  headers: Headers | undefined;
+  error: unknown;
+  code?: unknown;
+}
+
+function isSdkHttpError(error: unknown): error is SdkHttpError {
+  return error instanceof Error && typeof (error as { status?: unknown }).status === "number";
+}
+
+/** The SDKs' "cannot connect" errors (APIConnectionError, APIConnectionTimeoutError). */
+function isSdkConnectionError(error: unknown): error is Error {
+  return error instanceof Error && /^APIConnection(Timeout)?Error$/.test(error.constructor.name);
+}
+
+/** The server's own message: OpenAI's `{error: {message}}` body, Anthropic's `{type: "error", error: {message}}`. */
+function serverMessage(error: SdkHttpError): string {
+  const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const text = typeof body?.message === "string" ? body.message : body?.error?.message;
+  const message = typeof text === "string" ? text : error.message;
   return oneLine(redact(message.replace(/^\d{3}\s+/, ""))) || "(no message)";
 }
 
@@ -97,8 +118,7 @@ function isCutConnection(error: TypeError): boolean {
  */
 export function classifyError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof TransientModelError || error instanceof ModelRequestError) return error;
-  if (error instanceof APIError && error.status !== undefined)
-    return classifyHttpError(error, error.status, context);
+  if (isSdkHttpError(error)) return classifyHttpError(error, error.status, context);
   return classifyTransportError(error, context) ?? error;
 }
 
@@ -119,7 +139,7 @@ function classifyTransportError(error: unknown, context: ErrorContext): Transien
       `the connection was cut before the response ended (${oneLine(redact(error.message + cause))})`,
     );
   }
-  if (error instanceof APIConnectionError) {
+  if (isSdkConnectionError(error)) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
     return new TransientModelError(
       `cannot reach ${context.baseURL}: ${oneLine(redact(error.message + cause))}`,
@@ -131,7 +151,7 @@ function classifyTransportError(error: unknown, context: ErrorContext): Transien
 }
 
 /** An HTTP error status: 408, 409, 429 (but an exhausted quota) and 5xx are retried; the others stop the run. */
-function classifyHttpError(error: APIError, status: number, context: ErrorContext): Error {
+function classifyHttpError(error: SdkHttpError, status: number, context: ErrorContext): Error {
   const message = serverMessage(error);
   const where = `${context.baseURL} (model "${context.model}")`;
   if (status === 429 && error.code === "insufficient_quota") {

@@ -25,6 +25,13 @@ describe("setCacheControl", () => {
     ]);
   });
 
+  it("puts the mark on a message without content (tool calls only) itself, as mini-swe-agent does", () => {
+    const marked = setCacheControl([{ role: "assistant", content: null, tool_calls: [] }], "default_end");
+    expect(marked).toEqual([
+      { role: "assistant", content: null, tool_calls: [], cache_control: { type: "ephemeral" } },
+    ]);
+  });
+
   it("is on by default for Claude models only", () => {
     expect(defaultCacheControl("anthropic/claude-sonnet-4-5")).toBe("default_end");
     expect(defaultCacheControl("openrouter/anthropic/claude-opus-4.1")).toBe("default_end");

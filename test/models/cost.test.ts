@@ -156,3 +156,89 @@ describe("responseCost", () => {
     await expect(responseCost({}, pricing())).rejects.toThrow(/reports no token usage/);
   });
 });
+
+describe("reasoning and thinking tokens, as litellm prices them", () => {
+  it("prices Gemini's thoughts, reported apart from completion_tokens, as output tokens", async () => {
+    // Gemini's OpenAI-compatible API: 60 thinking tokens in total_tokens and reasoning_tokens, not in completion_tokens.
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 40,
+      total_tokens: 1100,
+      completion_tokens_details: { reasoning_tokens: 60 },
+    };
+    expect(normalizeUsage(usage)).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
+    const options = pricing({
+      modelName: "gemini/gemini-2.5-pro",
+      provider: "gemini",
+      apiModel: "gemini-2.5-pro",
+      priceProvider: "google",
+    });
+    const { cost } = await responseCost({ usage }, options);
+    const expected = calcPrice({ input_tokens: 1000, output_tokens: 100 }, "gemini-2.5-pro", {
+      providerId: "google",
+    });
+    expect(cost).toBeCloseTo(expected?.total_price ?? Number.NaN, 15);
+    expect(cost).toBeCloseTo((1000 * 1.25 + 100 * 10) / 1e6, 15);
+  });
+
+  it("leaves OpenAI's reasoning tokens where they are (inside completion_tokens)", () => {
+    const usage = {
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+      completion_tokens_details: { reasoning_tokens: 60 },
+    };
+    expect(normalizeUsage(usage)?.completion_tokens).toBe(100);
+    const responses = {
+      input_tokens: 1000,
+      input_tokens_details: { cached_tokens: 800 },
+      output_tokens: 100,
+      output_tokens_details: { reasoning_tokens: 60 },
+      total_tokens: 1100,
+    };
+    expect(normalizeUsage(responses)).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      cache_read_tokens: 800,
+      cache_write_tokens: 0,
+    });
+  });
+
+  it("reads Gemini's own usageMetadata, thoughts as output and cached content as cache reads", () => {
+    const usage = {
+      promptTokenCount: 2000,
+      candidatesTokenCount: 30,
+      thoughtsTokenCount: 70,
+      cachedContentTokenCount: 1500,
+      totalTokenCount: 2100,
+    };
+    expect(normalizeUsage(usage)).toEqual({
+      prompt_tokens: 2000,
+      completion_tokens: 100,
+      cache_read_tokens: 1500,
+      cache_write_tokens: 0,
+    });
+  });
+
+  it("prices Anthropic's cache writes and reads as genai-prices does (checked for every fixture in the parity tests)", async () => {
+    const usage = {
+      prompt_tokens: 121000,
+      completion_tokens: 500,
+      cache_creation_input_tokens: 20000,
+      cache_read_input_tokens: 100000,
+    };
+    const options = pricing({
+      modelName: "anthropic/claude-sonnet-4-5",
+      provider: "anthropic",
+      apiModel: "claude-sonnet-4-5",
+      priceProvider: "anthropic",
+    });
+    const { cost } = await responseCost({ usage }, options);
+    expect(cost).toBeCloseTo((1000 * 3 + 20000 * 3.75 + 100000 * 0.3 + 500 * 15) / 1e6, 15);
+  });
+});

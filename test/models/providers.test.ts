@@ -15,7 +15,7 @@ describe("resolveEndpoint", () => {
   it("maps each provider prefix to its base URL and strips the prefix", () => {
     const cases: Array<[string, string, string]> = [
       ["openai/gpt-4o", "gpt-4o", "https://api.openai.com/v1"],
-      ["anthropic/claude-sonnet-4-5", "claude-sonnet-4-5", "https://api.anthropic.com/v1"],
+      ["anthropic/claude-sonnet-4-5", "claude-sonnet-4-5", "https://api.anthropic.com"],
       [
         "openrouter/anthropic/claude-sonnet-4.5",
         "anthropic/claude-sonnet-4.5",
@@ -102,5 +102,43 @@ describe("resolveEndpoint", () => {
     expect(PROVIDERS.anthropic?.keyVars[0]).toBe("ANTHROPIC_API_KEY");
     expect(PROVIDERS.ollama?.keyRequired).toBe(false);
     expect(PROVIDERS.groq?.keyRequired).toBe(true);
+  });
+});
+
+describe("resolveEndpoint for the clouds", () => {
+  it("strips litellm's route prefixes from Bedrock model ids and reads the runtime endpoint", () => {
+    const env = settings({ AWS_BEDROCK_RUNTIME_ENDPOINT: "http://127.0.0.1:9" });
+    expect(
+      resolveEndpoint("bedrock/invoke/us.anthropic.claude-sonnet-4-5-20250929-v1:0", {}, { settings: env }),
+    ).toMatchObject({
+      provider: "bedrock",
+      model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      baseURL: "http://127.0.0.1:9",
+      customBaseURL: true,
+    });
+    expect(
+      resolveEndpoint(
+        "bedrock/anthropic.claude-x",
+        { aws_bedrock_runtime_endpoint: "http://h:1" },
+        { settings: env },
+      ).baseURL,
+    ).toBe("http://h:1");
+  });
+
+  it("names Azure's, Vertex's and Bedrock's APIs", () => {
+    const env = settings({ AZURE_API_BASE: "https://r.openai.azure.com/" });
+    expect(resolveEndpoint("azure/dep", {}, { settings: env })).toMatchObject({
+      provider: "azure",
+      model: "dep",
+      baseURL: "https://r.openai.azure.com",
+      info: { api: "azure" },
+    });
+    expect(
+      resolveEndpoint("vertex_ai/claude-sonnet-4-5@20250929", {}, { settings: settings() }).info.api,
+    ).toBe("vertex");
+    expect(
+      resolveEndpoint("anthropic/claude-x", { api_base: "http://h:1/v1/messages" }, { settings: settings() })
+        .baseURL,
+    ).toBe("http://h:1");
   });
 });

@@ -1,0 +1,140 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { CapturedRequest, ScriptedAnswer } from "./anthropic-server.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
+type Item = any;
+
+/** The fields OpenAI's Responses API takes on each input item type (anything else: "Unknown parameter"). */
+const ITEM_FIELDS: Record<string, Set<string>> = {
+  message: new Set(["type", "id", "role", "content", "status", "phase"]),
+  reasoning: new Set(["type", "id", "summary", "encrypted_content", "content", "status"]),
+  function_call: new Set(["type", "id", "call_id", "name", "arguments", "status"]),
+  function_call_output: new Set(["type", "id", "call_id", "output", "status"]),
+};
+
+/**
+ * Why OpenAI's Responses API would refuse this body (its 400 messages), or undefined: unknown fields on an
+ * input item, a reasoning item that is not followed by the item it led to, or sent back without its
+ * `encrypted_content` when `store` is false (nothing is kept server-side then), a function call output
+ * without its call, and a function call without its output.
+ */
+export function responsesRequestProblem(body: Item): string | undefined {
+  if (typeof body?.model !== "string") return "Missing required parameter: 'model'.";
+  if (!Array.isArray(body.input)) return "Invalid type for 'input': expected an array.";
+  const calls = new Set<string>();
+  const outputs = new Set<string>();
+  for (const [index, item] of (body.input as Item[]).entries()) {
+    const type = item.type ?? (item.role ? "message" : undefined);
+    const fields = ITEM_FIELDS[type];
+    if (!fields)
+      return `Invalid value: '${type}'. Supported values are: 'message', 'reasoning', 'function_call' and 'function_call_output'.`;
+    for (const key of Object.keys(item))
+      if (!fields.has(key)) return `Unknown parameter: 'input[${index}].${key}'.`;
+    if (type === "message" && !["system", "developer", "user", "assistant"].includes(item.role))
+      return `Invalid value: '${item.role}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`;
+    if (type === "reasoning") {
+      if (body.store === false && typeof item.encrypted_content !== "string")
+        return `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`;
+      const next = body.input[index + 1];
+      if (!next || next.type === "reasoning" || next.type === "function_call_output" || next.role === "user")
+        return `Item '${item.id}' of type 'reasoning' was provided without its required following item.`;
+    }
+    if (type === "function_call") calls.add(item.call_id);
+    if (type === "function_call_output") {
+      if (!calls.has(item.call_id))
+        return `No tool call found for function call output with call_id ${item.call_id}.`;
+      outputs.add(item.call_id);
+    }
+  }
+  for (const call of calls) if (!outputs.has(call)) return `No tool output found for function call ${call}.`;
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+    if (tool.type === "function" && (typeof tool.name !== "string" || "function" in tool))
+      return "Missing required parameter: 'tools[0].name'.";
+  }
+  return undefined;
+}
+
+/**
+ * A local stand-in for OpenAI's Responses API (`POST /v1/responses`, a bearer key) on 127.0.0.1: it refuses
+ * what the API refuses (responsesRequestProblem) in OpenAI's error shape, and answers valid requests from a
+ * queue of scripted answers, recording every request.
+ */
+export class ResponsesServer {
+  readonly requests: CapturedRequest[] = [];
+  readonly #queue: ScriptedAnswer[] = [];
+  readonly #server: Server;
+  readonly #key: string | undefined;
+  /** The base URL to configure, ending in /v1. */
+  url = "";
+
+  private constructor(key: string | undefined) {
+    this.#key = key;
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const reply = this.#answer(
+          request.method ?? "",
+          request.url ?? "",
+          request.headers,
+          Buffer.concat(chunks),
+        );
+        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+        response.end(JSON.stringify(reply.body));
+      });
+    });
+  }
+
+  static async start(key?: string): Promise<ResponsesServer> {
+    const server = new ResponsesServer(key);
+    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", resolve));
+    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}/v1`;
+    return server;
+  }
+
+  push(...answers: ScriptedAnswer[]): this {
+    this.#queue.push(...answers);
+    return this;
+  }
+
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  #answer(method: string, url: string, headers: IncomingHttpHeaders, raw: Buffer) {
+    const fail = (status: number, message: string) => ({
+      status,
+      headers: {},
+      body: { error: { message, type: "invalid_request_error", param: null, code: null } },
+    });
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return fail(400, "We could not parse the JSON body of your request.");
+    }
+    const [path = "", query = ""] = url.split("?");
+    this.requests.push({
+      method,
+      path,
+      query: Object.fromEntries(new URLSearchParams(query)),
+      headers,
+      body,
+    });
+    if (method !== "POST" || path !== "/v1/responses") return fail(404, `Invalid URL (${method} ${path})`);
+    if (this.#key !== undefined && headers.authorization !== `Bearer ${this.#key}`)
+      return fail(401, "Incorrect API key provided.");
+    const problem = responsesRequestProblem(body);
+    if (problem) return fail(400, problem);
+    const answer = this.#queue.shift();
+    if (!answer) return fail(500, "responses-server: no scripted answer left");
+    const answerBody = typeof answer.body === "function" ? answer.body(body) : answer.body;
+    return { status: answer.status ?? 200, headers: answer.headers ?? {}, body: answerBody ?? {} };
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
