@@ -2,11 +2,11 @@ import type { SettingsContext } from "../config/keys.js";
 import type { ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import { azureCall } from "./azure.js";
-import { portkeyCall, requestyCall } from "./gateways.js";
 import type { ChatModel } from "./chat-model.js";
-import type { ResponsesModel } from "./responses.js";
+import { portkeyCall, requestyCall } from "./gateways.js";
 import { configuredModelName, type GatewayCall, providerCall, resolvedConfig } from "./model-setup.js";
 import { gatewayOf, resolveEndpoint } from "./providers.js";
+import type { ResponsesModel } from "./responses.js";
 
 /** What choosing a model needs besides its config. */
 export interface ChatModelContext {

@@ -183,13 +183,16 @@ function unknownPrice(problem: string, options: PricingOptions): UnknownPriceErr
   );
 }
 
+/** Gateways whose replies carry their own cost (usage.cost), whatever the model. */
+const SELF_PRICED = new Set(["openrouter", "requesty"]);
+
 /**
  * Looks the model's price up before any call is made, so that a model without one is refused (exit 2)
- * before the first paid request: the user's registry, else @pydantic/genai-prices. A provider that reports
- * each call's cost itself (OpenRouter) needs none; `cost_tracking: ignore_errors` accepts a model without.
+ * before the first paid request: the user's registry, else @pydantic/genai-prices. A gateway that reports
+ * each call's cost itself needs none; `cost_tracking: ignore_errors` accepts a model without.
  */
 export async function checkPriceKnown(options: PricingOptions): Promise<void> {
-  if (options.costTracking === "ignore_errors" || options.provider === "openrouter") return;
+  if (options.costTracking === "ignore_errors" || SELF_PRICED.has(options.provider)) return;
   if (registryEntry(options)) return;
   if (options.priceProvider) {
     const zero = { prompt_tokens: 0, completion_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };

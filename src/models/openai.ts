@@ -4,7 +4,6 @@ import type { ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
-import { cappedFetch } from "./reply-cap.js";
 import {
   configuredModelName,
   type GatewayCall,
@@ -12,8 +11,8 @@ import {
   providerCall,
   resolvedConfig,
 } from "./model-setup.js";
-
 import type { Endpoint } from "./providers.js";
+import { cappedFetch } from "./reply-cap.js";
 import { BASH_TOOL } from "./toolcall-actions.js";
 
 export { MissingApiKeyError };
@@ -114,10 +113,12 @@ export class OpenAIModel extends ChatModel {
   ): Promise<OpenAIModel> {
     const modelName = configuredModelName(config, options.settings);
     const call = options.call ?? providerCall(config, modelName, options.settings);
-    return new OpenAIModel(resolvedConfig(config, modelName), call.endpoint, call.key, {
+    const model = new OpenAIModel(resolvedConfig(config, modelName), call.endpoint, call.key, {
       ...options,
       client: { headers: call.headers, ...(call.query ? { query: call.query } : {}) },
     });
+    await model.checkPrice(); // a model without a price is refused before its first (paid) call
+    return model;
   }
 
   protected requestBody(messages: Json[]): Json {

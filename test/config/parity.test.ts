@@ -112,7 +112,7 @@ describe("configs mini-swe-agent 2.x accepts", () => {
     }
     const path = config("environment:\n  environment_class: podman\nmodel:\n  outputs: []\n");
     expect(() => loadConfig([path])).toThrow(
-      `${path}: environment.environment_class: "podman" is not supported (supported: local, docker, bubblewrap)`,
+      `${path}: environment.environment_class: "podman" is not supported (supported: local, docker, bubblewrap, kubernetes)`,
     );
   });
 
