@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordedEnvironment } from "../../src/replay/config.js";
@@ -20,6 +20,7 @@ async function demo(environmentClass: string) {
     "-c",
     "demo",
     "--yolo",
+    "--keep-workdir", // the test reads the fixed file; it removes the copy itself
     "--environment-class",
     environmentClass,
     "-o",
@@ -27,7 +28,7 @@ async function demo(environmentClass: string) {
   ]);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
-  const workdir = /^workdir: (.+)$/m.exec(result.stdout)?.[1] ?? "";
+  const workdir = /^workdir: (\S+)/m.exec(result.stdout)?.[1] ?? "";
   expect(workdir).not.toBe("");
   const text = readFileSync(out, "utf8").replaceAll(workdir, "{workdir}");
   const trajectory = JSON.parse(text);
@@ -61,6 +62,7 @@ describe("swerun run --environment-class bubblewrap (CLI, end to end)", () => {
     });
     // The demo's copy (the setup_dir) was the sandbox's working directory, and it changed there.
     expect(readFileSync(join(sandboxed.workdir, "calc.js"), "utf8")).toMatch(/return a \+ b;/);
+    for (const run of [sandboxed, local]) rmSync(run.workdir, { recursive: true, force: true });
   });
 
   it("replays a bubblewrap run in a sandbox: the recorded class, the same steps and submission", async () => {
