@@ -9,41 +9,65 @@ import { mkdir, stat } from "./fd-file.js";
  * made (undefined when `dir` was there), as Node's recursive mkdir does.
  */
 export function makeDirsSync(dir: string): string | undefined {
-  const missing: string[] = [];
-  for (let current = dir; ; current = dirname(current)) {
-    const kind = kindOf(() => statSync(current));
-    if (kind === "dir") break;
-    if (kind === "other") throw notADirectory(current);
-    missing.push(current);
-    if (dirname(current) === current) break;
-  }
   let first: string | undefined;
-  for (const path of missing.reverse()) {
+  for (let attempt = 1; ; attempt++) {
+    const missing: string[] = [];
+    for (let current = dir; ; current = dirname(current)) {
+      const kind = kindOf(() => statSync(current));
+      if (kind === "dir") break;
+      if (kind === "other") throw notADirectory(current);
+      missing.push(current);
+      if (dirname(current) === current) break;
+    }
     try {
-      mkdirSync(path);
-      first ??= path;
+      for (const path of missing.reverse()) {
+        try {
+          mkdirSync(path);
+          first ??= path;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        }
+      }
+      return first;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (!parentVanished(error, attempt)) throw error;
     }
   }
-  return first;
 }
+
+/**
+ * Whether a mkdir's ENOENT may come from a parent folder that another process removed after it was looked at
+ * (a parallel shard's output check undoing the folders it made): then the walk is made again, a few times.
+ * Where mkdir fails with ENOENT under a folder that stays (anything under /proc), the last try's error stands.
+ */
+function parentVanished(error: unknown, attempt: number): boolean {
+  return (error as NodeJS.ErrnoException).code === "ENOENT" && attempt < MAKE_ATTEMPTS;
+}
+
+const MAKE_ATTEMPTS = 5;
 
 /** makeDirsSync, asynchronously. */
 export async function makeDirs(dir: string): Promise<void> {
-  const missing: string[] = [];
-  for (let current = dir; ; current = dirname(current)) {
-    const kind = await kindOfAsync(current);
-    if (kind === "dir") break;
-    if (kind === "other") throw notADirectory(current);
-    missing.push(current);
-    if (dirname(current) === current) break;
-  }
-  for (const path of missing.reverse()) {
+  for (let attempt = 1; ; attempt++) {
+    const missing: string[] = [];
+    for (let current = dir; ; current = dirname(current)) {
+      const kind = await kindOfAsync(current);
+      if (kind === "dir") break;
+      if (kind === "other") throw notADirectory(current);
+      missing.push(current);
+      if (dirname(current) === current) break;
+    }
     try {
-      await mkdir(path);
+      for (const path of missing.reverse()) {
+        try {
+          await mkdir(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        }
+      }
+      return;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (!parentVanished(error, attempt)) throw error;
     }
   }
 }
