@@ -1,3 +1,4 @@
+import { durationSeconds } from "../../config/docker.js";
 import type { KubernetesEnvironmentConfig } from "../../config/schema.js";
 import { UserError } from "../../errors.js";
 import type { Action, ExecOutput } from "../../messages.js";
@@ -21,7 +22,7 @@ import { RunPodWatch } from "./pod-watch.js";
 import { acquireRunAnchor, releaseRunAnchor } from "./run-anchor.js";
 
 /** How long an action that failed for want of its pod waits for the cluster to say why. */
-const POD_STATE_MS = 5000;
+const POD_STATE_MS = 15_000;
 
 /** What the environment keeps of its pod while it runs. */
 interface Running {
@@ -54,6 +55,8 @@ export class KubernetesEnvironment implements Environment {
   /** Aborted, with the reason, once the watch says the pod is lost. */
   readonly #lostController = new AbortController();
   #closing: Promise<void> | undefined;
+  /** When the pod's lifetime (its `sleep` of container_timeout) is over at the latest, in ms since the epoch. */
+  readonly #endsBy: number;
 
   private constructor(config: KubernetesEnvironmentConfig, context: EnvironmentContext, running: Running) {
     this.config = config;
@@ -61,6 +64,7 @@ export class KubernetesEnvironment implements Environment {
     this.#running = running;
     this.podName = running.name;
     this.#live = { name: running.name, remove: () => this.close() };
+    this.#endsBy = Date.now() + durationSeconds(config.container_timeout) * 1000;
   }
 
   /** Where the pod is: its namespace, name and node, as `kubectl` names them. */
@@ -208,16 +212,24 @@ export class KubernetesEnvironment implements Environment {
         .catch((read: unknown) => (apiStatus(read) === 404 ? undefined : null));
       if (pod !== null) this.#noteLost(lostReason(pod));
       this.#throwIfLost();
-      if (pod && (pod.status?.phase === "Succeeded" || pod.status?.reason === "DeadlineExceeded"))
-        throw new PodEndedError(
-          `Pod ${this.podName} in namespace ${this.namespace} has ended: its container_timeout (${this.config.container_timeout}) passed`,
-        );
+      const ended =
+        pod?.status?.phase === "Succeeded" ||
+        pod?.status?.reason === "DeadlineExceeded" ||
+        pod?.status?.containerStatuses?.[0]?.state?.terminated !== undefined;
+      // Its lifetime is over: the kubelet may report so late on a loaded node, so its own clock tells too.
+      if (ended || (Date.now() >= this.#endsBy && pod !== null)) throw this.#ended();
       // Running and ready as far as the cluster says: the error stands (a dropped exec, an API server error).
       const ready = pod?.status?.conditions?.find((entry) => entry.type === "Ready")?.status === "True";
       if ((ready && pod?.status?.containerStatuses?.[0]?.state?.running) || Date.now() > deadline) return;
       if (!(error instanceof PodSessionError || error instanceof PodExecError)) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  }
+
+  #ended(): PodEndedError {
+    return new PodEndedError(
+      `Pod ${this.podName} in namespace ${this.namespace} has ended: its container_timeout (${this.config.container_timeout}) passed`,
+    );
   }
 
   /** How often the session's connection was made again after it dropped. */
