@@ -5,7 +5,7 @@ import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { isCredentialName, redact } from "../util/secrets.js";
 import { setCacheControl } from "./cache-control.js";
-import { checkPriceKnown, loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
+import { checkPriceKnown, type PricingOptions, pricingOf, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model, QueryOptions } from "./model.js";
 import { MODEL_TYPES } from "./model-types.js";
@@ -99,16 +99,7 @@ export abstract class ChatModel implements Model {
     this.emit = options.emit;
     this.timeoutS = requestTimeoutS(config);
     const endpoint = options.endpoint;
-    const registryPath = config.litellm_model_registry;
-    this.#pricing = {
-      modelName: config.model_name,
-      provider: endpoint.provider,
-      apiModel: endpoint.model,
-      priceProvider: endpoint.info.priceProvider,
-      registry: loadPriceRegistry(registryPath),
-      registryPath,
-      costTracking: config.cost_tracking,
-    };
+    this.#pricing = pricingOf(config, endpoint);
     this.#errors = {
       model: endpoint.model,
       baseURL: endpoint.baseURL,

@@ -151,6 +151,27 @@ export interface PricingOptions {
   costTracking: "default" | "ignore_errors";
 }
 
+/** How a model's calls are priced: its names, its provider's price id, the user's registry, `cost_tracking`. */
+export function pricingOf(
+  config: {
+    model_name: string;
+    litellm_model_registry: string | null;
+    cost_tracking: PricingOptions["costTracking"];
+  },
+  endpoint: { provider: string; model: string; info: { priceProvider?: string | undefined } },
+): PricingOptions {
+  const registryPath = config.litellm_model_registry;
+  return {
+    modelName: config.model_name,
+    provider: endpoint.provider,
+    apiModel: endpoint.model,
+    priceProvider: endpoint.info.priceProvider,
+    registry: loadPriceRegistry(registryPath),
+    registryPath,
+    costTracking: config.cost_tracking,
+  };
+}
+
 /** Where a call's cost came from. */
 export type CostSource = "provider" | "registry" | "genai-prices" | "ignored";
 

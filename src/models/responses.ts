@@ -5,7 +5,7 @@ import { FormatError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { publicConfig, requestTimeoutS } from "./chat-model.js";
-import { checkPriceKnown, loadPriceRegistry, type PricingOptions, responseCost } from "./cost.js";
+import { checkPriceKnown, type PricingOptions, pricingOf, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model, QueryOptions } from "./model.js";
 import { MODEL_TYPES } from "./model-types.js";
@@ -84,16 +84,7 @@ export class ResponsesModel implements Model {
     const kwargs = config.model_kwargs;
     const body = Object.fromEntries(Object.entries(kwargs).filter(([name]) => !NOT_SENT.has(name)));
     this.#body = { ...body, ...(typeof kwargs.extra_body === "object" ? kwargs.extra_body : {}) };
-    const registryPath = config.litellm_model_registry;
-    this.#pricing = {
-      modelName: config.model_name,
-      provider: endpoint.provider,
-      apiModel: endpoint.model,
-      priceProvider: endpoint.info.priceProvider,
-      registry: loadPriceRegistry(registryPath),
-      registryPath,
-      costTracking: config.cost_tracking,
-    };
+    this.#pricing = pricingOf(config, endpoint);
     this.#errors = {
       model: endpoint.model,
       baseURL: endpoint.baseURL,

@@ -8,7 +8,7 @@ import { BubblewrapEnvironment } from "../../src/environments/bubblewrap.js";
 import { createEnvironment } from "../../src/environments/index.js";
 import { UserError } from "../../src/errors.js";
 import { packageRoot } from "../../src/util/package-root.js";
-import { clearSecretsForTests, redact } from "../../src/util/secrets.js";
+import { clearSecretsForTests } from "../../src/util/secrets.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** What mini-swe-agent 2.4.6's bubblewrap environment did (scripts/gen-bubblewrap-fixtures.py). */
