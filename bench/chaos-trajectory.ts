@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repairTrajectory } from "../src/trajectory-journal.js";
+import { repairTrajectory } from "../src/trajectory/journal.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { scriptedOutputs } from "./scripted.js";
 

@@ -17,7 +17,7 @@ import { LocalEnvironment } from "../src/environments/local.js";
 import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
 import { endTiming } from "../src/run/timing.js";
-import { TrajectoryWriter } from "../src/trajectory-writer.js";
+import { TrajectoryWriter } from "../src/trajectory/writer.js";
 import { scriptedOutputs } from "./scripted.js";
 
 const COMMAND = "yes abcdefghi | head -c 10240";

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const LAYERS = [
-  ["config", "templates", "util", "(root)"],
+  ["config", "templates", "util", "trajectory", "(root)"],
   ["agent", "models", "environments", "replay"],
   ["console"],
   ["facts", "tracking", "view"],

@@ -98,7 +98,7 @@ export {
   type TrajectoryInfo,
   trajectoryConfig,
   trajectoryInfo,
-} from "./trajectory.js";
+} from "./trajectory/format.js";
 // Trajectories: reading any of mini-swe-agent's formats.
-export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory-reader.js";
-export { TrajectoryWriter } from "./trajectory-writer.js";
+export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory/reader.js";
+export { TrajectoryWriter } from "./trajectory/writer.js";

@@ -33,7 +33,7 @@ import {
 import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
 import { copySetupDir, endWorkdir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
-import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory/reader.js";
 import { asList } from "../util/as-list.js";
 import { newRunId, timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";

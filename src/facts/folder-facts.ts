@@ -1,4 +1,4 @@
-import { folderTrajectories } from "../folder-trajectories.js";
+import { folderTrajectories } from "../trajectory/folder.js";
 import { readRunFacts } from "./read-run.js";
 import type { RunFacts, RunTotals } from "./run-facts.js";
 import { runTotals } from "./run-totals.js";

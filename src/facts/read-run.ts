@@ -3,7 +3,7 @@ import { SUBMIT_ACTION_KEY, SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Message } from "../messages.js";
 import { type RecordedStep, recordedObservation, recordedRun } from "../replay/recorded.js";
-import { type LoadedTrajectory, loadTrajectory } from "../trajectory-reader.js";
+import { type LoadedTrajectory, loadTrajectory } from "../trajectory/reader.js";
 import { commandProgram, isReadOnlyCommand } from "./command-name.js";
 import {
   addTokens,

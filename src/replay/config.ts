@@ -13,7 +13,7 @@ import {
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import type { LoadedTrajectory } from "../trajectory-reader.js";
+import type { LoadedTrajectory } from "../trajectory/reader.js";
 
 const CLASS_SHAPES: Record<string, Set<string>> = {
   local: new Set(Object.keys(localEnvironmentSchema.shape)),

@@ -1,7 +1,7 @@
 import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
 import type { Action, Message } from "../messages.js";
-import type { LoadedTrajectory } from "../trajectory-reader.js";
+import type { LoadedTrajectory } from "../trajectory/reader.js";
 
 /** mini-swe-agent's submission marker before 1.x; replayed trajectories may still use it. */
 export const LEGACY_SUBMIT_MARKER = "MINI_SWE_AGENT_FINAL_OUTPUT";

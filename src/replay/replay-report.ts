@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import type { TrajectoryKind } from "../trajectory-reader.js";
+import type { TrajectoryKind } from "../trajectory/reader.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
 import {

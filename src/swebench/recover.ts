@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
-import { journalPath } from "../trajectory-journal.js";
+import { journalPath } from "../trajectory/journal.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import type { RunRecord } from "./batch-record.js";
 import type { HostPool } from "./host-pool.js";

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { readInstanceFacts } from "../facts/folder-facts.js";
 import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
-import { folderTrajectories } from "../folder-trajectories.js";
+import { folderTrajectories } from "../trajectory/folder.js";
 import { processAlive } from "../util/process-alive.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
 import { type BehaviorMetrics, caseTotals } from "./metrics.js";

@@ -1,6 +1,6 @@
 import { runFactsOf } from "../facts/read-run.js";
 import type { RunFacts, ToolCallFacts } from "../facts/run-facts.js";
-import type { LoadedTrajectory } from "../trajectory-reader.js";
+import type { LoadedTrajectory } from "../trajectory/reader.js";
 import type { CallView, InstanceDetail, StepView, VerdictView } from "./model.js";
 
 /** Outputs longer than this are shortened in the page (head and tail kept, the cut marked). */

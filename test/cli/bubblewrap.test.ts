@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordedEnvironment } from "../../src/replay/config.js";
-import { loadTrajectory } from "../../src/trajectory-reader.js";
+import { loadTrajectory } from "../../src/trajectory/reader.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 

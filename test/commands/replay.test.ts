@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EXPECTED_TRAJECTORY } from "../../src/trajectory-reader.js";
+import { EXPECTED_TRAJECTORY } from "../../src/trajectory/reader.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { completion, OpenAIServer, TEST_KEY, TEST_PRICES } from "../helpers/openai-server.js";

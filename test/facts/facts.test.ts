@@ -6,7 +6,7 @@ import { runFactsOf } from "../../src/facts/read-run.js";
 import { runTotals } from "../../src/facts/run-totals.js";
 import { folderVerdicts, instanceVerdict } from "../../src/facts/verdict.js";
 import type { Message } from "../../src/messages.js";
-import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
+import type { LoadedTrajectory } from "../../src/trajectory/reader.js";
 import { instanceDetail } from "../../src/view/instance-detail.js";
 import { tempDir } from "../helpers/tmp.js";
 

@@ -7,7 +7,7 @@ import { type AgentEvent, EventBus } from "../../src/events.js";
 import { DeterministicModel } from "../../src/models/deterministic.js";
 import { DeterministicToolcallModel } from "../../src/models/deterministic-toolcall.js";
 import type { Model } from "../../src/models/model.js";
-import { TrajectoryWriter } from "../../src/trajectory-writer.js";
+import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { tempDir } from "./tmp.js";
 
 export const OBSERVATION =

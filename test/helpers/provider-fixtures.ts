@@ -8,7 +8,7 @@ import { createEnvironment } from "../../src/environments/index.js";
 import type { AgentEvent } from "../../src/events.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
 import { createModel } from "../../src/models/index.js";
-import { TrajectoryWriter } from "../../src/trajectory-writer.js";
+import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 /** The fixtures written by scripts/gen-provider-fixtures.py from mini-swe-agent + litellm's own runs. */

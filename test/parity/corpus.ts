@@ -9,7 +9,7 @@ import { platformVars } from "../../src/environments/platform.js";
 import type { Message } from "../../src/messages.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
 import { createModel } from "../../src/models/index.js";
-import { TrajectoryWriter } from "../../src/trajectory-writer.js";
+import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { OpenAIServer } from "../helpers/openai-server.js";
 

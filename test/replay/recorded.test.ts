@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Interaction } from "../../src/agent/interaction.js";
 import type { Message } from "../../src/messages.js";
 import { LEGACY_ACTION_REGEX, recordedObservation, recordedRun } from "../../src/replay/recorded.js";
-import { type LoadedTrajectory, loadTrajectory } from "../../src/trajectory-reader.js";
+import { type LoadedTrajectory, loadTrajectory } from "../../src/trajectory/reader.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
 

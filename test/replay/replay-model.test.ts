@@ -8,7 +8,7 @@ import { LocalEnvironment } from "../../src/environments/local.js";
 import type { Message } from "../../src/messages.js";
 import { type RecordedRun, recordedRun } from "../../src/replay/recorded.js";
 import { type ReplayedStep, ReplayModel, type ReplayModelOptions } from "../../src/replay/replay-model.js";
-import { loadTrajectory } from "../../src/trajectory-reader.js";
+import { loadTrajectory } from "../../src/trajectory/reader.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { act, OBSERVATION, SUBMIT, scriptedAgent } from "../helpers/agent.js";
 import { tempDir } from "../helpers/tmp.js";

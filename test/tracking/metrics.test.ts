@@ -3,7 +3,7 @@ import { isReadOnlyCommand } from "../../src/facts/command-name.js";
 import { runFactsOf } from "../../src/facts/read-run.js";
 import type { Message } from "../../src/messages.js";
 import { caseTotals, behaviorMetrics as metricsOfFacts, patchLines } from "../../src/tracking/metrics.js";
-import type { LoadedTrajectory } from "../../src/trajectory-reader.js";
+import type { LoadedTrajectory } from "../../src/trajectory/reader.js";
 
 /** The metrics of a trajectory as every reader gets them: from its facts. */
 function behaviorMetrics(trajectory: { info?: Record<string, unknown>; messages: unknown[] } | unknown[]) {

@@ -1,5 +1,5 @@
 import { readFileSync, rmSync } from "node:fs";
-import { writeFileAtomic } from "./util/atomic-write.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 
 /**
  * The undo journal of a trajectory written in place: before the writer overwrites bytes of the file (a step's

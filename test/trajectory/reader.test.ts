@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../src/errors.js";
-import type { Message } from "../src/messages.js";
-import { trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
-import { journalPath } from "../src/trajectory-journal.js";
-import { EXPECTED_TRAJECTORY, loadTrajectory } from "../src/trajectory-reader.js";
-import { TrajectoryWriter } from "../src/trajectory-writer.js";
-import { packageRoot } from "../src/util/package-root.js";
-import { tempDir } from "./helpers/tmp.js";
+import { UserError } from "../../src/errors.js";
+import type { Message } from "../../src/messages.js";
+import { trajectoryConfig, trajectoryInfo } from "../../src/trajectory/format.js";
+import { journalPath } from "../../src/trajectory/journal.js";
+import { EXPECTED_TRAJECTORY, loadTrajectory } from "../../src/trajectory/reader.js";
+import { TrajectoryWriter } from "../../src/trajectory/writer.js";
+import { packageRoot } from "../../src/util/package-root.js";
+import { tempDir } from "../helpers/tmp.js";
 
 const FIXTURES = join(packageRoot(), "test", "fixtures", "replay");
 

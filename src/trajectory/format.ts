@@ -1,6 +1,6 @@
 // A trajectory file: mini-swe-agent's format, its `info`, and their builders (trajectory-writer.ts writes it).
-import type { Message } from "./messages.js";
-import { swerunVersion } from "./util/package-root.js";
+import type { Message } from "../messages.js";
+import { swerunVersion } from "../util/package-root.js";
 
 export const TRAJECTORY_FORMAT = "mini-swe-agent-1.1";
 

@@ -1,13 +1,13 @@
 import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import type { Message } from "./messages.js";
-import { TRAJECTORY_FORMAT, type TrajectoryInfo } from "./trajectory.js";
-import { encodeUndo, journalPath, type UndoRecord } from "./trajectory-journal.js";
-import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "./util/atomic-write.js";
-import { chaosArmed, chaosPoint } from "./util/chaos.js";
-import { type FdFile, open, rm, skipBytes } from "./util/fd-file.js";
-import { type FileWriteError, fileWriteError } from "./util/file-error.js";
-import { jsonWithFloats } from "./util/float-json.js";
-import { redact } from "./util/secrets.js";
+import type { Message } from "../messages.js";
+import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "../util/atomic-write.js";
+import { chaosArmed, chaosPoint } from "../util/chaos.js";
+import { type FdFile, open, rm, skipBytes } from "../util/fd-file.js";
+import { type FileWriteError, fileWriteError } from "../util/file-error.js";
+import { jsonWithFloats } from "../util/float-json.js";
+import { redact } from "../util/secrets.js";
+import { TRAJECTORY_FORMAT, type TrajectoryInfo } from "./format.js";
+import { encodeUndo, journalPath, type UndoRecord } from "./journal.js";
 
 /**
  * Adds keys to the `info` of a trajectory file already written (after its run ended: e.g. the run's timing),

@@ -1,16 +1,16 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Message } from "../src/messages.js";
-import { trajectoryConfig, trajectoryInfo } from "../src/trajectory.js";
-import { journalPath } from "../src/trajectory-journal.js";
-import { loadTrajectory } from "../src/trajectory-reader.js";
-import { addTrajectoryInfo, TrajectoryWriter } from "../src/trajectory-writer.js";
-import { FileWriteError } from "../src/util/file-error.js";
-import { jsonWithFloats } from "../src/util/float-json.js";
-import { killAt } from "./helpers/cli.js";
-import { describeSmallDisk, mountSmallDisk, type SmallDisk } from "./helpers/small-disk.js";
-import { tempDir } from "./helpers/tmp.js";
+import type { Message } from "../../src/messages.js";
+import { trajectoryConfig, trajectoryInfo } from "../../src/trajectory/format.js";
+import { journalPath } from "../../src/trajectory/journal.js";
+import { loadTrajectory } from "../../src/trajectory/reader.js";
+import { addTrajectoryInfo, TrajectoryWriter } from "../../src/trajectory/writer.js";
+import { FileWriteError } from "../../src/util/file-error.js";
+import { jsonWithFloats } from "../../src/util/float-json.js";
+import { killAt } from "../helpers/cli.js";
+import { describeSmallDisk, mountSmallDisk, type SmallDisk } from "../helpers/small-disk.js";
+import { tempDir } from "../helpers/tmp.js";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 

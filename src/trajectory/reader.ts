@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { UserError } from "./errors.js";
-import type { Message } from "./messages.js";
-import { TRAJECTORY_FORMAT } from "./trajectory.js";
-import { repairTrajectory } from "./trajectory-journal.js";
-import { isPlainObject } from "./util/plain-object.js";
+import { UserError } from "../errors.js";
+import type { Message } from "../messages.js";
+import { isPlainObject } from "../util/plain-object.js";
+import { TRAJECTORY_FORMAT } from "./format.js";
+import { repairTrajectory } from "./journal.js";
 
 /**
  * The trajectory shapes swerun replays: `mini-swe-agent-1.1` (swerun, mini-swe-agent 2.x; tool calls or
