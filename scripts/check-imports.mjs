@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const LAYERS = [
-  ["config", "templates", "util", "trajectory", "(root)"],
+  ["config", "templates", "python", "util", "trajectory", "(root)"],
   ["agent", "models", "environments", "replay"],
   ["console"],
   ["facts", "tracking", "view"],

@@ -14,7 +14,7 @@ import { type AgentListener, EventBus, type EventInput } from "../events.js";
 import type { Action, ExecOutput, Message } from "../messages.js";
 import { contentText, messageCost } from "../messages.js";
 import type { Model } from "../models/model.js";
-import { mkNum } from "../templates/py-number.js";
+import { mkNum } from "../python/number.js";
 import { renderTemplate } from "../templates/render.js";
 import { AGENT_TYPES, type TrajectoryInfo, trajectoryConfig, trajectoryInfo } from "../trajectory/format.js";
 import type { TrajectoryWriter } from "../trajectory/writer.js";

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { UserError } from "../errors.js";
-import { pythonRegex } from "../util/python-regex.js";
+import { pythonRegex } from "../python/regex.js";
 import { lookupSetting } from "./keys.js";
 
 /** Model classes swerun implements, with mini-swe-agent's short names as aliases. */

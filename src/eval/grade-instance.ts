@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { daemonMessage } from "../environments/docker/pull.js";
+import { pythonJson } from "../python/json-dumps-indent.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
@@ -27,7 +28,6 @@ import { InstanceLog } from "./instance-log.js";
 import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
-import { pythonJson } from "./python-json-dumps.js";
 import { fileTestLog, TestLogWriter } from "./test-log.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
+import { pythonJson } from "../python/json-dumps-indent.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";
@@ -9,7 +10,6 @@ import { redact } from "../util/secrets.js";
 import { instanceLogDir, modelFolderName } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
 import { classifyWith } from "./infra-failure.js";
-import { pythonJson } from "./python-json-dumps.js";
 import { firstMatches, joinedFileLogs } from "./test-log.js";
 
 /** The harness's run report (`<model>.<run_id>.json`, schema_version 2), keys in its order. */

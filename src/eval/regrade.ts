@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
+import { pythonJson } from "../python/json-dumps-indent.js";
 import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
@@ -9,7 +10,6 @@ import { type GradeResult, instanceLogDir } from "./grade-instance.js";
 import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
 import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
-import { pythonJson } from "./python-json-dumps.js";
 import { fileTestLog } from "./test-log.js";
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";
 import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
-import { pythonJson } from "./python-json-dumps.js";
 
 /**
  * What an evaluation run graded against, as the harness 5.x keeps it in

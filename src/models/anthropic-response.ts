@@ -5,7 +5,7 @@
  * usage with the cache tokens counted in `prompt_tokens`.
  */
 import { randomUUID } from "node:crypto";
-import { pythonJsonDumps } from "../util/python-json.js";
+import { pythonJsonDumps } from "../python/json-dumps.js";
 
 type Json = Record<string, unknown>;
 

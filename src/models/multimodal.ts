@@ -1,5 +1,5 @@
 import type { Message } from "../messages.js";
-import { pythonRegex } from "../util/python-regex.js";
+import { pythonRegex } from "../python/regex.js";
 
 /**
  * mini-swe-agent's default `multimodal_regex` (its tag for an image in a prompt or an output); the config

@@ -1,5 +1,5 @@
 import type { Action } from "../messages.js";
-import { PythonJsonError, pythonJsonLoads } from "./python-json-loads.js";
+import { PythonJsonError, pythonJsonLoads } from "../python/json-loads.js";
 import { formatError } from "./text-actions.js";
 
 /** The one tool a tool-calling model gets, as in mini-swe-agent. */

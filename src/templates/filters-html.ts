@@ -3,13 +3,13 @@
  * markup.ts).
  */
 
-import { lazyRegExp } from "./lazy-regexp.js";
-import { escapeHtml, Markup } from "./markup.js";
-import { valueError } from "./py-errors.js";
-import { iterate } from "./py-ops.js";
-import { codePoints, cpLength, pySplit, strRepr } from "./py-string.js";
-import { isDict, isStr, pyStr } from "./python-values.js";
-import { isUndefined } from "./undefined.js";
+import { valueError } from "../python/errors.js";
+import { lazyRegExp } from "../python/lazy-regexp.js";
+import { escapeHtml, Markup } from "../python/markup.js";
+import { iterate } from "../python/ops.js";
+import { codePoints, cpLength, pySplit, strRepr } from "../python/string.js";
+import { isUndefined } from "../python/undefined.js";
+import { isDict, isStr, pyStr } from "../python/values.js";
 
 /** The named character references most text uses; others are left as they are. */
 const ENTITIES: Record<string, string> = {

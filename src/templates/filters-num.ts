@@ -1,6 +1,6 @@
 /** Jinja2's number filters: `int`, `float`, `round`, `abs` and `filesizeformat`. */
 
-import { PyError, typeError } from "./py-errors.js";
+import { PyError, typeError } from "../python/errors.js";
 import {
   formatFixed,
   isFloat,
@@ -12,9 +12,9 @@ import {
   parsePyFloat,
   parsePyInt,
   roundHalfEven,
-} from "./py-number.js";
-import { pyStrip } from "./py-string.js";
-import { isStr, typeName } from "./python-values.js";
+} from "../python/number.js";
+import { pyStrip } from "../python/string.js";
+import { isStr, typeName } from "../python/values.js";
 
 const strip = (s: string): string => pyStrip(s);
 

@@ -3,13 +3,13 @@
  * batch, slice, groupby, random, ... (filters.ts lists them all by name).
  */
 
-import { bindArgs, type FilterFn, type Lookup, REQUIRED, splitArgs } from "./args.js";
-import { pyAttribute, pyGetitem } from "./py-access.js";
-import { PyError, typeError } from "./py-errors.js";
-import { isNumeric, numValue } from "./py-number.js";
-import { iterate, pyAdd, pyEq, pyOrder, truthy } from "./py-ops.js";
-import { isDict, isStr, makeTuple, namedTuple, pyStr } from "./python-values.js";
-import { isUndefined, undefinedWithHint } from "./undefined.js";
+import { pyAttribute, pyGetitem } from "../python/access.js";
+import { bindArgs, type FilterFn, type Lookup, REQUIRED, splitArgs } from "../python/args.js";
+import { PyError, typeError } from "../python/errors.js";
+import { isNumeric, numValue } from "../python/number.js";
+import { iterate, pyAdd, pyEq, pyOrder, truthy } from "../python/ops.js";
+import { isUndefined, undefinedWithHint } from "../python/undefined.js";
+import { isDict, isStr, makeTuple, namedTuple, pyStr } from "../python/values.js";
 
 /** Jinja2's `make_attrgetter`: `"a.b.0"` looks up `a`, then `b`, then item 0. */
 function attrGetter(attribute: unknown, lower = false, dflt?: unknown): (item: unknown) => unknown {

@@ -3,14 +3,14 @@
  * `wordwrap`, `format` (the one-liners are written out in the table in filters.ts).
  */
 
-import { splitArgs } from "./args.js";
-import { PyError } from "./py-errors.js";
-import { percentFormat } from "./py-format.js";
-import { isNumeric, numValue } from "./py-number.js";
-import { truthy } from "./py-ops.js";
-import { codePoints, cpLength, pySplitlines } from "./py-string.js";
-import { isStr, makeTuple, pyStr } from "./python-values.js";
-import { wrap } from "./textwrap.js";
+import { splitArgs } from "../python/args.js";
+import { PyError } from "../python/errors.js";
+import { percentFormat } from "../python/format.js";
+import { isNumeric, numValue } from "../python/number.js";
+import { truthy } from "../python/ops.js";
+import { codePoints, cpLength, pySplitlines } from "../python/string.js";
+import { wrap } from "../python/textwrap.js";
+import { isStr, makeTuple, pyStr } from "../python/values.js";
 
 export function indent(s: string, width: unknown, first: unknown, blank: unknown): string {
   const indention = isStr(width) ? width.toString() : " ".repeat(isNumeric(width) ? numValue(width) : 4);

@@ -7,19 +7,19 @@
  * argument (StrictUndefined) unless it is listed in TOLERANT_FILTERS.
  */
 
-import { bindArgs, type FilterFn, type Lookup, REQUIRED } from "./args.js";
+import { bindArgs, type FilterFn, type Lookup, REQUIRED } from "../python/args.js";
+import { escapeHtml, Markup } from "../python/markup.js";
+import { isNumeric, numValue, PyFloat } from "../python/number.js";
+import { pyLen, truthy } from "../python/ops.js";
+import { pformat } from "../python/pprint.js";
+import { pyCenter, pyReplace, pyStrip } from "../python/string.js";
+import { isUndefined } from "../python/undefined.js";
+import { pyStr } from "../python/values.js";
 import { striptags, urlencode, urlize, urlizeRel, xmlattr } from "./filters-html.js";
 import { abs, filesizeformat, round, toFloat, toInt } from "./filters-num.js";
 import { sequenceFilters } from "./filters-seq.js";
 import { capitalize, format, indent, title, truncate, wordcount, wordwrap } from "./filters-text.js";
-import { escapeHtml, Markup } from "./markup.js";
-import { pformat } from "./pprint.js";
-import { isNumeric, numValue, PyFloat } from "./py-number.js";
-import { pyLen, truthy } from "./py-ops.js";
-import { pyCenter, pyReplace, pyStrip } from "./py-string.js";
-import { pyStr } from "./python-values.js";
 import { toJson } from "./tojson.js";
-import { isUndefined } from "./undefined.js";
 
 type Params = ReadonlyArray<readonly [string, unknown]>;
 

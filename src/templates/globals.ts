@@ -3,15 +3,15 @@
  * `namespace` and `lipsum`. To add one, add a line to `makeGlobals`.
  */
 
-import { splitArgs } from "./args.js";
-import { Markup } from "./markup.js";
-import { Namespace } from "./namespace.js";
-import { typeError, valueError } from "./py-errors.js";
-import { isIntNumber, isNumeric, numValue, PyFloat } from "./py-number.js";
-import { iterate } from "./py-ops.js";
-import { isDict, pyStr, typeName } from "./python-values.js";
+import { splitArgs } from "../python/args.js";
+import { typeError, valueError } from "../python/errors.js";
+import { Markup } from "../python/markup.js";
+import { Namespace } from "../python/namespace.js";
+import { isIntNumber, isNumeric, numValue, PyFloat } from "../python/number.js";
+import { iterate } from "../python/ops.js";
+import { checkDefined } from "../python/undefined.js";
+import { isDict, pyStr, typeName } from "../python/values.js";
 import { RENDER_LIMITS, RenderLimitError } from "./render-limits.js";
-import { checkDefined } from "./undefined.js";
 
 function range(...args: unknown[]): number[] {
   const ints = args.map((a) => {

@@ -6,10 +6,10 @@
  * time, except inside an `if` (statement or expression), where Jinja2 raises only if they run.
  */
 
+import { isIntNumber } from "../python/number.js";
 import { PySlice, PyTruthy } from "./jinja-parser.js";
 import { With } from "./jinja-statements.js";
 import { type AstNode, type CompileFrame, type NodeClass, type NodeList, nj } from "./nunjucks-internals.js";
-import { isIntNumber } from "./py-number.js";
 import { FILTERS, TESTS } from "./registry.js";
 
 const N = nj.nodes;

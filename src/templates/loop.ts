@@ -3,9 +3,9 @@
  * `recursive` loop, `loop(items)` renders the loop body for `items` one level deeper.
  */
 
-import { PyError, typeError } from "./py-errors.js";
-import { pyEq } from "./py-ops.js";
-import { undefinedWithHint } from "./undefined.js";
+import { PyError, typeError } from "../python/errors.js";
+import { pyEq } from "../python/ops.js";
+import { undefinedWithHint } from "../python/undefined.js";
 
 export class LoopContext {
   /** The class name Jinja2 error messages use. */

@@ -4,10 +4,10 @@
  * `{% if %}` branch or an inline if, where it fails only when that code runs (as in Jinja2).
  */
 
-import type { FilterFn, Lookup, TestFn } from "./args.js";
+import type { FilterFn, Lookup, TestFn } from "../python/args.js";
+import { checkDefined } from "../python/undefined.js";
 import { builtinFilters, TOLERANT_FILTERS } from "./filters.js";
 import { builtinTests } from "./tests.js";
-import { checkDefined } from "./undefined.js";
 
 const filters = new Map<string, FilterFn>();
 const tests = new Map<string, TestFn>();

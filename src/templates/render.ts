@@ -16,10 +16,10 @@
  *   parser and code generator; runtime.ts: what the compiled code calls; environment.ts: compile + render.
  */
 
+import { PyError } from "../python/errors.js";
+import { UndefinedError } from "../python/undefined.js";
 import { CompiledTemplate, TemplateSyntaxError } from "./environment.js";
-import { PyError } from "./py-errors.js";
 import { errorLine } from "./runtime.js";
-import { UndefinedError } from "./undefined.js";
 
 /** A template that does not compile or fails while rendering; the message is one line. */
 export class TemplateError extends Error {

@@ -4,14 +4,12 @@
  * private copy, so nunjucks' own module stays untouched. Also the render Context (variables + globals).
  */
 
-import { LoopContext } from "./loop.js";
-import { Markup, markupFormatArgs } from "./markup.js";
-import { setNamespaceAttr } from "./namespace.js";
-import { nj, type RuntimeFrame } from "./nunjucks-internals.js";
-import { pyGetattr, pyGetitem } from "./py-access.js";
-import { PyError, typeError, valueError } from "./py-errors.js";
-import { percentFormat } from "./py-format.js";
-import { PyFloat } from "./py-number.js";
+import { pyGetattr, pyGetitem } from "../python/access.js";
+import { PyError, typeError, valueError } from "../python/errors.js";
+import { percentFormat } from "../python/format.js";
+import { Markup, markupFormatArgs } from "../python/markup.js";
+import { setNamespaceAttr } from "../python/namespace.js";
+import { PyFloat } from "../python/number.js";
 import {
   iterate,
   pyAdd,
@@ -28,11 +26,13 @@ import {
   pySlice,
   pySub,
   truthy,
-} from "./py-ops.js";
-import { strRepr } from "./py-string.js";
-import { isStr, makeTuple, pyStr, typeName } from "./python-values.js";
+} from "../python/ops.js";
+import { strRepr } from "../python/string.js";
+import { checkDefined, JinjaUndefined } from "../python/undefined.js";
+import { isStr, makeTuple, pyStr, typeName } from "../python/values.js";
+import { LoopContext } from "./loop.js";
+import { nj, type RuntimeFrame } from "./nunjucks-internals.js";
 import { renderTick } from "./render-limits.js";
-import { checkDefined, JinjaUndefined } from "./undefined.js";
 
 type Block = (...args: unknown[]) => void;
 

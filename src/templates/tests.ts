@@ -4,12 +4,12 @@
  * registry.ts turns these into the TESTS map.
  */
 
-import { bindArgs, type Lookup, REQUIRED, type TestFn } from "./args.js";
-import { Markup } from "./markup.js";
-import { isFloat, isNumeric, isPyInt, PyFloat } from "./py-number.js";
-import { pyCompare, pyContains, pyNumMod } from "./py-ops.js";
-import { isDict, isStr, pyStr } from "./python-values.js";
-import { checkDefined, isUndefined } from "./undefined.js";
+import { bindArgs, type Lookup, REQUIRED, type TestFn } from "../python/args.js";
+import { Markup } from "../python/markup.js";
+import { isFloat, isNumeric, isPyInt, PyFloat } from "../python/number.js";
+import { pyCompare, pyContains, pyNumMod } from "../python/ops.js";
+import { checkDefined, isUndefined } from "../python/undefined.js";
+import { isDict, isStr, pyStr } from "../python/values.js";
 
 function isInteger(x: unknown): boolean {
   return isPyInt(x) && typeof x !== "boolean";

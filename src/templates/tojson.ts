@@ -4,10 +4,10 @@
  * and `'` then replaced by `\u003c`, `\u003e`, `\u0026` and `\u0027`.
  */
 
-import { typeError, valueError } from "./py-errors.js";
-import { floatRepr, intRepr, isIntNumber, isNumeric, PyFloat } from "./py-number.js";
-import { compareCodePoints } from "./py-string.js";
-import { isDict, isStr, typeName } from "./python-values.js";
+import { typeError, valueError } from "../python/errors.js";
+import { floatRepr, intRepr, isIntNumber, isNumeric, PyFloat } from "../python/number.js";
+import { compareCodePoints } from "../python/string.js";
+import { isDict, isStr, typeName } from "../python/values.js";
 
 const SHORT_ESCAPES: Record<string, string> = {
   '"': '\\"',

@@ -1,4 +1,4 @@
-import { floatRepr } from "../templates/py-number.js";
+import { floatRepr } from "../python/number.js";
 import { randomId } from "./random-id.js";
 
 /**

@@ -5,7 +5,7 @@ import { makeEvalScript } from "../../src/eval/eval-script.js";
 import type { EvalType } from "../../src/eval/harness-constants.js";
 import { evalReport, logsEval, normaliseNewlines, testExitCode } from "../../src/eval/instance-report.js";
 import { logParser } from "../../src/eval/log-parsers/registry.js";
-import { pythonJson } from "../../src/eval/python-json-dumps.js";
+import { pythonJson } from "../../src/python/json-dumps-indent.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
 interface Case {

@@ -6,7 +6,7 @@ import { evalInstances } from "../../src/eval/eval-instance.js";
 import { evalReport, readLogText } from "../../src/eval/instance-report.js";
 import { logParser } from "../../src/eval/log-parsers/registry.js";
 import { instanceLanguage } from "../../src/eval/parser-language.js";
-import { pythonJson } from "../../src/eval/python-json-dumps.js";
+import { pythonJson } from "../../src/python/json-dumps-indent.js";
 import { runCli } from "../helpers/cli.js";
 import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
 import { ensureLanguageImage, LANGUAGES, LANGUAGES_DIR } from "../helpers/language-images.js";

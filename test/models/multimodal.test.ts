@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/load.js";
 import { DEFAULT_MULTIMODAL_REGEX, expandContent } from "../../src/models/multimodal.js";
-import { pythonRegex } from "../../src/util/python-regex.js";
+import { pythonRegex } from "../../src/python/regex.js";
 import { runCli } from "../helpers/cli.js";
 import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";

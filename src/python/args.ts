@@ -3,7 +3,7 @@
  * keyword arguments as a trailing object marked with an own `__keywords` property.
  */
 
-import { typeError } from "./py-errors.js";
+import { typeError } from "./errors.js";
 
 /** A filter: the value left of `|`, then the call's arguments (keywords last, see `splitArgs`). */
 export type FilterFn = (value: unknown, ...args: unknown[]) => unknown;

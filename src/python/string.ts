@@ -1,5 +1,5 @@
+import { valueError } from "./errors.js";
 import { lazyRegExp } from "./lazy-regexp.js";
-import { valueError } from "./py-errors.js";
 
 /**
  * Python `str` semantics on JS strings: Python indexes and counts code points, JS counts UTF-16 units.

@@ -5,8 +5,8 @@
  * string -> str, array -> list (or tuple when marked with `makeTuple`), plain object -> dict.
  */
 
-import { isIntNumber, isNumeric, numberRepr, PyFloat } from "./py-number.js";
-import { strRepr } from "./py-string.js";
+import { isIntNumber, isNumeric, numberRepr, PyFloat } from "./number.js";
+import { strRepr } from "./string.js";
 import { isUndefined } from "./undefined.js";
 
 const TUPLE: unique symbol = Symbol("swerun.tuple");

@@ -4,9 +4,9 @@
  * gets one item per line, and a long string is split into several literals.
  */
 
-import { pyOrder } from "./py-ops.js";
-import { cpLength, pySplitlines, strRepr } from "./py-string.js";
-import { isDict, isStr, isTuple, pyRepr, typeName, viewKind } from "./python-values.js";
+import { pyOrder } from "./ops.js";
+import { cpLength, pySplitlines, strRepr } from "./string.js";
+import { isDict, isStr, isTuple, pyRepr, typeName, viewKind } from "./values.js";
 
 const WIDTH = 80;
 

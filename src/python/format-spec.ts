@@ -5,7 +5,7 @@
  */
 
 import { splitArgs } from "./args.js";
-import { PyError, typeError, valueError } from "./py-errors.js";
+import { PyError, typeError, valueError } from "./errors.js";
 import {
   floatRepr,
   formatExp,
@@ -15,10 +15,10 @@ import {
   isPyInt,
   numValue,
   toBigInt,
-} from "./py-number.js";
-import { codePoints, cpLength, toAscii } from "./py-string.js";
-import { isDict, isStr, pyRepr, pyStr, typeName } from "./python-values.js";
+} from "./number.js";
+import { codePoints, cpLength, toAscii } from "./string.js";
 import { checkDefined } from "./undefined.js";
+import { isDict, isStr, pyRepr, pyStr, typeName } from "./values.js";
 
 interface Spec {
   fill: string;

@@ -3,8 +3,8 @@
  * from inside a loop or block (where a plain `{% set %}` stays local).
  */
 
-import { PyError } from "./py-errors.js";
-import { pyRepr } from "./python-values.js";
+import { PyError } from "./errors.js";
+import { pyRepr } from "./values.js";
 
 export class Namespace {
   /** The class name Jinja2 error messages use. */

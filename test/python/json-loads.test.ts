@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PythonJsonError, pythonJsonLoads } from "../../src/models/python-json-loads.js";
+import { PythonJsonError, pythonJsonLoads } from "../../src/python/json-loads.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 /** Inputs and Python's json.loads errors, recorded by scripts/gen-parity-corpus.py. */

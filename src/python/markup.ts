@@ -5,8 +5,8 @@
  * `markup + str`, `markup % args`.
  */
 
-import { isNumeric } from "./py-number.js";
-import { isStr, isTuple, makeTuple, pyStr } from "./python-values.js";
+import { isNumeric } from "./number.js";
+import { isStr, isTuple, makeTuple, pyStr } from "./values.js";
 
 export class Markup extends String {}
 

@@ -4,12 +4,12 @@
  * e.g. `'dict object' has no attribute 'nope'` or `list object has no element 5`.
  */
 
+import { dictMethod, listMethod, strMethod } from "./methods.js";
 import { Namespace } from "./namespace.js";
-import { dictMethod, listMethod, strMethod } from "./py-methods.js";
-import { isNumeric, numValue } from "./py-number.js";
-import { codePoints, hasSurrogates, strRepr } from "./py-string.js";
-import { isDict, isStr, namedField, objectTypeRepr, pyRepr, viewKind } from "./python-values.js";
+import { isNumeric, numValue } from "./number.js";
+import { codePoints, hasSurrogates, strRepr } from "./string.js";
 import { checkDefined, JinjaUndefined } from "./undefined.js";
+import { isDict, isStr, namedField, objectTypeRepr, pyRepr, viewKind } from "./values.js";
 
 function missing(obj: unknown, name: unknown): JinjaUndefined {
   return new JinjaUndefined(() =>

@@ -6,12 +6,12 @@
  */
 
 import { REQUIRED, splitArgs } from "./args.js";
-import { PyError, typeError, valueError } from "./py-errors.js";
-import { defMethod, type Method } from "./py-method-def.js";
-import { isNumeric, numValue } from "./py-number.js";
-import { iterate, pyEq, pyOrder, truthy } from "./py-ops.js";
-import { STR_METHODS } from "./py-str-methods.js";
-import { isDict, isTuple, makeTuple, makeView, type PyDict, pyRepr, pyStr } from "./python-values.js";
+import { PyError, typeError, valueError } from "./errors.js";
+import { defMethod, type Method } from "./method-def.js";
+import { isNumeric, numValue } from "./number.js";
+import { iterate, pyEq, pyOrder, truthy } from "./ops.js";
+import { STR_METHODS } from "./str-methods.js";
+import { isDict, isTuple, makeTuple, makeView, type PyDict, pyRepr, pyStr } from "./values.js";
 
 function key(k: unknown): string {
   return pyStr(k);

@@ -3,12 +3,12 @@
  * iteration and slicing. Every operation rejects StrictUndefined operands like Jinja2 does.
  */
 
+import { PyError, typeError, valueError } from "./errors.js";
 import { Markup, markupConcat } from "./markup.js";
-import { PyError, typeError, valueError } from "./py-errors.js";
-import { intOp, isFloat, isNumeric, isPyInt, mkNum, numValue, PyFloat, toBigInt } from "./py-number.js";
-import { codePoints, compareCodePoints, cpLength, cpSubstring, hasSurrogates } from "./py-string.js";
-import { isDict, isStr, isTuple, makeTuple, pyStr, typeName } from "./python-values.js";
+import { intOp, isFloat, isNumeric, isPyInt, mkNum, numValue, PyFloat, toBigInt } from "./number.js";
+import { codePoints, compareCodePoints, cpLength, cpSubstring, hasSurrogates } from "./string.js";
 import { checkDefined, isUndefined } from "./undefined.js";
+import { isDict, isStr, isTuple, makeTuple, pyStr, typeName } from "./values.js";
 
 /** `bool(x)`. */
 export function truthy(x: unknown): boolean {

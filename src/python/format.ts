@@ -1,10 +1,10 @@
 /** Python's printf-style string formatting: `'%s: %5.2f' % (name, value)` and `'%(key)s' % mapping`. */
 
-import { typeError, valueError } from "./py-errors.js";
-import { formatExp, formatFixed, isNumeric, numValue } from "./py-number.js";
-import { codePoints, cpLength, toAscii } from "./py-string.js";
-import { isDict, isStr, isTuple, pyRepr, pyStr, typeName } from "./python-values.js";
+import { typeError, valueError } from "./errors.js";
+import { formatExp, formatFixed, isNumeric, numValue } from "./number.js";
+import { codePoints, cpLength, toAscii } from "./string.js";
 import { checkDefined } from "./undefined.js";
+import { isDict, isStr, isTuple, pyRepr, pyStr, typeName } from "./values.js";
 
 const SPEC_RE = /%(?:\(([^)]*)\))?([#0\- +]*)(\d+)?(?:\.(\d+))?[hlL]?([diouxXeEfFgGcrsa%])?/g;
 

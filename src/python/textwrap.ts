@@ -5,9 +5,9 @@
  * greedily into lines of at most `width` code points.
  */
 
+import { valueError } from "./errors.js";
 import { lazyRegExp } from "./lazy-regexp.js";
-import { valueError } from "./py-errors.js";
-import { cpLength, cpSubstring, pyStrip } from "./py-string.js";
+import { cpLength, cpSubstring, pyStrip } from "./string.js";
 
 const WS = "[\\t\\n\\v\\f\\r ]";
 const NOT_WS = "[^\\t\\n\\v\\f\\r ]";

@@ -5,12 +5,12 @@
  */
 
 import { type ParamSpec, REQUIRED } from "./args.js";
+import { typeError, valueError } from "./errors.js";
+import { strFormat } from "./format-spec.js";
 import { lazyRegExp } from "./lazy-regexp.js";
-import { typeError, valueError } from "./py-errors.js";
-import { strFormat } from "./py-format-spec.js";
-import { defMethod, type Method } from "./py-method-def.js";
-import { isNumeric, numValue } from "./py-number.js";
-import { iterate, pySlice } from "./py-ops.js";
+import { defMethod, type Method } from "./method-def.js";
+import { isNumeric, numValue } from "./number.js";
+import { iterate, pySlice } from "./ops.js";
 import {
   codePoints,
   cpLength,
@@ -21,8 +21,8 @@ import {
   pySplit,
   pySplitlines,
   pyStrip,
-} from "./py-string.js";
-import { isStr, makeTuple, typeName } from "./python-values.js";
+} from "./string.js";
+import { isStr, makeTuple, typeName } from "./values.js";
 
 const def = defMethod<string>;
 
