@@ -11,14 +11,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runBatch } from "../src/batch/batch.js";
+import type { BatchDisplay } from "../src/batch/display.js";
 import { loadConfig } from "../src/config/load.js";
+import type { Instance } from "../src/datasets/dataset.js";
+import { readDatasetFile } from "../src/datasets/dataset.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { ensureFixtureImage } from "../src/fixture-images/fixture-image.js";
 import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
-import { runBatch } from "../src/swebench/batch.js";
-import type { BatchDisplay } from "../src/swebench/batch-display.js";
-import type { Instance } from "../src/swebench/dataset.js";
-import { readDatasetFile } from "../src/swebench/dataset.js";
 import { apiExec, bareLoopContainers, bareSession, median } from "./docker-floor.js";
 import { BENCH_IMAGE, SUBMIT_COMMAND, scriptedCalcDataset } from "./scripted-dataset.js";
 

@@ -12,10 +12,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Instance } from "../src/datasets/dataset.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { evalInstances } from "../src/eval/eval-instance.js";
 import { gradeInstance } from "../src/eval/grade-instance.js";
-import type { Instance } from "../src/swebench/dataset.js";
 import { registerSecret } from "../src/util/secrets.js";
 import { EVAL_FIXTURES, ensureEvalImage } from "../test/helpers/eval-images.js";
 

@@ -11,10 +11,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
+import type { Instance } from "../src/datasets/dataset.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { evalInstances } from "../src/eval/eval-instance.js";
 import { gradeInstance } from "../src/eval/grade-instance.js";
-import type { Instance } from "../src/swebench/dataset.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { EVAL_FIXTURES, ensureEvalImage } from "../test/helpers/eval-images.js";
 import { median } from "./docker-floor.js";

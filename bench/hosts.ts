@@ -12,8 +12,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runBatch } from "../src/batch/batch.js";
+import type { BatchDisplay } from "../src/batch/display.js";
 import type { DockerHostConfig } from "../src/config/docker-hosts.js";
 import { loadConfig } from "../src/config/load.js";
+import { type Instance, readDatasetFile } from "../src/datasets/dataset.js";
 import {
   closeDockerClient,
   connectDocker,
@@ -21,10 +24,7 @@ import {
 } from "../src/environments/docker/client.js";
 import { ensureFixtureImage } from "../src/fixture-images/fixture-image.js";
 import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
-import { runBatch } from "../src/swebench/batch.js";
-import type { BatchDisplay } from "../src/swebench/batch-display.js";
-import { type Instance, readDatasetFile } from "../src/swebench/dataset.js";
-import { HostPool } from "../src/swebench/host-pool.js";
+import { HostPool } from "../src/images/host-pool.js";
 import {
   type ExtraDaemon,
   extraDaemonsProblem,

@@ -18,13 +18,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import { runBatch } from "../src/batch/batch.js";
+import type { BatchDisplay } from "../src/batch/display.js";
 import { loadConfig } from "../src/config/load.js";
+import type { Instance } from "../src/datasets/dataset.js";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
 import { instancePreparer } from "../src/fixture-images/instance-preparer.js";
 import { baseRootfs } from "../src/fixture-images/rootfs.js";
-import { runBatch } from "../src/swebench/batch.js";
-import type { BatchDisplay } from "../src/swebench/batch-display.js";
-import type { Instance } from "../src/swebench/dataset.js";
 import { formatBytes } from "../src/util/bytes.js";
 import { step } from "../test/helpers/datasets.js";
 import {

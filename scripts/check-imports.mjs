@@ -2,22 +2,25 @@
 // Checks the import graph of src/: no import cycles between files (through static or dynamic imports), and no
 // folder importing a folder above it.
 // Layers, top to bottom (a file may import its own layer and the layers below):
-//   commands, cli.ts, index.ts > eval (grading) > fixture-images (Docker images built from host files) > swebench > run > facts, tracking, view (readers of what runs wrote) > console
-//   > agent, models, environments, replay
-//   > config, templates, util and the other files at the top of src/ (errors, events, messages, trajectory).
+//   commands, cli.ts, index.ts > batch (a SWE-bench batch: run, record, grade) > eval (grading one instance)
+//   > fixture-images (Docker images built from host files) > images (the batch's image pool and hosts) > run
+//   > facts, tracking, view (readers of what runs wrote) > console
+//   > datasets (SWE-bench instances and predictions), agent, models, environments, replay
+//   > config, templates, python, util, trajectory and the files at the top of src/ (errors, events, messages).
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const LAYERS = [
   ["config", "templates", "python", "util", "trajectory", "(root)"],
-  ["agent", "models", "environments", "replay"],
+  ["datasets", "agent", "models", "environments", "replay"],
   ["console"],
   ["facts", "tracking", "view"],
   ["run"],
-  ["swebench"],
+  ["images"],
   ["fixture-images"],
   ["eval"],
+  ["batch"],
   ["commands", "cli.ts", "index.ts"],
 ];
 

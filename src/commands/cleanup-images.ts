@@ -2,13 +2,7 @@ import os from "node:os";
 import type Docker from "dockerode";
 import { closeDockerClient, connectDocker, hostEndpoint } from "../environments/docker/client.js";
 import { removeImage } from "../environments/docker/images.js";
-import {
-  type ImageLedger,
-  type LedgerImage,
-  readLedger,
-  readLedgers,
-  saveLedger,
-} from "../swebench/image-ledger.js";
+import { type ImageLedger, type LedgerImage, readLedger, readLedgers, saveLedger } from "../images/ledger.js";
 import { processAlive } from "../util/process-alive.js";
 
 export interface CleanupImagesOptions {

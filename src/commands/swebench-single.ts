@@ -1,9 +1,17 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
+import { loadSwebench } from "../batch/load.js";
+import { lockOutputDir } from "../batch/lock.js";
+import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../batch/record.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { stdinIsTerminal } from "../console/prompt.js";
+import type { Checkout } from "../datasets/checkout.js";
+import type { Instance } from "../datasets/dataset.js";
+import { datasetDirOf } from "../datasets/dataset-source.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../datasets/image-name.js";
+import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
@@ -11,20 +19,6 @@ import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
 import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
-import {
-  caseOf,
-  newRunRecord,
-  readRunRecord,
-  updateTotals,
-  writeRunRecord,
-} from "../swebench/batch-record.js";
-import type { Checkout } from "../swebench/checkout.js";
-import type { Instance } from "../swebench/dataset.js";
-import { datasetDirOf } from "../swebench/dataset-source.js";
-import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
-import { loadSwebench } from "../swebench/load.js";
-import { lockOutputDir } from "../swebench/lock.js";
-import { PredictionsFile } from "../swebench/predictions.js";
 import { checkLabel } from "../tracking/label.js";
 import { newRunId } from "../util/ids.js";
 import { pathInside } from "../util/safe-path.js";

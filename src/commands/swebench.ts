@@ -1,21 +1,21 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
+import { type BatchOptions, type BatchSummary, runBatch } from "../batch/batch.js";
+import { plainDisplay, terminalDisplay } from "../batch/display.js";
+import type { BatchImages } from "../batch/images.js";
+import { loadSwebench } from "../batch/load.js";
+import { outputFailureLine } from "../batch/log.js";
+import { readRunRecord } from "../batch/record.js";
 import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { datasetDirOf } from "../datasets/dataset-source.js";
+import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
 import { usd } from "../facts/figures.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
-import { type BatchOptions, type BatchSummary, runBatch } from "../swebench/batch.js";
-import { plainDisplay, terminalDisplay } from "../swebench/batch-display.js";
-import type { BatchImages } from "../swebench/batch-images.js";
-import { outputFailureLine } from "../swebench/batch-log.js";
-import { readRunRecord } from "../swebench/batch-record.js";
-import { datasetDirOf } from "../swebench/dataset-source.js";
-import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
-import { loadSwebench } from "../swebench/load.js";
 import { checkLabel } from "../tracking/label.js";
 import { asList } from "../util/as-list.js";
 import { parseSize } from "../util/bytes.js";
@@ -161,7 +161,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval
-    ? await (await import("../eval/batch-grading.js")).startBatchGrading({
+    ? await (await import("../batch/grading.js")).startBatchGrading({
         instances,
         subset,
         split: flags.split ?? "test",

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Prediction } from "../swebench/predictions.js";
+import type { Prediction } from "../datasets/predictions.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { ID_MAX_BYTES, nameProblem } from "../util/safe-path.js";
 import { instanceLogDir, modelLogDir } from "./grade-instance.js";

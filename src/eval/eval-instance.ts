@@ -1,6 +1,6 @@
+import type { Instance } from "../datasets/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
-import type { Instance } from "../swebench/dataset.js";
-import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 import type { EvalType } from "./harness-constants.js";
 import { type ImageAsset, parseImageAssets } from "./image-assets.js";
 import type { GradingSpec } from "./instance-report.js";

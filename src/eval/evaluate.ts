@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import type { Prediction } from "../swebench/predictions.js";
+import type { Prediction } from "../datasets/predictions.js";
 import { runPool } from "../util/worker-pool.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";

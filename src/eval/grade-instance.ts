@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import type { Prediction } from "../datasets/predictions.js";
 import { daemonMessage } from "../environments/docker/pull.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
-import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { pathInside } from "../util/safe-path.js";

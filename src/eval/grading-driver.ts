@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import type { Instance } from "../datasets/dataset.js";
 import type { DockerEndpoint } from "../environments/docker/client.js";
-import type { Instance } from "../swebench/dataset.js";
 import type { EvalInstance } from "./eval-instance.js";
 import type { GradeResult } from "./grade-instance.js";
 import { type RunReport, type RunReportOptions, writeRunReport } from "./harness-report.js";

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import type { Prediction } from "../datasets/predictions.js";
 import { CONTAINER_LABELS } from "../environments/docker/environment.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
-import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";

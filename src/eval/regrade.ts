@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Prediction } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
-import type { Prediction } from "../swebench/predictions.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";

@@ -34,7 +34,7 @@ import { normalizeUsage } from "../models/cost.js";
  *
  * Where they are computed: `read-run.ts` (a trajectory's step and instance facts), `verdict.ts` (verdicts from
  * a run folder's records), `folder-facts.ts` (an instance with its verdict; a folder's instances and totals),
- * `run-totals.ts` (a run's totals). The batch records an instance's timing (src/swebench/instance.ts).
+ * `run-totals.ts` (a run's totals). The batch records an instance's timing (src/batch/instance.ts).
  */
 
 /**

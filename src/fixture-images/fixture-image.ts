@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { materializeFixture } from "../datasets/checkout.js";
+import type { Instance } from "../datasets/dataset.js";
 import { closeDockerClient, connectDocker, type DockerEndpoint } from "../environments/docker/client.js";
-import { materializeFixture } from "../swebench/checkout.js";
-import type { Instance } from "../swebench/dataset.js";
 import { pathInside } from "../util/safe-path.js";
 import { baseRootfs, importImage, sha } from "./rootfs.js";
 

@@ -1,8 +1,8 @@
 import type { SwerunConfig } from "../config/schema.js";
+import { type Checkout, materializeFixture, worktreeAtBase } from "../datasets/checkout.js";
+import type { Instance } from "../datasets/dataset.js";
+import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
-import { type Checkout, materializeFixture, worktreeAtBase } from "../swebench/checkout.js";
-import type { Instance } from "../swebench/dataset.js";
-import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../swebench/image-name.js";
 
 /** Sets each instance's image (Docker, Kubernetes) or makes its local checkout (local environment). */
 export function instancePreparer(

@@ -11,7 +11,7 @@
  *   registry.ts: turns them into the maps templates use.
  * - py-methods.ts (dict, list) and py-str-methods.ts (str): methods callable on values; py-format.ts
  *   (`%`) and py-format-spec.ts (`str.format`).
- * - py-*.ts, python-values.ts, markup.ts, undefined.ts: Python values and operators in JS.
+ * - src/python/: Python values and operators in JS.
  * - jinja-lexer.ts, jinja-statements.ts, jinja-parser.ts, jinja-compiler.ts: Jinja2 syntax on nunjucks'
  *   parser and code generator; runtime.ts: what the compiled code calls; environment.ts: compile + render.
  */

@@ -1,4 +1,4 @@
-// A trajectory file: mini-swe-agent's format, its `info`, and their builders (trajectory-writer.ts writes it).
+// A trajectory file: mini-swe-agent's format, its `info`, and their builders (writer.ts writes it).
 import type { Message } from "../messages.js";
 import { swerunVersion } from "../util/package-root.js";
 

@@ -89,7 +89,7 @@ interface Slot {
 /** What the file on disk holds, as far as in-place updates need to know. */
 interface OnDisk {
   handle: FdFile;
-  /** The undo journal (`trajectory-journal.ts`), opened at the first in-place write. */
+  /** The undo journal (`journal.ts`), opened at the first in-place write. */
   journal?: FdFile;
   slots: Slot[];
   /** Messages in the file, and the offset where the last one ends (the closing starts). */
@@ -116,7 +116,7 @@ interface Saved {
  * (`model_stats`) over its old text, padded with spaces (each field has spare room; one that outgrows it
  * makes the next save a whole-file write). A kill between the two writes leaves valid JSON whose stats lag
  * one step. Before each in-place write, the bytes it replaces go to the undo journal
- * (`trajectory-journal.ts`), so a kill inside a write (a file cut in its last step) is repaired to the save
+ * (`journal.ts`), so a kill inside a write (a file cut in its last step) is repaired to the save
  * before by `repairTrajectory`. The file on disk is checked before each in-place write: if it was removed or
  * replaced, the whole file is written again. Paths that are not regular files (`-`, devices, symlinks) get
  * whole-file writes.

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { patchProblem } from "../../src/swebench/predictions.js";
+import { patchProblem } from "../../src/datasets/predictions.js";
 import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";

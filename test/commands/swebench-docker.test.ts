@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { patchProblem } from "../../src/swebench/predictions.js";
+import { patchProblem } from "../../src/datasets/predictions.js";
 import { runCli } from "../helpers/cli.js";
 import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { patchProblem } from "../../src/swebench/predictions.js";
+import { patchProblem } from "../../src/datasets/predictions.js";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { tempDir } from "../helpers/tmp.js";

@@ -6,12 +6,12 @@ import type { V1Pod } from "@kubernetes/client-node";
 import { describe, it } from "vitest";
 import { kubernetesEnvironmentSchema } from "../../../src/config/kubernetes.js";
 import type { KubernetesEnvironmentConfig } from "../../../src/config/schema.js";
+import type { Instance } from "../../../src/datasets/dataset.js";
+import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../../../src/datasets/image-name.js";
 import { type KubeClient, kubeClient } from "../../../src/environments/kubernetes/client.js";
 import { runPodExec } from "../../../src/environments/kubernetes/pod-exec.js";
 import { runSelector } from "../../../src/environments/kubernetes/pod-spec.js";
 import { ensureFixtureImage } from "../../../src/fixture-images/fixture-image.js";
-import type { Instance } from "../../../src/swebench/dataset.js";
-import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../../../src/swebench/image-name.js";
 import { packageRoot } from "../../../src/util/package-root.js";
 
 /**

@@ -1,8 +1,8 @@
+import type { Instance } from "../datasets/dataset.js";
 import { dataRoot } from "../environments/docker/images.js";
 import { UserError } from "../errors.js";
 import { formatBytes } from "../util/bytes.js";
-import type { Instance } from "./dataset.js";
-import type { ImagePool } from "./image-pool.js";
+import type { ImagePool } from "./pool.js";
 
 /** The budget and where it was given, for messages. */
 export interface BudgetSetting {

@@ -1,17 +1,17 @@
 import { translateRunArgs } from "../config/docker-run-args.js";
 import type { DockerEnvironmentConfig, SwerunConfig } from "../config/schema.js";
+import type { Instance } from "../datasets/dataset.js";
 import { configEndpoint, hostEndpoint } from "../environments/docker/client.js";
-import type { BatchDisplay } from "./batch-display.js";
-import type { Instance } from "./dataset.js";
-import type { HostPool, PoolHost } from "./host-pool.js";
+import type { HostPool, PoolHost } from "../images/host-pool.js";
 import {
   ImagePool,
   type ImagePoolOptions,
   type ImagesRecord,
   type ImagesStatus,
   type PoolDaemon,
-} from "./image-pool.js";
-import { type BudgetSetting, imagePreflight } from "./image-preflight.js";
+} from "../images/pool.js";
+import { type BudgetSetting, imagePreflight } from "../images/preflight.js";
+import type { BatchDisplay } from "./display.js";
 import type { Scheduler } from "./scheduler.js";
 
 /** How a Docker batch handles its images (`--image-budget`, `--pull-workers`, `--keep-image`). */

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { loadInstances, readDatasetFile } from "../../src/swebench/dataset.js";
+import { loadInstances, readDatasetFile } from "../../src/datasets/dataset.js";
 import { type HubServer, parquetBuffer, startHubServer } from "../helpers/hub-server.js";
 import { tempDir } from "../helpers/tmp.js";
 

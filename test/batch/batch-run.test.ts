@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runBatch } from "../../src/batch/batch.js";
+import type { BatchDisplay } from "../../src/batch/display.js";
 import { loadConfig } from "../../src/config/load.js";
+import { type Instance, readDatasetFile } from "../../src/datasets/dataset.js";
 import { instancePreparer } from "../../src/fixture-images/instance-preparer.js";
-import { runBatch } from "../../src/swebench/batch.js";
-import type { BatchDisplay } from "../../src/swebench/batch-display.js";
-import { type Instance, readDatasetFile } from "../../src/swebench/dataset.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { tempDir } from "../helpers/tmp.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { imagesLine, plainDisplay, terminalDisplay } from "../../src/batch/display.js";
 import { factsWithoutTrajectory } from "../../src/facts/read-run.js";
-import { imagesLine, plainDisplay, terminalDisplay } from "../../src/swebench/batch-display.js";
 
 const result = (instance_id: string, exit_status: string, cost = 0.5) => ({
   instance_id,

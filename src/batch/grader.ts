@@ -3,20 +3,20 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import type { KubernetesEnvironmentConfig } from "../config/schema.js";
+import type { Instance } from "../datasets/dataset.js";
+import { type Prediction, readPredictions } from "../datasets/predictions.js";
 import { DockerHost } from "../environments/docker/hosts.js";
-import type { HoldImage } from "../swebench/batch-images.js";
-import type { Instance } from "../swebench/dataset.js";
-import { type Prediction, readPredictions } from "../swebench/predictions.js";
+import { recordedVerdicts, removeStaleReportTemps, verdictsOnDisk } from "../eval/earlier-gradings.js";
+import type { EvalInstance } from "../eval/eval-instance.js";
+import { type GradeResult, gradeInstance, type StartHooks } from "../eval/grade-instance.js";
+import { type GradingContainer, startGradingContainer } from "../eval/grading-container.js";
+import { verdictLine } from "../eval/grading-display.js";
+import { finishGrading, fixtureImageReady, recordVerdict } from "../eval/grading-driver.js";
+import type { RunReport } from "../eval/harness-report.js";
+import { isFinalVerdict, recordEvalInRunJson } from "../eval/verdict-record.js";
 import { chaosPoint } from "../util/chaos.js";
 import { limiter } from "../util/worker-pool.js";
-import { recordedVerdicts, removeStaleReportTemps, verdictsOnDisk } from "./earlier-gradings.js";
-import type { EvalInstance } from "./eval-instance.js";
-import { type GradeResult, gradeInstance, type StartHooks } from "./grade-instance.js";
-import { type GradingContainer, startGradingContainer } from "./grading-container.js";
-import { verdictLine } from "./grading-display.js";
-import { finishGrading, fixtureImageReady, recordVerdict } from "./grading-driver.js";
-import type { RunReport } from "./harness-report.js";
-import { isFinalVerdict, recordEvalInRunJson } from "./verdict-record.js";
+import type { HoldImage } from "./images.js";
 
 export interface BatchGraderOptions {
   /** The daemon gradings run on without a pool of hosts. */
@@ -393,7 +393,7 @@ export class BatchGrader {
   async #startContainer(instance: EvalInstance, hooks?: StartHooks): Promise<GradingContainer> {
     const kubernetes = this.#options.kubernetes;
     if (kubernetes) {
-      const { startGradingPod } = await import("./grading-pod.js");
+      const { startGradingPod } = await import("../eval/grading-pod.js");
       return startGradingPod({
         environment: kubernetes,
         instance,

@@ -2,7 +2,7 @@ import http from "node:http";
 import type net from "node:net";
 import Docker from "dockerode";
 import { afterEach, expect, it } from "vitest";
-import { watchContainerEnds } from "../../src/swebench/image-users.js";
+import { watchContainerEnds } from "../../src/images/users.js";
 import { waitFor } from "../helpers/cli.js";
 
 const servers: http.Server[] = [];

@@ -1,15 +1,15 @@
 import type Docker from "dockerode";
+import type { Instance } from "../datasets/dataset.js";
 import { closeDockerClient, createDockerClient, type DockerEndpoint } from "../environments/docker/client.js";
 import { imageTags, inspectImage, normalizeImage, removeImage } from "../environments/docker/images.js";
 import { ensureImage, isNoSpace } from "../environments/docker/pull.js";
 import { registryImageSize } from "../environments/docker/registry-size.js";
 import { formatBytes } from "../util/bytes.js";
 import { chaosPoint } from "../util/chaos.js";
-import type { Instance } from "./dataset.js";
+import { ImageBudget } from "./budget.js";
 import type { PoolHost } from "./host-pool.js";
-import { ImageBudget } from "./image-budget.js";
-import { type LedgerImage, readLedger, writeLedger } from "./image-ledger.js";
-import { imageUsers, watchContainerEnds } from "./image-users.js";
+import { type LedgerImage, readLedger, writeLedger } from "./ledger.js";
+import { imageUsers, watchContainerEnds } from "./users.js";
 
 /** run.json's `images`: what the batch pulled, pulled ahead, waited for and removed (`host` with a host pool). */
 export interface ImagesRecord {

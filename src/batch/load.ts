@@ -1,9 +1,9 @@
 import { type ConfigOverride, loadConfig } from "../config/load.js";
 import { onHostFiles, type SwerunConfig } from "../config/schema.js";
+import { loadInstances } from "../datasets/dataset.js";
+import { datasetSource } from "../datasets/dataset-source.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { asList } from "../util/as-list.js";
-import { loadInstances } from "./dataset.js";
-import { datasetSource } from "./dataset-source.js";
 
 /** What `swerun swebench` and `swerun swebench-single` load: the config specs and the instances to select. */
 export interface SwebenchSelection {

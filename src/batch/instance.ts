@@ -1,6 +1,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { Checkout } from "../datasets/checkout.js";
+import type { Instance } from "../datasets/dataset.js";
 import { OutputPathError } from "../errors.js";
 import type { EventBus } from "../events.js";
 import type { RecordedTiming } from "../facts/run-facts.js";
@@ -10,8 +12,6 @@ import { AGENT_TYPES } from "../trajectory/format.js";
 import { journalPath } from "../trajectory/journal.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { pathInside } from "../util/safe-path.js";
-import type { Checkout } from "./checkout.js";
-import type { Instance } from "./dataset.js";
 
 /** How one instance ended. */
 export interface InstanceResult {

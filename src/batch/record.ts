@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { SwerunConfig } from "../config/schema.js";
 import { factsWithoutTrajectory, readRunFacts } from "../facts/read-run.js";
 import type { RecordedTiming, RunFacts } from "../facts/run-facts.js";
+import type { ImagesRecord } from "../images/pool.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../tracking/case.js";
 import { type BehaviorMetrics, casesCost, caseTotals } from "../tracking/metrics.js";
 import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../tracking/snapshot.js";
@@ -10,7 +11,6 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
 import { redactedJson } from "../util/secrets.js";
-import type { ImagesRecord } from "./image-pool.js";
 
 /**
  * run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times): a

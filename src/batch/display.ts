@@ -2,11 +2,11 @@ import pc from "picocolors";
 import type { AgentEvent } from "../events.js";
 import { figuresLine, usd } from "../facts/figures.js";
 import type { RunFacts } from "../facts/run-facts.js";
+import type { HostStatus } from "../images/host-pool.js";
+import type { ImagesStatus } from "../images/pool.js";
 import { formatBytes } from "../util/bytes.js";
 import { redact } from "../util/secrets.js";
 import { formatSeconds, progressBar, terminalBlock } from "../util/terminal-block.js";
-import type { HostStatus } from "./host-pool.js";
-import type { ImagesStatus } from "./image-pool.js";
 import type { InstanceResult } from "./instance.js";
 
 /** How many of a Kubernetes batch's pods are pending (not placed), pulling (placed, starting) and running. */

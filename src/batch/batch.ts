@@ -5,9 +5,12 @@ import type { Agent } from "../agent/agent.js";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
+import { type Instance, repeatedIds } from "../datasets/dataset.js";
+import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import { figuresLine } from "../facts/figures.js";
+import { HostPool } from "../images/host-pool.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { caseFromFacts } from "../tracking/case.js";
 import type { DatasetSelection } from "../tracking/snapshot.js";
@@ -18,22 +21,8 @@ import { timestampSlug } from "../util/ids.js";
 import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
-import type { BatchDisplay } from "./batch-display.js";
-import { type BatchImages, type HoldImage, openBatchImages } from "./batch-images.js";
-import { batchLog } from "./batch-log.js";
-import type { RunRecord } from "./batch-record.js";
-import {
-  caseOf,
-  instanceFacts,
-  newRunRecord,
-  readRunRecord,
-  unsavedFacts,
-  updateTotals,
-  writeRunRecord,
-} from "./batch-record.js";
-import { BatchSwarms, type SwarmStreams } from "./batch-swarms.js";
-import { type Instance, repeatedIds } from "./dataset.js";
-import { HostPool } from "./host-pool.js";
+import type { BatchDisplay } from "./display.js";
+import { type BatchImages, type HoldImage, openBatchImages } from "./images.js";
 import {
   FINISHED_STATUSES,
   type InstanceContext,
@@ -43,9 +32,20 @@ import {
   trajectoryPath,
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
-import { PredictionsFile } from "./predictions.js";
+import { batchLog } from "./log.js";
+import type { RunRecord } from "./record.js";
+import {
+  caseOf,
+  instanceFacts,
+  newRunRecord,
+  readRunRecord,
+  unsavedFacts,
+  updateTotals,
+  writeRunRecord,
+} from "./record.js";
 import { recordedResults, recoverFolder } from "./recover.js";
 import { type Job, Scheduler } from "./scheduler.js";
+import { BatchSwarms, type SwarmStreams } from "./swarms.js";
 
 /** Where a Kubernetes instance's pod is (environments/kubernetes/pod-state.ts's phases). */
 type PodPhase = "pending" | "pulling" | "running";

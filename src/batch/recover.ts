@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
+import type { PredictionsFile } from "../datasets/predictions.js";
+import type { HostPool } from "../images/host-pool.js";
 import { journalPath } from "../trajectory/journal.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
-import type { RunRecord } from "./batch-record.js";
-import type { HostPool } from "./host-pool.js";
 import { trajectoryPath } from "./instance.js";
-import type { PredictionsFile } from "./predictions.js";
+import type { RunRecord } from "./record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../../src/swebench/image-name.js";
+import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../../src/datasets/image-name.js";
 
 describe("imageName", () => {
   it("derives SWE-bench's Docker Hub image, with __ replaced and lowercased", () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BatchGrader } from "../../src/eval/batch-grader.js";
+import { BatchGrader } from "../../src/batch/grader.js";
 import type { EvalInstance } from "../../src/eval/eval-instance.js";
 import { instanceLogDir } from "../../src/eval/grade-instance.js";
 import { tempDir } from "../helpers/tmp.js";

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadTaskRepo } from "../../src/swebench/task-repo.js";
+import { loadTaskRepo } from "../../src/datasets/task-repo.js";
 import { tempDir } from "../helpers/tmp.js";
 
 function task(repo: string, id: string, split: string, extra: Record<string, string> = {}): void {

@@ -2,18 +2,18 @@ import { basename, join } from "node:path";
 import pc from "picocolors";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import type { KubernetesEnvironmentConfig } from "../config/schema.js";
+import type { Instance } from "../datasets/dataset.js";
+import { datasetDirOf, recordedDatasetName } from "../datasets/dataset-source.js";
+import { DEFAULT_IMAGE_TEMPLATE } from "../datasets/image-name.js";
 import { closeDockerClient, connectDocker } from "../environments/docker/client.js";
+import { recordedEvalRunId } from "../eval/earlier-gradings.js";
+import { evalInstances } from "../eval/eval-instance.js";
+import { resolvedSummary } from "../eval/grading-driver.js";
+import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
+import { writeRunMetadata } from "../eval/run-metadata.js";
 import { onInterruptSignals } from "../run/signals.js";
-import type { BatchOptions } from "../swebench/batch.js";
-import type { Instance } from "../swebench/dataset.js";
-import { datasetDirOf, recordedDatasetName } from "../swebench/dataset-source.js";
-import { DEFAULT_IMAGE_TEMPLATE } from "../swebench/image-name.js";
-import { BatchGrader } from "./batch-grader.js";
-import { recordedEvalRunId } from "./earlier-gradings.js";
-import { evalInstances } from "./eval-instance.js";
-import { resolvedSummary } from "./grading-driver.js";
-import { DEFAULT_EVAL_TIMEOUT } from "./harness-constants.js";
-import { writeRunMetadata } from "./run-metadata.js";
+import type { BatchOptions } from "./batch.js";
+import { BatchGrader } from "./grader.js";
 
 /** The hooks of a batch that tell its grader the instances' events. */
 type GradingHooks = Required<

@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { redact } from "../util/secrets.js";
-import type { BatchDisplay } from "./batch-display.js";
+import type { BatchDisplay } from "./display.js";
 
 /**
  * swerun.log's lines (`log`), those the display shows too (`say`), and the first output that could not be

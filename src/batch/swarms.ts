@@ -1,6 +1,6 @@
+import type { Instance } from "../datasets/dataset.js";
 import type { RunFacts } from "../facts/run-facts.js";
 import { type SwarmEventStream, type SwarmIds, stopFigures } from "../run/swarm-events.js";
-import type { Instance } from "./dataset.js";
 import type { InstanceResult } from "./instance.js";
 
 export type SwarmStreams = (ids: SwarmIds, options?: { swarmName?: string }) => SwarmEventStream;

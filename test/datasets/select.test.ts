@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UserError } from "../../src/errors.js";
 import {
   applySlice,
   parseInstanceIds,
   selectInstances,
   shuffleLikePython,
-} from "../../src/swebench/select.js";
+} from "../../src/datasets/select.js";
+import { UserError } from "../../src/errors.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const ids = (...names: string[]) => names.map((instance_id) => ({ instance_id }));

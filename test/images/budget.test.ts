@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ImageBudget } from "../../src/swebench/image-budget.js";
+import { ImageBudget } from "../../src/images/budget.js";
 
 describe("ImageBudget", () => {
   it("counts pulls under way, then what they took; removes least recently used first, only what it may", () => {

@@ -1,6 +1,6 @@
+import type { Instance } from "../datasets/dataset.js";
 import { PodLostError } from "../environments/kubernetes/errors.js";
-import type { Instance } from "./dataset.js";
-import type { HostPool, PoolHost } from "./host-pool.js";
+import type { HostPool, PoolHost } from "../images/host-pool.js";
 
 /** An instance lost with its host more often than this is recorded as it ended (it may be what kills hosts). */
 export const MAX_HOST_LOSSES = 3;

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { cacheRoot, hubParquetFiles, isHubDatasetId } from "../../src/datasets/hub.js";
+import { readParquetRows } from "../../src/datasets/parquet.js";
 import { UserError } from "../../src/errors.js";
-import { cacheRoot, hubParquetFiles, isHubDatasetId } from "../../src/swebench/hub.js";
-import { readParquetRows } from "../../src/swebench/parquet.js";
 import { type HubServer, parquetBuffer, startHubServer } from "../helpers/hub-server.js";
 import { tempDir } from "../helpers/tmp.js";
 
