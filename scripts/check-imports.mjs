@@ -4,7 +4,7 @@
 // Layers, top to bottom (a file may import its own layer and the layers below):
 //   commands, cli.ts, index.ts > batch (a SWE-bench batch: run, record, grade) > eval (grading one instance)
 //   > fixture-images (Docker images built from host files) > images (the batch's image pool and hosts) > run
-//   > facts, tracking, view (readers of what runs wrote) > console
+//   > facts, tracking, view (readers of what runs wrote), reports (the writers of the seeds' formats) > console
 //   > datasets (SWE-bench instances and predictions), agent, models, environments, replay
 //   > config, templates, python, util, trajectory and the files at the top of src/ (errors, events, messages).
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
@@ -15,7 +15,7 @@ const LAYERS = [
   ["config", "templates", "python", "util", "trajectory", "(root)"],
   ["datasets", "agent", "models", "environments", "replay"],
   ["console"],
-  ["facts", "tracking", "view"],
+  ["facts", "reports", "tracking", "view"],
   ["run"],
   ["images"],
   ["fixture-images"],

@@ -62,7 +62,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   await printRunEnd(result);
   printWorkdir(result, flags);
   if (report) {
-    const { writeReportFile } = await import("../facts/write-report.js");
+    const { writeReportFile } = await import("../reports/write-report.js");
     await writeReportFile(report, result.trajectory ?? output, {
       task,
       model: config.model.model_name,

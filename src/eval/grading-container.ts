@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
 import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/environment.js";
-import { daemonMessage, ensureImage } from "../environments/docker/pull.js";
 import {
   type LiveContainer,
   registerContainer,
   unregisterContainer,
-} from "../environments/docker/registry.js";
+} from "../environments/docker/live-containers.js";
+import { daemonMessage, ensureImage } from "../environments/docker/pull.js";
 import { type ExecCollectOptions, type ExecResult, execCollect } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 

@@ -3,7 +3,7 @@ import {
   type LiveContainer,
   registerContainer,
   unregisterContainer,
-} from "../environments/docker/registry.js";
+} from "../environments/docker/live-containers.js";
 import { apiStatus, type KubeClient, kubeClient } from "../environments/kubernetes/client.js";
 import { ExecChannel } from "../environments/kubernetes/exec-channel.js";
 import { podManifest, podName, runSelector } from "../environments/kubernetes/pod-spec.js";

@@ -1,4 +1,4 @@
-import { type SimpleCommand, simpleCommands } from "./shell-words.js";
+import { type SimpleCommand, simpleCommands } from "../util/shell-words.js";
 
 /** Commands that only set up the shell for the command that follows them; the name skips past them. */
 const SETUP = new Set(["cd", "pushd", "popd", "export", "set", "unset", "source", ".", "ulimit", "umask"]);

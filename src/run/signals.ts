@@ -61,5 +61,7 @@ export function onInterruptSignals(handlers: InterruptHandlers): {
 
 /** Ctrl-C before the agent exists: remove a container that is still being started (the start then fails). */
 export function abortStartup(): void {
-  void import("../environments/docker/registry.js").then((registry) => registry.removeAllLiveContainers());
+  void import("../environments/docker/live-containers.js").then((registry) =>
+    registry.removeAllLiveContainers(),
+  );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commandProgram, isReadOnlyCommand } from "../../src/facts/command-name.js";
-import { simpleCommands } from "../../src/facts/shell-words.js";
+import { simpleCommands } from "../../src/util/shell-words.js";
 
 describe("commandProgram", () => {
   it.each([

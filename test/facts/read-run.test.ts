@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { judgeMarkdown, judgeRecord } from "../../src/facts/judge.js";
 import { readRunFacts } from "../../src/facts/read-run.js";
-import { buildReport, isoTimestamp } from "../../src/facts/report-json.js";
 import { NO_TOKENS, NOT_EVALUATED, type RunFacts } from "../../src/facts/run-facts.js";
+import { judgeMarkdown, judgeRecord } from "../../src/reports/judge.js";
+import { buildReport, isoTimestamp } from "../../src/reports/report-json.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 

@@ -22,8 +22,8 @@ import {
 import { containerPlatform, hasBinSh, removeContainer, statusCode } from "./container.js";
 import { goneReason } from "./container-gone.js";
 import { BIN_SH, isRuntimeRefusal, runExec, whileNoProcess } from "./exec.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "./live-containers.js";
 import { daemonMessage, ensureImage } from "./pull.js";
-import { type LiveContainer, registerContainer, unregisterContainer } from "./registry.js";
 import {
   DockerSession,
   isForkFailure,

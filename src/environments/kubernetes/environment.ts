@@ -4,7 +4,7 @@ import { UserError } from "../../errors.js";
 import type { Action, ExecOutput } from "../../messages.js";
 import { registerSecret } from "../../util/secrets.js";
 import { actionEnv } from "../action-env.js";
-import { type LiveContainer, registerContainer, unregisterContainer } from "../docker/registry.js";
+import { type LiveContainer, registerContainer, unregisterContainer } from "../docker/live-containers.js";
 import { SESSION_MAX_COMMAND } from "../docker/session.js";
 import type { Environment, EnvironmentContext, ExecuteOptions } from "../environment.js";
 import { ENVIRONMENT_TYPES } from "../environment-types.js";

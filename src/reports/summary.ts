@@ -1,5 +1,5 @@
-import type { RunFacts, VerdictReason } from "./run-facts.js";
-import { durationMs, type ExportStatus, exportStatus } from "./status.js";
+import type { RunFacts, VerdictReason } from "../facts/run-facts.js";
+import { durationMs, type ExportStatus, exportStatus } from "../facts/status.js";
 
 /** One line of the `summary` export: the harness's keys, then swerun's evaluation verdict. */
 export interface SummaryResult {

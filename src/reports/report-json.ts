@@ -1,5 +1,5 @@
-import type { RetryFacts, RunFacts, ToolCallFacts, TurnFacts } from "./run-facts.js";
-import { type Outcome, outcomeOf } from "./status.js";
+import type { RetryFacts, RunFacts, ToolCallFacts, TurnFacts } from "../facts/run-facts.js";
+import { type Outcome, outcomeOf } from "../facts/status.js";
 
 export type { Outcome };
 

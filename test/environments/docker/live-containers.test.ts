@@ -1,7 +1,10 @@
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { DockerEnvironment } from "../../../src/environments/docker/environment.js";
-import { liveContainerNames, removeAllLiveContainers } from "../../../src/environments/docker/registry.js";
+import {
+  liveContainerNames,
+  removeAllLiveContainers,
+} from "../../../src/environments/docker/live-containers.js";
 import { describeDocker, dockerFixture, dockerTestConfig, swerunContainers } from "../../helpers/docker.js";
 
 const RUN_ID = `docker-registry-test-${process.pid}`;

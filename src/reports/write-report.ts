@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { exitCodeOf } from "../errors.js";
+import { modelLimitsOf } from "../facts/model-limits.js";
+import { factsWithoutTrajectory, readRunFacts } from "../facts/read-run.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact } from "../util/secrets.js";
-import { modelLimitsOf } from "./model-limits.js";
-import { factsWithoutTrajectory, readRunFacts } from "./read-run.js";
 import { buildReport, reportText } from "./report-json.js";
-import type { RunFacts } from "./run-facts.js";
 
 /** What the run knows when its trajectory cannot tell (no trajectory yet, or no task recorded). */
 export interface ReportContext {

@@ -1,5 +1,5 @@
-import { type RunFacts, repoOfInstance, type TurnFacts } from "./run-facts.js";
-import { durationMs, type ExportStatus, exportStatus } from "./status.js";
+import { type RunFacts, repoOfInstance, type TurnFacts } from "../facts/run-facts.js";
+import { durationMs, type ExportStatus, exportStatus } from "../facts/status.js";
 import { inputOf, outputOf } from "./summary.js";
 
 /**
