@@ -27,7 +27,7 @@ import {
   FINISHED_STATUSES,
   type InstanceContext,
   type InstanceResult,
-  recordedRun,
+  recordedOutcome,
   runInstance,
   trajectoryPath,
 } from "./instance.js";
@@ -565,7 +565,7 @@ class BatchRun {
     const id = result.instance_id;
     const unsaved = result.unsaved as NonNullable<InstanceResult["unsaved"]>;
     opened.failed(unsaved.error);
-    const earlier = recordedRun(options.outputDir, id);
+    const earlier = recordedOutcome(options.outputDir, id);
     const kept = earlier !== undefined && FINISHED_STATUSES.has(earlier.exit_status);
     this.#unsaved.push({ instance_id: id, cost: result.cost, kept });
     if (kept) this.#keepEarlier(id, earlier.exit_status);

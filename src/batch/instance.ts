@@ -49,7 +49,7 @@ export function trajectoryPath(outputDir: string, instanceId: string): string {
 }
 
 /** The exit status and cost recorded in an instance's trajectory, if it has a readable one. */
-export function recordedRun(
+export function recordedOutcome(
   outputDir: string,
   instanceId: string,
 ): { exit_status: string; cost: number } | undefined {
@@ -66,7 +66,7 @@ export function recordedRun(
 
 /** The exit status recorded in an instance's finished trajectory, if it has one. */
 export function recordedStatus(outputDir: string, instanceId: string): string | undefined {
-  return recordedRun(outputDir, instanceId)?.exit_status;
+  return recordedOutcome(outputDir, instanceId)?.exit_status;
 }
 
 export interface InstanceContext {

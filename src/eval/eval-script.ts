@@ -34,7 +34,7 @@ export function makeEvalScript(evalScript: string): string {
  * Docker exec fewer per grading), a line holding `token` on stdout and on stderr, and the `git diff` the
  * harness logs after the tests.
  */
-export function evalCommand(scriptPath: string, workdir: string, token: string): string[] {
+export function testsExecArgv(scriptPath: string, workdir: string, token: string): string[] {
   const mark = `printf '\\n%s\\n' '${token}'`;
   return [
     "/bin/bash",

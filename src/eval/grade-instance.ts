@@ -12,7 +12,7 @@ import { writeTar } from "../util/tar.js";
 import { decodeOutput, type ExecResult } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { EvalOutputSplitter } from "./eval-output-split.js";
-import { evalCommand, makeEvalScript } from "./eval-script.js";
+import { testsExecArgv, makeEvalScript } from "./eval-script.js";
 import { type GradingBox, type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
@@ -193,7 +193,7 @@ async function runTests(
   try {
     const splitter = new EvalOutputSplitter(token, (data) => testLog.write(data));
     let unwritable: { error: unknown } | undefined;
-    const run = await container.exec(evalCommand(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
+    const run = await container.exec(testsExecArgv(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
       timeoutSeconds: options.timeoutSeconds,
       ...(options.signal ? { signal: options.signal } : {}),
       onChunk: (data, stderr) => {

@@ -31,7 +31,7 @@ const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 const roundOrNull = (seconds: number | null) => (seconds === null ? null : round3(seconds));
 
 /** Python's `datetime.isoformat()` of a UTC time: microseconds and `+00:00`. */
-export function isoTimestamp(unixSeconds: number): string {
+export function pythonIsoformat(unixSeconds: number): string {
   const micros = Math.round(unixSeconds * 1e6);
   const date = new Date(Math.floor(micros / 1000));
   const fraction = String(((micros % 1e6) + 1e6) % 1e6).padStart(6, "0");
@@ -285,7 +285,7 @@ export function buildReport(facts: RunFacts, options: ReportOptions = {}): Repor
   timeline.addFailedAttempts(facts.turns.length + 1, facts.unanswered_attempts ?? [], null);
   return {
     version: 1,
-    timestamp: facts.ended_at === null ? null : isoTimestamp(facts.ended_at),
+    timestamp: facts.ended_at === null ? null : pythonIsoformat(facts.ended_at),
     task: facts.task ?? facts.prompt,
     model: facts.model,
     provider: providerOf(facts.model, facts.model_class),

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { evalCommand, splitEvalOutput } from "../../src/eval/eval-script.js";
+import { testsExecArgv, splitEvalOutput } from "../../src/eval/eval-script.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const TOKEN = "@@swerun-0123456789abcdef@@";
@@ -51,7 +51,7 @@ describe("the tests' exec output, split into the eval script's output and the di
       join(dir, "eval.sh"),
       "set -x\necho to-stdout\necho to-stderr >&2\necho two >> work/a.txt\nexit 3\n",
     );
-    const [bash, ...args] = evalCommand(join(dir, "eval.sh"), work, TOKEN);
+    const [bash, ...args] = testsExecArgv(join(dir, "eval.sh"), work, TOKEN);
     const child = spawn(bash as string, args, { cwd: dir });
     const chunks: Array<{ data: Buffer; stderr: boolean }> = [];
     child.stdout.on("data", (data: Buffer) => chunks.push({ data, stderr: false }));

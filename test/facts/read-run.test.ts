@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { readRunFacts } from "../../src/facts/read-run.js";
 import { NO_TOKENS, NOT_EVALUATED, type RunFacts } from "../../src/facts/run-facts.js";
 import { judgeMarkdown, judgeRecord } from "../../src/reports/judge.js";
-import { buildReport, isoTimestamp } from "../../src/reports/report-json.js";
+import { buildReport, pythonIsoformat } from "../../src/reports/report-json.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -235,7 +235,7 @@ describe("the judge markdown", () => {
   });
 
   it("formats times as Python's isoformat in UTC", () => {
-    expect(isoTimestamp(1772015788.312457)).toBe("2026-02-25T10:36:28.312457+00:00");
+    expect(pythonIsoformat(1772015788.312457)).toBe("2026-02-25T10:36:28.312457+00:00");
   });
 });
 
