@@ -8,9 +8,9 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { normaliseNewlines } from "../src/eval/instance-report.js";
 import type { ParserSpec } from "../src/eval/log-parsers/parser-spec.js";
 import { LOG_PARSERS, type LogParser } from "../src/eval/log-parsers/registry.js";
+import { normaliseNewlines } from "../src/eval/verdict.js";
 import { packageRoot } from "../src/util/package-root.js";
 
 const MB = Number(process.argv[2] ?? 50);

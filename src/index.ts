@@ -55,10 +55,10 @@ export {
 } from "./errors.js";
 export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
 export type { EvalType, TestStatus } from "./eval/harness-constants.js";
-// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
-export type { InstanceReport, TestsStatus } from "./eval/instance-report.js";
 export { LogParserError } from "./eval/log-parsers/django.js";
 export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
+// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
+export type { InstanceReport, TestsStatus } from "./eval/verdict.js";
 // Events: what a run reports while it runs, and the bus subscribers listen on.
 export {
   type AgentEvent,

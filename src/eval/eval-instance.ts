@@ -3,8 +3,8 @@ import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
 import type { EvalType } from "./harness-constants.js";
 import { type ImageAsset, parseImageAssets } from "./image-assets.js";
-import type { GradingSpec } from "./instance-report.js";
 import { instanceLanguage } from "./parser-language.js";
+import type { GradingSpec } from "./verdict.js";
 
 /** What grading one instance needs from its dataset row (SWE-bench 5.x columns). */
 export interface EvalInstance extends GradingSpec {

@@ -12,7 +12,7 @@ import { writeTar } from "../util/tar.js";
 import { decodeOutput, type ExecResult } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { EvalOutputSplitter } from "./eval-output-split.js";
-import { testsExecArgv, makeEvalScript } from "./eval-script.js";
+import { makeEvalScript, testsExecArgv } from "./eval-script.js";
 import { type GradingBox, type GradingContainer, startGradingContainer } from "./grading-container.js";
 import {
   CONTAINER_EVAL_SCRIPT,
@@ -25,10 +25,10 @@ import {
 import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
 import { classifyText } from "./infra-failure.js";
 import { InstanceLog } from "./instance-log.js";
-import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
 import { fileTestLog, TestLogWriter } from "./test-log.js";
+import { evalReport, type InstanceReport } from "./verdict.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
 export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";

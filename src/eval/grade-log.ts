@@ -1,8 +1,8 @@
 import { UserError } from "../errors.js";
 import type { EvalType } from "./harness-constants.js";
-import { evalReport, type InstanceReport, normaliseNewlines } from "./instance-report.js";
 import type { ParserSpec } from "./log-parsers/parser-spec.js";
 import { LOG_PARSERS, logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
+import { evalReport, type InstanceReport, normaliseNewlines } from "./verdict.js";
 
 /**
  * Grading without containers, for programs that have a test log already: the harness's parsers by name,

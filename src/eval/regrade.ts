@@ -8,9 +8,9 @@ import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, instanceLogDir } from "./grade-instance.js";
 import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
-import { evalReport, type InstanceReport } from "./instance-report.js";
 import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { fileTestLog } from "./test-log.js";
+import { evalReport, type InstanceReport } from "./verdict.js";
 
 /**
  * Refuses a re-grade that would find no test log of any instance (a renamed folder, a wrong `--run-id`): it

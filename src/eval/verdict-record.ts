@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { verdictOfRecord } from "../facts/verdict.js";
+import { verdictOfRecord } from "../facts/folder-verdicts.js";
 import { CASE_VERDICT_KEYS, caseVerdict } from "../tracking/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";

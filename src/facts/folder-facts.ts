@@ -1,8 +1,8 @@
 import { folderTrajectories } from "../trajectory/folder.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "./folder-verdicts.js";
 import { readRunFacts } from "./read-run.js";
 import type { RunFacts, RunTotals } from "./run-facts.js";
 import { runTotals } from "./run-totals.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "./verdict.js";
 
 /** An instance's facts with its verdict from its run folder's verdicts. */
 export function readInstanceFacts(path: string, verdicts: FolderVerdicts | undefined): RunFacts {

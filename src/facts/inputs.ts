@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { UserError } from "../errors.js";
-import { folderVerdicts } from "./verdict.js";
+import { folderVerdicts } from "./folder-verdicts.js";
 
 /** One trajectory to report on, with the evaluation verdict of its run folder when there is one. */
 export interface TrajectoryInput {
@@ -24,7 +24,7 @@ function trajectoriesUnder(dir: string): string[] {
   return files.sort();
 }
 
-export { type EvalReport, evalReports } from "./verdict.js";
+export { type EvalReport, evalReports } from "./folder-verdicts.js";
 
 /**
  * Evaluation verdicts of a run folder by instance id, resolved or not, as its facts have them (see

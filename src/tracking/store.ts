@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { readInstanceFacts } from "../facts/folder-facts.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
 import { folderTrajectories } from "../trajectory/folder.js";
 import { processAlive } from "../util/process-alive.js";
 import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";

@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { count, seconds, usd } from "../facts/figures.js";
+import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
 import { evalRunDir, trajectoryInputs } from "../facts/inputs.js";
 import { runFactsOf } from "../facts/read-run.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/verdict.js";
 import { caseFromFacts, type RunCase } from "../tracking/case.js";
 import { caseTotals } from "../tracking/metrics.js";
 import { looseRun, readRun, type StoredRun } from "../tracking/store.js";

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { testsExecArgv, splitEvalOutput } from "../../src/eval/eval-script.js";
+import { splitEvalOutput, testsExecArgv } from "../../src/eval/eval-script.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const TOKEN = "@@swerun-0123456789abcdef@@";

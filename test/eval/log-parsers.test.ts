@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { normaliseNewlines } from "../../src/eval/instance-report.js";
 import { LOG_PARSERS, logParser, unsupportedParserMessage } from "../../src/eval/log-parsers/registry.js";
+import { normaliseNewlines } from "../../src/eval/verdict.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
 /** Made by scripts/gen-eval-fixtures.py: each sample through each parser name of the harness's registry. */

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { normaliseNewlines } from "../../src/eval/instance-report.js";
 import type { ParserSpec } from "../../src/eval/log-parsers/parser-spec.js";
 import { LOG_PARSERS, logParser } from "../../src/eval/log-parsers/registry.js";
+import { normaliseNewlines } from "../../src/eval/verdict.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
 /**

@@ -5,7 +5,6 @@ import { decodeOutput } from "../../src/eval/container-exec.js";
 import { EvalOutputSplitter } from "../../src/eval/eval-output-split.js";
 import { splitEvalOutput } from "../../src/eval/eval-script.js";
 import { classifyLogs, classifyWith } from "../../src/eval/infra-failure.js";
-import { evalReport, logsEval, normaliseNewlines, readLogText } from "../../src/eval/instance-report.js";
 import { LogParserError } from "../../src/eval/log-parsers/django.js";
 import { isLineLocal, LOG_PARSERS, logParser } from "../../src/eval/log-parsers/registry.js";
 import {
@@ -16,6 +15,7 @@ import {
   TestLogWriter,
   textTestLog,
 } from "../../src/eval/test-log.js";
+import { evalReport, logsEval, normaliseNewlines, readLogText } from "../../src/eval/verdict.js";
 import {
   clearSecretsForTests,
   REDACTED,

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeEvalScript } from "../../src/eval/eval-script.js";
 import type { EvalType } from "../../src/eval/harness-constants.js";
-import { evalReport, logsEval, normaliseNewlines, testExitCode } from "../../src/eval/instance-report.js";
 import { logParser } from "../../src/eval/log-parsers/registry.js";
+import { evalReport, logsEval, normaliseNewlines, testExitCode } from "../../src/eval/verdict.js";
 import { pythonJson } from "../../src/python/json-dumps-indent.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
