@@ -1,6 +1,6 @@
+import { pyStrip } from "../python/string.js";
 import { EvalOutputSplitter } from "./eval-output-split.js";
 import { EXIT_CODE_VARIABLE, MARKERS } from "./harness-constants.js";
-import { pyStrip } from "./log-parsers/python-text.js";
 
 const SHEBANG = "#!/bin/bash";
 const SHELL_OPTIONS = "set -uxo pipefail";

@@ -69,19 +69,37 @@ const PY_WS = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u202
 const LEADING_WS_RE = new RegExp(`^[${PY_WS}]+`);
 const TRAILING_WS_RE = new RegExp(`[${PY_WS}]+$`);
 const WS_RUN_RE = new RegExp(`[${PY_WS}]+`);
-const WS_CHAR_RE = new RegExp(`^[${PY_WS}]$`);
 
+/** Whether a one-character string is whitespace to Python (`str.isspace()`). */
 export function isPySpace(ch: string): boolean {
-  return WS_CHAR_RE.test(ch);
+  return ch.length === 1 && isPySpaceCode(ch.charCodeAt(0));
+}
+
+/** Whether a UTF-16 code unit is whitespace to Python (every such character is in the BMP). */
+export function isPySpaceCode(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
+  if (code < 0x85) return false;
+  return (
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  );
 }
 
 /** `str.strip(chars)` / `lstrip` / `rstrip`; `chars` null means whitespace. */
 export function pyStrip(s: string, chars: string | null = null, left = true, right = true): string {
   if (chars === null) {
-    let out = s;
-    if (left) out = out.replace(LEADING_WS_RE, "");
-    if (right) out = out.replace(TRAILING_WS_RE, "");
-    return out;
+    let start = 0;
+    let end = s.length;
+    if (left) while (start < end && isPySpaceCode(s.charCodeAt(start))) start++;
+    if (right) while (end > start && isPySpaceCode(s.charCodeAt(end - 1))) end--;
+    return start === 0 && end === s.length ? s : s.slice(start, end);
   }
   const set = new Set(codePoints(chars));
   const cps = codePoints(s);
@@ -91,6 +109,12 @@ export function pyStrip(s: string, chars: string | null = null, left = true, rig
   if (right) while (end > start && set.has(cps[end - 1] ?? "")) end--;
   return cps.slice(start, end).join("");
 }
+
+/** `str.lstrip()`. */
+export const pyLstrip = (s: string): string => pyStrip(s, null, true, false);
+
+/** `str.rstrip()`. */
+export const pyRstrip = (s: string): string => pyStrip(s, null, false, true);
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: Python's str.splitlines() breaks on these.
 const LINE_BREAK_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
@@ -115,6 +139,7 @@ export function pySplitlines(s: string, keepends = false): string[] {
 
 /** `str.split(sep, maxsplit)`. */
 export function pySplit(s: string, sep: string | null = null, maxsplit = -1): string[] {
+  if (sep === null && maxsplit < 0) return splitOnSpace(s);
   if (sep === null) {
     const out: string[] = [];
     let rest = s;
@@ -137,9 +162,24 @@ export function pySplit(s: string, sep: string | null = null, maxsplit = -1): st
   return [...parts.slice(0, maxsplit), parts.slice(maxsplit).join(sep)];
 }
 
+/** `str.split()`: the words between runs of whitespace, no empty strings. */
+function splitOnSpace(s: string): string[] {
+  const words: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    while (i < s.length && isPySpaceCode(s.charCodeAt(i))) i++;
+    if (i >= s.length) break;
+    const start = i;
+    while (i < s.length && !isPySpaceCode(s.charCodeAt(i))) i++;
+    words.push(s.slice(start, i));
+  }
+  return words;
+}
+
 /** `str.rsplit(sep, maxsplit)`. */
 export function pyRsplit(s: string, sep: string | null = null, maxsplit = -1): string[] {
   if (maxsplit < 0) return pySplit(s, sep);
+  if (sep === null && maxsplit < 0) return splitOnSpace(s);
   if (sep === null) {
     const out: string[] = [];
     let rest = s.replace(TRAILING_WS_RE, "");

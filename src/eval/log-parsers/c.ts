@@ -1,6 +1,7 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
 import { LogParserError } from "./django.js";
-import { D, DOT, NS, pyStrip, S } from "./python-text.js";
+import { D, DOT, NS, S } from "./python-text.js";
 import { parseXml, type XmlElement } from "./xml.js";
 
 /** The harness's parsers of C and C++ suites: redis/valkey, jq, doctest, micropython, googletest. */

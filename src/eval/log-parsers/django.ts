@@ -1,14 +1,6 @@
+import { pySplit, pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import {
-  afterFirst,
-  before,
-  beforeLast,
-  LINE_END,
-  LINE_START,
-  PY_SPACE,
-  pySplit,
-  pyStrip,
-} from "./python-text.js";
+import { afterFirst, before, beforeLast, LINE_END, LINE_START, PY_SPACE } from "./python-text.js";
 
 /** A parser met a line it cannot read (the harness's parser raises there too, and the instance errors). */
 export class LogParserError extends Error {

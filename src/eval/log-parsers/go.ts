@@ -1,5 +1,6 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { DOT, pyStrip } from "./python-text.js";
+import { DOT } from "./python-text.js";
 
 /** `--- PASS: TestName/sub (0.00s)`: `go test -v`'s result line of a test or subtest. */
 const GO_RESULT = new RegExp(`^--- (PASS|FAIL|SKIP): (${DOT}+) \\((${DOT}+)\\)$`, "u");

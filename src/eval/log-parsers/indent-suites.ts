@@ -1,4 +1,5 @@
-import { indentOf, pyStrip } from "./python-text.js";
+import { pyStrip } from "../../python/string.js";
+import { indentOf } from "./python-text.js";
 
 /**
  * The suites a line belongs to, from indentation, as several of the harness's JavaScript parsers track

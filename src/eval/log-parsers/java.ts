@@ -1,5 +1,6 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { DOT, NS, pyStrip, S } from "./python-text.js";
+import { DOT, NS, S } from "./python-text.js";
 
 /** The harness's parsers of Java builds: Maven (one run per test), Ant's JUnit task, Gradle (patched output). */
 

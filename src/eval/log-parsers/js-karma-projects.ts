@@ -1,3 +1,4 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
 import { IndentSuites } from "./indent-suites.js";
 import { type ParserSpec, requireSpec } from "./parser-spec.js";
@@ -10,7 +11,6 @@ import {
   LINE_END,
   LINE_START,
   NS,
-  pyStrip,
   S,
   SPACE_NOT_BREAK,
   squash,

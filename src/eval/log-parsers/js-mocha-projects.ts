@@ -1,3 +1,4 @@
+import { isPySpaceCode, pyRstrip, pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
 import { LogParserError } from "./django.js";
 import { IndentSuites } from "./indent-suites.js";
@@ -11,11 +12,8 @@ import {
   DOT,
   findAll,
   indentOf,
-  isPySpace,
   LINE_START,
   pyFloat,
-  pyRstrip,
-  pyStrip,
   S,
   squash,
 } from "./python-text.js";
@@ -67,7 +65,7 @@ const DIGIT_BEFORE = new RegExp(`${D}$`, "u");
 /** Where the first `\d+\spassing` starts (found by its word: a regex starting with `\d+` is slow), or -1. */
 function firstPassing(text: string): number {
   for (let at = text.indexOf("passing"); at !== -1; at = text.indexOf("passing", at + 1)) {
-    if (at < 2 || !isPySpace(text.charCodeAt(at - 1))) continue;
+    if (at < 2 || !isPySpaceCode(text.charCodeAt(at - 1))) continue;
     let start = at - 1;
     for (let digit = DIGIT_BEFORE.exec(text.slice(Math.max(0, start - 2), start)); digit; ) {
       start -= digit[0].length;
@@ -175,12 +173,12 @@ export function parseEslint(log: string): StatusMap {
     let end = -1;
     let k = start;
     while (k < log.length) {
-      if (!isPySpace(log.charCodeAt(k))) {
+      if (!isPySpaceCode(log.charCodeAt(k))) {
         k++;
         continue;
       }
       let runEnd = k;
-      while (runEnd < log.length && isPySpace(log.charCodeAt(runEnd))) runEnd++;
+      while (runEnd < log.length && isPySpaceCode(log.charCodeAt(runEnd))) runEnd++;
       const error = nextError(runEnd);
       if (error === -1) break;
       const lineEnd = log.indexOf("\n", runEnd);
@@ -256,7 +254,7 @@ export function parseP5js(log: string): StatusMap {
   const cleaned = withoutXmlBlocks(withoutJsonBlocks(ansiEscape(log)));
   for (const match of cleaned.matchAll(P5_FAILURE)) {
     const lines = (match[2] ?? "").split("\n");
-    if (isTitle(lines)) map.set(lines.map(pyStrip).join(":"), "FAILED");
+    if (isTitle(lines)) map.set(lines.map((line) => pyStrip(line)).join(":"), "FAILED");
   }
   return map;
 }

@@ -1,7 +1,8 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
 import { LogParserError } from "./django.js";
 import { type ParserSpec, requireSpec } from "./parser-spec.js";
-import { D, DOT, pyStrip, S } from "./python-text.js";
+import { D, DOT, S } from "./python-text.js";
 
 /**
  * The harness's parsers of JavaScript test runners' own reporters: jest `--verbose`, jest `--json` through

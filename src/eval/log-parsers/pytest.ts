@@ -1,5 +1,6 @@
+import { pySplit } from "../../python/string.js";
 import { type StatusMap, TEST_STATUSES } from "../harness-constants.js";
-import { PY_DIGIT, pySplit } from "./python-text.js";
+import { PY_DIGIT } from "./python-text.js";
 
 /**
  * Parsers of pytest's `-rA` short test summary (`PASSED tests/test_x.py::test_y[1-2]`,

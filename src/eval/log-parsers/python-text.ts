@@ -1,6 +1,8 @@
+import { isPySpaceCode, pyStrip } from "../../python/string.js";
+
 /**
- * Python's string rules, for the ported log parsers: what `str.split()`, `str.strip()` and the `\s`, `\d`
- * and `\w` of a `re` pattern mean on text. JavaScript's differ on a few characters (`\x1c`-`\x1f`, `\x85`,
+ * Python's rules for the ported log parsers' patterns: what the `\s`, `\d` and `\w` of a `re` pattern mean on
+ * text (`str.split()` and `str.strip()` are src/python/string.ts's). JavaScript's differ on a few characters (`\x1c`-`\x1f`, `\x85`,
  * `\ufeff`, non-ASCII digits), and a parser must read a log exactly as the harness does.
  */
 
@@ -11,46 +13,6 @@ export const PY_SPACE =
 export const PY_DIGIT = "\\p{Nd}";
 /** `\w` of a Python str pattern (letters, numbers, underscore); use with the `u` flag. */
 export const PY_WORD = "[\\p{L}\\p{N}_]";
-
-/** `s.split()`: the words between runs of whitespace, no empty strings. */
-export function pySplit(s: string): string[] {
-  const words: string[] = [];
-  let i = 0;
-  while (i < s.length) {
-    while (i < s.length && isPySpace(s.charCodeAt(i))) i++;
-    if (i >= s.length) break;
-    const start = i;
-    while (i < s.length && !isPySpace(s.charCodeAt(i))) i++;
-    words.push(s.slice(start, i));
-  }
-  return words;
-}
-
-/** Whether a UTF-16 code unit is whitespace to Python (`str.isspace()`); the fast path of the strips. */
-export function isPySpace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
-  if (code < 0x85) return false;
-  return (
-    code === 0x85 ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000
-  );
-}
-
-/** `s.strip()`. */
-export function pyStrip(s: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && isPySpace(s.charCodeAt(start))) start++;
-  while (end > start && isPySpace(s.charCodeAt(end - 1))) end--;
-  return start === 0 && end === s.length ? s : s.slice(start, end);
-}
 
 /** `s.split(separator)[0]`: the text before the first separator (all of it when there is none). */
 export function before(s: string, separator: string): string {
@@ -88,17 +50,10 @@ export const DOT = "[^\\n]";
 export const SPACE_NOT_BREAK =
   "[\\t\\x0b\\x0c\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
-/** `s.lstrip()`. */
-export function pyLstrip(s: string): string {
-  let start = 0;
-  while (start < s.length && isPySpace(s.charCodeAt(start))) start++;
-  return start === 0 ? s : s.slice(start);
-}
-
 /** `len(line) - len(line.lstrip())`: how far a line is indented, in characters. */
 export function indentOf(line: string): number {
   let indent = 0;
-  while (indent < line.length && isPySpace(line.charCodeAt(indent))) indent++;
+  while (indent < line.length && isPySpaceCode(line.charCodeAt(indent))) indent++;
   return indent;
 }
 
@@ -129,13 +84,6 @@ export function pyFloat(text: string): number | undefined {
   if (/^[+-]?nan$/i.test(t)) return Number.NaN;
   if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) return undefined;
   return Number(t);
-}
-
-/** `s.rstrip()`. */
-export function pyRstrip(s: string): string {
-  let end = s.length;
-  while (end > 0 && isPySpace(s.charCodeAt(end - 1))) end--;
-  return end === s.length ? s : s.slice(0, end);
 }
 
 /** `re.sub(r"\s+", " ", s).strip()`: runs of whitespace made one space, the ends trimmed. */

@@ -1,5 +1,6 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { before, pyStrip, W } from "./python-text.js";
+import { before, W } from "./python-text.js";
 
 const TEST_LINE = /\[(smoke|unit)\]/;
 /** Temporary files and folders, numbered in the order first seen (their random names differ run to run). */

@@ -1,7 +1,8 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
 import { LogParserError } from "./django.js";
 import { type ParserSpec, requireSpec } from "./parser-spec.js";
-import { DOT, pyStrip, S, W } from "./python-text.js";
+import { DOT, S, W } from "./python-text.js";
 
 /** The harness's parsers of Ruby test runners: minitest, cucumber, test-unit and RSpec (through jq). */
 

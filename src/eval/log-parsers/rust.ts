@@ -1,5 +1,6 @@
+import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { NS, pyStrip, S, W } from "./python-text.js";
+import { NS, S, W } from "./python-text.js";
 
 /** `test tests::name ... ok`: libtest's line of one test (ok, FAILED, ignored). */
 const CARGO_RESULT = new RegExp(`^test${S}+(${NS}+)${S}+\\.\\.\\.${S}+(${W}+)$`, "u");

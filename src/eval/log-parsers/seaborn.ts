@@ -1,5 +1,5 @@
+import { pySplit } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { pySplit } from "./python-text.js";
 
 /**
  * The harness's `seaborn` parser: `FAILED <name>` and `PASSED <name>` summary lines, and pytest's verbose

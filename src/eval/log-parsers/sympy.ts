@@ -1,5 +1,5 @@
+import { pySplit, pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { pySplit, pyStrip } from "./python-text.js";
 
 /** `____ sympy/core/tests/test_x.py:test_y ____`: the header of a failure's traceback in `bin/test`. */
 const FAILURE_HEADER = /(_*) ([^\n]*)\.py:([^\n]*) (_*)/g;
