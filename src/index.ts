@@ -55,7 +55,7 @@ export {
 } from "./errors.js";
 export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
 export type { EvalType, TestStatus } from "./eval/harness-constants.js";
-export { LogParserError } from "./eval/log-parsers/django.js";
+export { LogParserError } from "./eval/log-parsers/parser-error.js";
 export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
 // Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
 export type { InstanceReport, TestsStatus } from "./eval/verdict.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
 import { gradeTestLog, LOG_PARSER_NAMES, parseTestLog } from "../../src/eval/grade-log.js";
-import { LogParserError } from "../../src/eval/log-parsers/django.js";
+import { LogParserError } from "../../src/eval/log-parsers/parser-error.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "eval");
 interface Case {

@@ -5,7 +5,7 @@ import { decodeOutput } from "../../src/eval/container-exec.js";
 import { EvalOutputSplitter } from "../../src/eval/eval-output-split.js";
 import { splitEvalOutput } from "../../src/eval/eval-script.js";
 import { classifyLogs, classifyWith } from "../../src/eval/infra-failure.js";
-import { LogParserError } from "../../src/eval/log-parsers/django.js";
+import { LogParserError } from "../../src/eval/log-parsers/parser-error.js";
 import { isLineLocal, LOG_PARSERS, logParser } from "../../src/eval/log-parsers/registry.js";
 import {
   fileTestLog,

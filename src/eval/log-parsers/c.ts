@@ -1,6 +1,6 @@
 import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { LogParserError } from "./django.js";
+import { LogParserError } from "./parser-error.js";
 import { D, DOT, NS, S } from "./python-text.js";
 import { parseXml, type XmlElement } from "./xml.js";
 

@@ -1,11 +1,7 @@
 import { pySplit, pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
+import { LogParserError } from "./parser-error.js";
 import { afterFirst, before, beforeLast, LINE_END, LINE_START, PY_SPACE } from "./python-text.js";
-
-/** A parser met a line it cannot read (the harness's parser raises there too, and the instance errors). */
-export class LogParserError extends Error {
-  override name = "LogParserError";
-}
 
 const PASS_SUFFIXES = [" ... ok", " ... OK", " ...  OK"];
 /** django__django-7188 prints a migration line and the test's result on one line. */

@@ -1,7 +1,7 @@
 import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { LogParserError } from "./django.js";
 import { IndentSuites } from "./indent-suites.js";
+import { LogParserError } from "./parser-error.js";
 import { D, DOT, findAll, indentOf, LINE_START, S } from "./python-text.js";
 
 /** The harness's parsers of projects that run jest with their own settings: Calypso, Carbon, react-pdf, Grommet. */

@@ -1,8 +1,8 @@
 import { isPySpaceCode, pyRstrip, pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { LogParserError } from "./django.js";
 import { IndentSuites } from "./indent-suites.js";
 import { parseCarbon } from "./js-jest-projects.js";
+import { LogParserError } from "./parser-error.js";
 import { type ParserSpec, requireSpec } from "./parser-spec.js";
 import {
   afterFirst,

@@ -1,4 +1,4 @@
-import { LogParserError } from "./django.js";
+import { LogParserError } from "./parser-error.js";
 
 /**
  * What a few of the harness's parsers read of the instance besides its log: the instance id (`jekyll`,

@@ -1,6 +1,6 @@
 import { pyStrip } from "../../python/string.js";
 import type { StatusMap } from "../harness-constants.js";
-import { LogParserError } from "./django.js";
+import { LogParserError } from "./parser-error.js";
 import { type ParserSpec, requireSpec } from "./parser-spec.js";
 import { DOT, S, W } from "./python-text.js";
 

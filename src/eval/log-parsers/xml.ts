@@ -1,4 +1,4 @@
-import { LogParserError } from "./django.js";
+import { LogParserError } from "./parser-error.js";
 
 /** An XML element: its tag, its attributes (values decoded) and its child elements (text is dropped). */
 export interface XmlElement {
