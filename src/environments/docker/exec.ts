@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
 import type { ExecOutput } from "../../messages.js";
+import { ActionKiller, INTERRUPTED } from "../action-killer.js";
 import { OutputCollector } from "../output.js";
 
 /** The variable that marks every process of one action, so a timeout can find and kill all of them. */
@@ -114,77 +115,6 @@ async function exitCode(exec: Docker.Exec): Promise<number> {
   }
 }
 
-/**
- * Ends one action early when its timeout passes or its signal aborts: kills every process of the action
- * (by its marker, from a second exec), again while its output stays open, and calls `giveUp` when three
- * tries a second apart did not end it (a process that cleared its environment, `env -i` or a service
- * script, still holds the output).
- */
-export class ActionKiller {
-  /** Why the action was killed; empty while it was not. */
-  reason = "";
-  readonly #container: Docker.Container;
-  readonly #marker: string;
-  readonly #signal: AbortSignal | undefined;
-  readonly #giveUp: () => void | Promise<void>;
-  readonly #shell: string[];
-  readonly #timer: NodeJS.Timeout;
-  readonly #onAbort = () => this.kill(INTERRUPTED);
-  #ended = false;
-  #wake = () => {};
-  #killing: Promise<void> | undefined;
-
-  constructor(
-    container: Docker.Container,
-    marker: string,
-    request: { timeoutSeconds: number; killAfterMs?: number; signal?: AbortSignal; shell?: string[] },
-    giveUp: () => void | Promise<void>,
-  ) {
-    this.#container = container;
-    this.#shell = request.shell ?? BIN_SH;
-    this.#marker = marker;
-    this.#signal = request.signal;
-    this.#giveUp = giveUp;
-    this.#timer = setTimeout(
-      () =>
-        this.kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
-      request.killAfterMs ?? request.timeoutSeconds * 1000,
-    );
-    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
-    if (this.#signal?.aborted) this.#onAbort();
-  }
-
-  kill(reason: string): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.#killing = (async () => {
-      // A kill can race the start of the action; try again while its output stays open, then stop waiting.
-      for (let attempt = 0; attempt < 3 && !this.#ended; attempt++) {
-        await killMarked(this.#container, this.#marker, ACTION_MARKER, this.#shell).catch(() => {});
-        if (!this.#ended) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 1_000);
-            this.#wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        }
-      }
-      if (!this.#ended) await this.#giveUp();
-    })();
-  }
-
-  /** The action's output has ended: no more kills; resolves when a kill in progress has finished. */
-  async ended(): Promise<void> {
-    this.#ended = true;
-    this.#wake();
-    clearTimeout(this.#timer);
-    this.#signal?.removeEventListener("abort", this.#onAbort);
-    await this.#killing;
-  }
-}
-
 /** The runtime's words when it could not start the exec's process for want of processes or memory. */
 const NO_PROCESS =
   /read init-p: connection reset by peer|resource temporarily unavailable|cannot allocate memory/i;
@@ -248,9 +178,14 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
   // Aborted while the exec was being created: it never starts.
   if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
   let stream: Readable | undefined;
-  const killer = new ActionKiller(container, marker, request, () => {
-    stream?.destroy();
-  });
+  const shell = request.shell ?? BIN_SH;
+  const killer = new ActionKiller(
+    request,
+    () => killMarked(container, marker, ACTION_MARKER, shell),
+    () => {
+      stream?.destroy();
+    },
+  );
   try {
     stream = (await exec.start({ hijack: false, stdin: false })) as Readable;
     await demultiplex(stream, (chunk) => collector.push(chunk));
@@ -268,8 +203,6 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
     extra: truncated ? { truncated } : {},
   };
 }
-
-export const INTERRUPTED = "Command interrupted by the user; all its processes were killed";
 
 /** The output of an action that was killed: what it printed so far, returncode -1, and why. */
 export function killedOutput(reason: string, collector: OutputCollector): ExecOutput {

@@ -5,8 +5,9 @@ import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import type { ExecOutput } from "../../messages.js";
 import { packageRoot } from "../../util/package-root.js";
+import { ActionKiller, INTERRUPTED } from "../action-killer.js";
 import { OutputCollector } from "../output.js";
-import { ActionKiller, demultiplex, failedOutput, INTERRUPTED, killedOutput, killMarked } from "./exec.js";
+import { ACTION_MARKER, demultiplex, failedOutput, killedOutput, killMarked } from "./exec.js";
 import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./session-framing.js";
 
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
@@ -188,19 +189,23 @@ export class DockerSession {
     const nonce = randomBytes(16).toString("hex");
     const marker = randomBytes(8).toString("hex");
     const end = Buffer.from(`\n${nonce} `);
-    const killer = new ActionKiller(this.#container, marker, request, async () => {
-      // Something that left the action's marker behind holds the output: end the output's `cat`, so the
-      // loop goes on to the next action; that process keeps running, as it would after an exec.
-      await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const pending = this.#pending;
-      if (pending?.end !== end) return;
-      // Not even that worked (no process can start in the container): give the action up, as an exec's
-      // stream is given up; the session comes back when its output ends.
-      this.#pending = undefined;
-      this.#abandoned = { end, held: pending.held };
-      pending.finish(undefined);
-    });
+    const killer = new ActionKiller(
+      request,
+      () => killMarked(this.#container, marker, ACTION_MARKER),
+      async () => {
+        // Something that left the action's marker behind holds the output: end the output's `cat`, so the
+        // loop goes on to the next action; that process keeps running, as it would after an exec.
+        await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        const pending = this.#pending;
+        if (pending?.end !== end) return;
+        // Not even that worked (no process can start in the container): give the action up, as an exec's
+        // stream is given up; the session comes back when its output ends.
+        this.#pending = undefined;
+        this.#abandoned = { end, held: pending.held };
+        pending.finish(undefined);
+      },
+    );
     const ended = await new Promise<ActionEnd | undefined>((resolve) => {
       this.#pending = { end, collector, held: Buffer.alloc(0), finish: resolve };
       const exports = exportSnippet(request.env);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ExecOutput } from "../../messages.js";
-import { ACTION_MARKER, INTERRUPTED, KILL_MARKED, killedOutput } from "../docker/exec.js";
+import { ActionKiller, INTERRUPTED } from "../action-killer.js";
+import { ACTION_MARKER, KILL_MARKED, killedOutput } from "../docker/exec.js";
 import { exportSnippet } from "../docker/session.js";
 import { OutputCollector } from "../output.js";
 import type { KubeClient } from "./client.js";
@@ -41,70 +42,6 @@ export async function killMarkedInPod(
   clearTimeout(timer);
 }
 
-/**
- * Ends one action early when its timeout passes or its signal aborts: kills every process of the action
- * (by its marker, from a second exec), again while it has not ended, and calls `giveUp` when three tries a
- * second apart did not end it.
- */
-export class PodActionKiller {
-  /** Why the action was killed; empty while it was not. */
-  reason = "";
-  readonly #kill: (variable: string) => Promise<void>;
-  readonly #giveUp: () => void | Promise<void>;
-  readonly #signal: AbortSignal | undefined;
-  readonly #timer: NodeJS.Timeout;
-  readonly #onAbort = () => this.kill(INTERRUPTED);
-  #ended = false;
-  #wake = () => {};
-  #killing: Promise<void> | undefined;
-
-  constructor(
-    request: { timeoutSeconds: number; signal?: AbortSignal | undefined },
-    kill: (variable: string) => Promise<void>,
-    giveUp: () => void | Promise<void>,
-  ) {
-    this.#kill = kill;
-    this.#giveUp = giveUp;
-    this.#signal = request.signal;
-    this.#timer = setTimeout(
-      () =>
-        this.kill(`Command timed out after ${request.timeoutSeconds} seconds; all its processes were killed`),
-      request.timeoutSeconds * 1000,
-    );
-    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
-    if (this.#signal?.aborted) this.#onAbort();
-  }
-
-  kill(reason: string): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.#killing = (async () => {
-      for (let attempt = 0; attempt < 3 && !this.#ended; attempt++) {
-        await this.#kill(ACTION_MARKER).catch(() => {});
-        if (!this.#ended) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 1_000);
-            this.#wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        }
-      }
-      if (!this.#ended) await this.#giveUp();
-    })();
-  }
-
-  /** The action has ended: no more kills; resolves when a kill in progress has finished. */
-  async ended(): Promise<void> {
-    this.#ended = true;
-    this.#wake();
-    clearTimeout(this.#timer);
-    this.#signal?.removeEventListener("abort", this.#onAbort);
-    await this.#killing;
-  }
-}
-
 /** The shell line an exec runs an action with: cd, the action's variables, the marker, then the interpreter. */
 function execScript(request: PodActionRequest, marker: string): string {
   const cwd = `'${request.workdir.replaceAll("'", "'\\''")}'`;
@@ -137,9 +74,9 @@ export async function runPodExec(
     request.command,
   ]);
   channel.onData((_stream, data) => collector.push(data));
-  const killer = new PodActionKiller(
+  const killer = new ActionKiller(
     request,
-    (variable) => killMarkedInPod(client, pod, marker, variable),
+    () => killMarkedInPod(client, pod, marker, ACTION_MARKER),
     () => channel.terminate("the action could not be killed"),
   );
   const deadline = setTimeout(

@@ -3,14 +3,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExecOutput } from "../../messages.js";
 import { packageRoot } from "../../util/package-root.js";
-import { failedOutput, INTERRUPTED, killedOutput } from "../docker/exec.js";
+import { ActionKiller, INTERRUPTED } from "../action-killer.js";
+import { ACTION_MARKER, failedOutput, killedOutput } from "../docker/exec.js";
 import { exportSnippet, sessionCommand } from "../docker/session.js";
 import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "../docker/session-framing.js";
 import { OutputCollector } from "../output.js";
 import type { KubeClient } from "./client.js";
 import { KubernetesUnavailableError } from "./client.js";
 import { ExecChannel, type ExecEnd, exitCodeOf } from "./exec-channel.js";
-import { CLIENT_SLACK_SECONDS, killMarkedInPod, PodActionKiller, type PodActionRequest } from "./pod-exec.js";
+import { CLIENT_SLACK_SECONDS, killMarkedInPod, type PodActionRequest } from "./pod-exec.js";
 
 /** A WebSocket ping this often keeps the session's connection alive and finds a dead one. */
 const KEEPALIVE_MS = 20_000;
@@ -193,9 +194,9 @@ export class PodSession {
     if (request.signal?.aborted)
       return killedOutput(INTERRUPTED, new OutputCollector(request.maxOutputBytes));
     const marker = randomBytes(8).toString("hex");
-    const killer = new PodActionKiller(
+    const killer = new ActionKiller(
       request,
-      (variable) => killMarkedInPod(this.#client, this.#pod, marker, variable),
+      () => killMarkedInPod(this.#client, this.#pod, marker, ACTION_MARKER),
       // Something that cleared its environment holds the output: end the output's `cat`.
       () => killMarkedInPod(this.#client, this.#pod, marker, "SWERUN_OUTPUT_OF").catch(() => {}),
     );
