@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // A 4 MiB young generation keeps a batch process near 90 MiB instead of ~115 (bench/batch.ts) at no measured cost.
 import { cac } from "cac";
-import { addOptions, type CommandName, type FlagsOf, typedFlags } from "./commands/options.js";
+import type { CommandName } from "./commands/option-table.js";
+import { addOptions, type FlagsOf, typedFlags } from "./commands/options.js";
 import { joinDashValues, quoteEmptyValues } from "./util/argv.js";
 import { swerunVersion } from "./util/package-root.js";
 

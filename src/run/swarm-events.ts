@@ -1,25 +1,30 @@
 import type { AgentEvent, AgentListener } from "../events.js";
 import { roundSeconds } from "../facts/figures.js";
-import { callTokens, NO_TOKENS, type RunFacts, type TokenFacts, totalTokens } from "../facts/run-facts.js";
-import type { Action, Message } from "../messages.js";
-import { ModelRequestError, ModelRetriesExhaustedError } from "../models/model-errors.js";
+import { type RunFacts, totalTokens } from "../facts/run-facts.js";
+import type { Message } from "../messages.js";
+import { ModelRetriesExhaustedError } from "../models/model-errors.js";
 import type { ModelFacts } from "../models/model-facts.js";
-import { monotonicMs, preciseNowMs } from "../util/clock.js";
+import { monotonicMs } from "../util/clock.js";
 import type { LineSink } from "../util/jsonl-sink.js";
+import {
+  apiResponseFields,
+  errorEvent,
+  finishReason,
+  formatErrorReply,
+  isoTimestamp,
+  retryExhaustedFields,
+  retryFields,
+  ToolCallIds,
+  text,
+  toolCallFields,
+  toolResultFields,
+} from "./swarm-event-fields.js";
+import { SwarmUsage } from "./swarm-usage.js";
 
 /** The name of swerun's one agent in the event stream (SwarmSDK events name the agent that emitted them). */
 export const AGENT_NAME = "swerun";
 /** The tools every swerun agent has: one bash tool. */
 const TOOLS = ["bash"];
-/** Context usage thresholds that raise a `context_limit_warning`, in percent. */
-const THRESHOLDS = [60, 80, 90, 95];
-
-/** UTC ISO 8601 with microseconds, as SwarmSDK writes its timestamps: `2026-11-23T09:31:02.123456Z`. */
-export function isoTimestamp(ms = preciseNowMs()): string {
-  const whole = Math.floor(ms);
-  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
-  return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, "0")}Z`;
-}
 
 /** Where a stream's events belong: its swarm, the parent swarm, the execution (swerun's run id). */
 export interface SwarmIds {
@@ -55,13 +60,6 @@ export interface SwarmStop {
   error?: unknown;
 }
 
-interface CallUsage {
-  /** The call's token counts (see `callTokens`); none when its response recorded no usage. */
-  tokens: TokenFacts;
-  cost: number;
-  raw: unknown;
-}
-
 /**
  * What `swarm_stop` says of a run or an instance, read from its facts: its cost, its total tokens (see
  * `totalTokens`) and its wall time, the figures every other output shows for it.
@@ -72,48 +70,6 @@ export function stopFigures(facts: RunFacts): Pick<SwarmStop, "totalCost" | "tot
     totalTokens: totalTokens(facts.tokens),
     ...(facts.wall_time_s === null ? {} : { duration: roundSeconds(facts.wall_time_s) }),
   };
-}
-
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (part as { text?: unknown })?.text ?? "").join("");
-  return content == null ? "" : JSON.stringify(content);
-}
-
-/**
- * The reply a format error's feedback keeps (as mini-swe-agent, swerun records no assistant message for a
- * reply that could not be run): its text and raw response, as an assistant message.
- */
-function formatErrorReply(message: Message): Message | undefined {
-  const extra = message.extra ?? {};
-  if (extra.interrupt_type !== "FormatError" || extra.response === undefined) return undefined;
-  const choices = (extra.response as { choices?: Array<{ message?: { content?: unknown } }> } | null)
-    ?.choices;
-  const content =
-    typeof extra.model_response === "string" ? extra.model_response : choices?.[0]?.message?.content;
-  return {
-    role: "assistant",
-    content: typeof content === "string" ? content : "",
-    extra: { response: extra.response },
-  };
-}
-
-function finishReason(message: Message): string | undefined {
-  const extra = message.extra ?? {};
-  const choices = (extra.response as { choices?: Array<{ finish_reason?: unknown }> } | undefined)?.choices;
-  const reason = choices?.[0]?.finish_reason ?? extra.finish_reason;
-  return typeof reason === "string" ? reason : undefined;
-}
-
-/** A percentage as SwarmSDK writes it (a Ruby float rounded to 2 places): `6.23%`, `82.5%`, `60.0%`. */
-export function percent(part: number, whole: number): string {
-  const value = Math.round((part / whole) * 10000) / 100;
-  return `${Number.isInteger(value) ? value.toFixed(1) : String(value)}%`;
-}
-
-/** The class name of an error (`ModelRetriesExhaustedError`), else its type. */
-function errorClass(error: unknown): string {
-  return error instanceof Error ? error.constructor.name : typeof error;
 }
 
 /**
@@ -137,19 +93,13 @@ export class SwarmEventStream {
   #stopped = false;
   #startedAt = 0;
   #messageCount = 0;
-  #call: CallUsage | undefined;
-  #lastPrompt = 0;
-  #outputTokens = 0;
-  #totalTokens = 0;
-  #totalCost = 0;
+  readonly #usage = new SwarmUsage();
   /** user_prompt was emitted for the current agent. */
   #prompted = false;
   /** The text of the last user message, the prompt of `user_prompt`. */
   #userText = "";
   #retriesExhausted = false;
-  #warned = new Set<number>();
-  #toolIds = new WeakMap<Action, string>();
-  #nextTool = 0;
+  readonly #toolIds = new ToolCallIds();
   #pendingReply: Message | undefined;
   #exit: Message | undefined;
   #stopContent: string | undefined;
@@ -171,8 +121,8 @@ export class SwarmEventStream {
   /** Cost and total tokens (see `totalTokens`) of every model call this stream saw, and its agents. */
   get totals(): { cost: number; tokens: number; agents: string[] } {
     return {
-      cost: this.#totalCost,
-      tokens: this.#totalTokens,
+      cost: this.#usage.cost,
+      tokens: this.#usage.tokens,
       agents: [...new Set(this.#agentsStarted)],
     };
   }
@@ -226,32 +176,9 @@ export class SwarmEventStream {
 
   #error(error: unknown): void {
     if (error === undefined) return;
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof ModelRetriesExhaustedError) {
-      if (this.#retriesExhausted) return;
-      this.emit("llm_retry_exhausted", {
-        model: this.#facts.name || undefined,
-        attempts: error.attempts,
-        error_class: error.errorClass,
-        error_message: message,
-      });
-    } else if (error instanceof ModelRequestError) {
-      this.emit("llm_request_failed", {
-        model: this.#facts.name || undefined,
-        error_type: errorClass(error).replace(/^Model|Error$/g, ""),
-        error_class: errorClass(error),
-        error_message: message,
-        status_code: error.status,
-        retryable: false,
-      });
-    } else {
-      this.emit("internal_error", {
-        source: "swerun",
-        context: "run",
-        error_class: errorClass(error),
-        error_message: message,
-      });
-    }
+    if (error instanceof ModelRetriesExhaustedError && this.#retriesExhausted) return;
+    const [type, fields] = errorEvent(error, this.#facts.name || undefined);
+    this.emit(type, fields);
   }
 
   /** Each agent event, turned into the swarm events it stands for. */
@@ -271,10 +198,10 @@ export class SwarmEventStream {
         if (!this.#prompted) this.#userPrompt();
         break;
       case "model_call_end":
-        this.#callEnd(event.usage, event.cost);
+        this.#usage.callEnd(event.usage, event.cost);
         break;
       case "model_retry":
-        this.#retry(event);
+        this.emit("llm_retry_attempt", retryFields(event, this.#facts.name));
         break;
       case "model_retry_exhausted":
         this.#retryExhausted(event);
@@ -283,13 +210,13 @@ export class SwarmEventStream {
         this.emit("llm_api_request", { provider: event.provider, body: event.body, attempt: event.attempt });
         break;
       case "model_response":
-        this.#apiResponse(event);
+        this.emit("llm_api_response", apiResponseFields(event));
         break;
       case "action_start":
-        this.#toolCall(event);
+        this.emit("tool_call", toolCallFields(event, this.#toolIds.of(event.action)));
         break;
       case "action_end":
-        this.#toolResult(event);
+        this.emit("tool_result", toolResultFields(event, this.#toolIds.of(event.action)));
         break;
       case "format_error":
         this.#formatError(event);
@@ -305,48 +232,9 @@ export class SwarmEventStream {
     }
   }
 
-  #retry(event: Extract<AgentEvent, { type: "model_retry" }>): void {
-    this.emit("llm_retry_attempt", {
-      model: this.#facts.name,
-      attempt: event.attempt,
-      max_retries: event.max_retries,
-      error_class: event.error_class,
-      error_message: event.error,
-      retry_delay: event.delay_s,
-    });
-  }
-
   #retryExhausted(event: Extract<AgentEvent, { type: "model_retry_exhausted" }>): void {
     this.#retriesExhausted = true;
-    this.emit("llm_retry_exhausted", {
-      model: this.#facts.name,
-      attempts: event.attempts,
-      error_class: event.error_class,
-      error_message: event.error,
-    });
-  }
-
-  #toolCall(event: Extract<AgentEvent, { type: "action_start" }>): void {
-    this.emit("tool_call", {
-      tool_call_id: this.#toolId(event.action),
-      tool: "bash",
-      arguments: { command: event.action.command },
-      metadata: { step: event.step },
-    });
-  }
-
-  #toolResult(event: Extract<AgentEvent, { type: "action_end" }>): void {
-    this.emit("tool_result", {
-      tool_call_id: this.#toolId(event.action),
-      tool: "bash",
-      result: event.output,
-      metadata: {
-        step: event.step,
-        returncode: event.returncode,
-        duration: Math.round(event.duration_s * 1e6) / 1e6,
-        exception_info: event.exception_info,
-      },
-    });
+    this.emit("llm_retry_exhausted", retryExhaustedFields(event, this.#facts.name));
   }
 
   /** `format_error`, with the reply that failed to parse (held back until now), then any context warnings. */
@@ -359,7 +247,7 @@ export class SwarmEventStream {
       content: reply ? text(reply.content) : undefined,
       finish_reason: reply ? finishReason(reply) : undefined,
       feedback: event.content,
-      usage: this.#usage(),
+      usage: this.#usage.usage(this.#facts),
     });
     this.#contextWarnings();
   }
@@ -378,24 +266,6 @@ export class SwarmEventStream {
     this.emit("user_prompt", {
       ...context,
       metadata: { prompt: this.#userText, ...context, timestamp: isoTimestamp().replace(/\.\d+Z$/, "Z") },
-    });
-  }
-
-  #apiResponse(event: Extract<AgentEvent, { type: "model_response" }>): void {
-    const body = event.body;
-    const usage = callTokens(body.usage);
-    const choices = Array.isArray(body.choices) ? (body.choices as Array<{ finish_reason?: unknown }>) : [];
-    const reason = choices[0]?.finish_reason;
-    this.emit("llm_api_response", {
-      provider: event.provider,
-      body,
-      duration_seconds: Math.round(event.duration_s * 1000) / 1000,
-      usage: usage
-        ? { input_tokens: usage.input, output_tokens: usage.completion, total_tokens: totalTokens(usage) }
-        : undefined,
-      model: typeof body.model === "string" ? body.model : undefined,
-      finish_reason: typeof reason === "string" ? reason : undefined,
-      attempt: event.attempt,
     });
   }
 
@@ -453,7 +323,7 @@ export class SwarmEventStream {
     }
     this.#pendingReply = undefined;
     const toolCalls = actions.map((action) => ({
-      id: this.#toolId(action),
+      id: this.#toolIds.of(action),
       name: "bash",
       arguments: { command: action.command },
     }));
@@ -465,71 +335,16 @@ export class SwarmEventStream {
       finish_reason: "tool_calls",
       // swerun's addition: the provider's own finish reason when it is not "tool_calls" (e.g. "length").
       response_finish_reason: reason === "tool_calls" ? undefined : reason,
-      usage: this.#usage(),
+      usage: this.#usage.usage(this.#facts),
       tool_executions: [],
       metadata: {},
     });
     this.#contextWarnings();
   }
 
-  #callEnd(raw: unknown, cost: number): void {
-    const tokens = callTokens(raw);
-    this.#call = { tokens: tokens ?? NO_TOKENS, cost, raw };
-    if (tokens) this.#lastPrompt = tokens.prompt;
-    this.#outputTokens += tokens?.completion ?? 0;
-    this.#totalTokens += tokens ? totalTokens(tokens) : 0;
-    this.#totalCost += cost;
-  }
-
-  /** The last call's usage as SwarmSDK reports it (context keys only when the context window is known). */
-  #usage(): Record<string, unknown> | undefined {
-    const call = this.#call;
-    if (!call) return undefined;
-    const split = this.#facts.splitCost?.(call.raw);
-    const cumulative = this.#lastPrompt + this.#outputTokens;
-    const limit = this.#facts.contextWindow;
-    return {
-      input_tokens: call.tokens.input,
-      output_tokens: call.tokens.completion,
-      total_tokens: totalTokens(call.tokens),
-      ...(split ? { input_cost: split.input_cost, output_cost: split.output_cost } : {}),
-      total_cost: call.cost,
-      // SwarmSDK's cumulative figures measure the context: the last prompt (cache included) and every output.
-      cumulative_input_tokens: this.#lastPrompt,
-      cumulative_output_tokens: this.#outputTokens,
-      cumulative_total_tokens: cumulative,
-      ...(limit
-        ? {
-            context_limit: limit,
-            tokens_used_percentage: percent(cumulative, limit),
-            tokens_remaining: limit - cumulative,
-          }
-        : {}),
-    };
-  }
-
-  /**
-   * `context_limit_warning` for each threshold the conversation crossed (each once per swarm), measured as
-   * the usage's `tokens_used_percentage`: the cumulative total (last prompt plus every completion).
-   */
+  /** `context_limit_warning` for each threshold of the context window the conversation crossed. */
   #contextWarnings(): void {
-    const limit = this.#facts.contextWindow;
-    if (!limit) return;
-    const used = this.#lastPrompt + this.#outputTokens;
-    for (const threshold of THRESHOLDS) {
-      if (used < (limit * threshold) / 100 || this.#warned.has(threshold)) continue;
-      this.#warned.add(threshold);
-      this.emit("context_limit_warning", {
-        model: this.#facts.name,
-        threshold: `${threshold}%`,
-        current_usage: percent(used, limit),
-        tokens_used: used,
-        tokens_remaining: limit - used,
-        context_limit: limit,
-        metadata: {},
-        compression_triggered: false,
-      });
-    }
+    for (const fields of this.#usage.contextWarnings(this.#facts)) this.emit("context_limit_warning", fields);
   }
 
   #agentStop(event: Extract<AgentEvent, { type: "run_end" }>): void {
@@ -544,18 +359,8 @@ export class SwarmEventStream {
       content,
       finish_reason: event.exit_status === "Submitted" ? "finish_swarm" : "stop",
       exit_status: event.exit_status,
-      usage: this.#usage(),
+      usage: this.#usage.usage(this.#facts),
       metadata: { cost: event.cost, api_calls: event.api_calls },
     });
-  }
-
-  #toolId(action: Action): string {
-    let id = this.#toolIds.get(action) ?? action.tool_call_id;
-    if (!id) {
-      this.#nextTool += 1;
-      id = `call_${this.#nextTool}`;
-    }
-    this.#toolIds.set(action, id);
-    return id;
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { type RecordedTiming, TIMING_INFO_KEY } from "../facts/run-facts.js";
-import { addTrajectoryInfo } from "../trajectory/writer.js";
+import { addTrajectoryInfo } from "../trajectory/add-info.js";
 
 /**
  * A run's (or an instance's) timing, from `startedAt` (ms since the epoch) to now, recorded in its trajectory's

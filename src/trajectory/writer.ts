@@ -1,112 +1,13 @@
-import { closeSync, constants, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import type { Message } from "../messages.js";
-import { writeFileAtomic, writeFileAtomicBatches, writeFileAtomicWith } from "../util/atomic-write.js";
-import { chaosArmed, chaosPoint } from "../util/chaos.js";
-import { type FdFile, open, rm, skipBytes } from "../util/fd-file.js";
+import { writeFileAtomicBatches } from "../util/atomic-write.js";
+import { rm } from "../util/fd-file.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { jsonWithFloats } from "../util/float-json.js";
 import { redact } from "../util/secrets.js";
-import { TRAJECTORY_FORMAT, type TrajectoryInfo } from "./format.js";
-import { encodeUndo, journalPath, type UndoRecord } from "./journal.js";
-
-/**
- * Adds keys to the `info` of a trajectory file already written (after its run ended: e.g. the run's timing),
- * atomically, in the writer's layout. Keys already there are replaced. A file in the writer's layout has its
- * head (`info`) read, changed and written, and the rest copied as it is, in chunks: a long trajectory is
- * never held in memory; any other file is read and written whole.
- */
-export function addTrajectoryInfo(path: string, extra: Record<string, unknown>): void {
-  const fd = openSync(path, "r");
-  try {
-    const end = infoEnd(fd);
-    if (end === undefined) {
-      addInfoWhole(path, extra);
-      return;
-    }
-    const head = Buffer.alloc(end);
-    readSync(fd, head, 0, end, 0);
-    const { info } = JSON.parse(`${head.toString("utf8")}}`) as { info: Record<string, unknown> };
-    Object.assign(info, extra);
-    const text = Buffer.from(redact(`{\n  "info": ${indent(jsonWithFloats(info), "  ")}`), "utf8");
-    writeFileAtomicWith(path, (out) => {
-      writeAll(out, text);
-      const chunk = Buffer.alloc(1 << 20);
-      for (let position = end; ; ) {
-        const read = readSync(fd, chunk, 0, chunk.length, position);
-        if (read === 0) break;
-        writeAll(out, chunk.subarray(0, read));
-        position += read;
-      }
-    });
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Where `info` ends (after its `}`) in a file in the writer's layout; undefined for any other layout. */
-function infoEnd(fd: number): number | undefined {
-  const start = Buffer.from('{\n  "info": {\n');
-  const marker = Buffer.from('\n  },\n  "messages": [');
-  let text = Buffer.alloc(0);
-  const chunk = Buffer.alloc(1 << 16);
-  while (text.length < 1 << 24) {
-    const read = readSync(fd, chunk, 0, chunk.length, text.length);
-    if (read === 0) return undefined;
-    text = Buffer.concat([text, chunk.subarray(0, read)]);
-    if (text.length >= start.length && !text.subarray(0, start.length).equals(start)) return undefined;
-    // JSON strings hold no raw newline, and deeper levels are indented further: this is `info`'s end.
-    const index = text.indexOf(marker);
-    if (index >= 0) return index + 4;
-  }
-  return undefined;
-}
-
-function writeAll(fd: number, buffer: Buffer): void {
-  for (let offset = 0; offset < buffer.length; ) offset += writeSync(fd, buffer, offset);
-}
-
-function addInfoWhole(path: string, extra: Record<string, unknown>): void {
-  const trajectory = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  const info = trajectory.info;
-  if (typeof info !== "object" || info === null || Array.isArray(info)) return;
-  Object.assign(info, extra);
-  writeFileAtomic(path, [redact(`${jsonWithFloats(trajectory)}\n`)]);
-}
-
-const indent = (json: string, pad: string) => json.replaceAll("\n", `\n${pad}`);
-
-/** Spare bytes after each `info` field during a run, so a changed `model_stats` is rewritten in place. */
-const FIELD_SLACK = 32;
-
-/** Where an `info` field's text sits in the file, and how many bytes it may take there. */
-interface Slot {
-  key: string;
-  offset: number;
-  width: number;
-  text: string;
-}
-
-/** What the file on disk holds, as far as in-place updates need to know. */
-interface OnDisk {
-  handle: FdFile;
-  /** The undo journal (`journal.ts`), opened at the first in-place write. */
-  journal?: FdFile;
-  slots: Slot[];
-  /** Messages in the file, and the offset where the last one ends (the closing starts). */
-  count: number;
-  messagesEnd: number;
-  closing: string;
-  size: number;
-}
-
-interface Saved {
-  info: TrajectoryInfo;
-  messages: Message[];
-  count: number;
-  extras: Record<string, unknown>;
-  /** Written as the last save (whole, no spare room), whatever its last message is. */
-  final?: boolean;
-}
+import type { TrajectoryInfo } from "./format.js";
+import { InPlaceFile } from "./in-place.js";
+import { journalPath } from "./journal.js";
+import { encodeClosing, encodeHead, fileBatches, indent, type Saved } from "./layout.js";
 
 /**
  * Writes a trajectory as it grows, so that the file on disk is always a complete trajectory with every step
@@ -155,7 +56,7 @@ export class TrajectoryWriter {
   #next: Saved | undefined;
   #last: Saved | undefined;
   #hold: boolean;
-  #disk: OnDisk | undefined;
+  #disk: InPlaceFile | undefined;
   #journaled = false;
   #writing: Promise<void> | undefined;
   #error: unknown;
@@ -249,123 +150,14 @@ export class TrajectoryWriter {
     const exit = saved.messages[saved.count - 1]?.role === "exit";
     const final = saved.final ?? (exit && !this.#hold);
     const fields = this.#fields(saved.info);
-    if (!final && this.#disk && (await this.#inPlace(this.#disk, saved, fields, exit))) return;
+    if (!final && this.#disk && (await this.#disk.update(saved, fields, exit))) return;
     await this.#whole(saved, fields, final);
-  }
-
-  /**
-   * Writes what changed since the last save into the file; false when a whole-file write is needed. A held
-   * exit save (`heldExit`) leaves `info` as it was when a changed field does not fit its room.
-   */
-  async #inPlace(
-    disk: OnDisk,
-    saved: Saved,
-    fields: Array<[string, string]>,
-    heldExit: boolean,
-  ): Promise<boolean> {
-    if (saved.count < disk.count || fields.length !== disk.slots.length) return false;
-    const patches = changedFields(disk.slots, fields) ?? (heldExit ? [] : undefined);
-    if (!patches) return false;
-    const stat = await disk.handle.stat().catch(() => undefined);
-    if (!stat || stat.nlink === 0 || stat.size !== disk.size) return false;
-    const tail = newTail(disk, saved);
-    if (!tail && patches.length === 0) return true;
-    const undo = await this.#journal(disk, tail !== undefined, patches);
-    try {
-      if (tail) {
-        await this.#writeAt(disk.handle, tail.buffers, disk.messagesEnd, chaosArmed("trajectory-tail-cut"));
-        disk.count = saved.count;
-        disk.messagesEnd = tail.end;
-        disk.closing = tail.closing;
-        disk.size = tail.size;
-        chaosPoint("trajectory-appended");
-      }
-      for (const { slot, text } of patches) {
-        await this.#writeAt(disk.handle, [padded(text, slot.width)], slot.offset);
-        slot.text = text;
-      }
-    } catch (error) {
-      await this.#undo(disk, undo);
-      throw error;
-    }
-    return true;
-  }
-
-  /**
-   * Writes to the undo journal the bytes the coming in-place writes replace, and the file's size; returns
-   * that record. A journal that cannot be written is removed (the file is not touched then).
-   */
-  async #journal(disk: OnDisk, tail: boolean, patches: Patch[]): Promise<UndoRecord> {
-    const restore: Array<[number, string]> = tail ? [[disk.messagesEnd, disk.closing]] : [];
-    for (const { slot } of patches)
-      restore.push([slot.offset, padded(slot.text, slot.width).toString("utf8")]);
-    const record = { size: disk.size, restore };
-    const path = journalPath(this.#path);
-    try {
-      disk.journal ??= await open(path, "w");
-      this.#journaled = true;
-      await this.#writeAt(disk.journal, [encodeUndo(record)], 0);
-    } catch (error) {
-      await disk.journal?.close().catch(() => {});
-      disk.journal = undefined;
-      await rm(path, { force: true }).catch(() => {});
-      throw error;
-    }
-    return record;
-  }
-
-  /**
-   * Puts back what a failed in-place write changed (the file cut back to its size, the replaced bytes
-   * written back, in room the file already has), so the file is the save before, whole; then its journal
-   * goes. If that fails too, the journal stays for the reader to repair the file with.
-   */
-  async #undo(disk: OnDisk, record: UndoRecord): Promise<void> {
-    try {
-      await disk.handle.truncate(record.size);
-      for (const [offset, text] of record.restore)
-        await this.#writeAt(disk.handle, [Buffer.from(text, "utf8")], offset);
-      await disk.journal?.close();
-      disk.journal = undefined;
-      await rm(journalPath(this.#path), { force: true });
-    } catch {
-      // the journal repairs the file when it is read
-    }
-  }
-
-  /** Writes `buffers` at `position`; `cut` (chaos tests) writes half, pauses, then the rest, as a torn write. */
-  async #writeAt(handle: FdFile, buffers: Buffer[], position: number, cut = false): Promise<void> {
-    if (cut) {
-      const all = Buffer.concat(buffers);
-      const half = all.length >> 1;
-      await this.#writeAt(handle, [all.subarray(0, half)], position);
-      chaosPoint("trajectory-tail-cut");
-      await this.#writeAt(handle, [all.subarray(half)], position + half);
-      return;
-    }
-    let offset = position;
-    let pending = buffers;
-    while (pending.length > 0) {
-      const { bytesWritten } = await handle.writev(pending, offset);
-      offset += bytesWritten;
-      this.bytesWritten += bytesWritten;
-      pending = skipBytes(pending, bytesWritten);
-    }
   }
 
   /** Writes the whole file atomically; during the run (not `final`) each field gets spare room. */
   async #whole(saved: Saved, fields: Array<[string, string]>, final: boolean): Promise<void> {
     await this.#forget();
-    const slots: Slot[] = [];
-    let head = `{\n  "info": {\n`;
-    for (const [index, [key, text]] of fields.entries()) {
-      const prefix = `${index === 0 ? "" : ",\n"}    ${JSON.stringify(key)}: `;
-      head += prefix;
-      const offset = Buffer.byteLength(head);
-      const width = Buffer.byteLength(text) + (final ? 0 : FIELD_SLACK);
-      slots.push({ key, offset, width, text });
-      head += `${text}${" ".repeat(final ? 0 : FIELD_SLACK)}`;
-    }
-    head += `\n  },\n  "messages": [\n`;
+    const { head, slots } = encodeHead(fields, final);
     const closing = encodeClosing(saved.extras);
     let size = 0;
     const count = (buffer: Buffer) => {
@@ -382,23 +174,18 @@ export class TrajectoryWriter {
       await rm(journalPath(this.#path), { force: true }).catch(() => {});
     }
     if (final || this.#path === "-") return;
-    // In-place updates only for a regular file of ours: not through a symlink, not to a device.
-    const handle = await open(this.#path, constants.O_RDWR | constants.O_NOFOLLOW).catch(() => undefined);
-    if (!handle) return;
-    const stat = await handle.stat();
-    if (!stat.isFile() || stat.size !== size) {
-      await handle.close();
-      return;
-    }
     const messagesEnd = size - Buffer.byteLength(closing);
-    this.#disk = { handle, slots, count: saved.count, messagesEnd, closing, size };
+    this.#disk = await InPlaceFile.open(
+      this.#path,
+      { slots, count: saved.count, messagesEnd, closing, size },
+      { written: (bytes) => (this.bytesWritten += bytes), journaled: () => (this.#journaled = true) },
+    );
   }
 
   async #forget(): Promise<void> {
     const disk = this.#disk;
     this.#disk = undefined;
-    await disk?.handle.close().catch(() => {});
-    await disk?.journal?.close().catch(() => {});
+    await disk?.close();
   }
 
   /** `info`'s fields as `[key, JSON text]`, redacted; the config's text is kept while the object is the same. */
@@ -411,83 +198,4 @@ export class TrajectoryWriter {
       return [key, json];
     });
   }
-}
-
-/** A changed `info` field and the slot its new text goes to. */
-interface Patch {
-  slot: Slot;
-  text: string;
-}
-
-/** The fields that changed, each with its slot; undefined when one does not fit its slot (or keys differ). */
-function changedFields(slots: Slot[], fields: Array<[string, string]>): Patch[] | undefined {
-  const patches: Patch[] = [];
-  for (const [index, [key, text]] of fields.entries()) {
-    const slot = slots[index] as Slot;
-    if (slot.key !== key || Buffer.byteLength(text) > slot.width) return undefined;
-    if (text !== slot.text) patches.push({ slot, text });
-  }
-  return patches;
-}
-
-/** A field's text padded with spaces to its slot's width. */
-function padded(text: string, width: number): Buffer {
-  const bytes = Buffer.from(text, "utf8");
-  return Buffer.concat([bytes, Buffer.alloc(width - bytes.length, " ")]);
-}
-
-/**
- * The new messages and the closing lines, written over the old closing lines; undefined when neither changed.
- * A shorter closing than before is padded so no old byte is left after the final newline.
- */
-function newTail(
-  disk: OnDisk,
-  saved: Saved,
-): { buffers: Buffer[]; end: number; closing: string; size: number } | undefined {
-  const added: Buffer[] = [];
-  for (let index = disk.count; index < saved.count; index++) {
-    added.push(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
-  }
-  let closing = encodeClosing(saved.extras);
-  if (added.length === 0 && closing === disk.closing) return undefined;
-  const end = disk.messagesEnd + added.reduce((sum, buffer) => sum + buffer.length, 0);
-  const short = disk.size - (end + Buffer.byteLength(closing));
-  if (short > 0) closing = `${closing.slice(0, -2)}${" ".repeat(short)}}\n`;
-  const last = Buffer.from(closing, "utf8");
-  return { buffers: [...added, last], end, closing, size: end + last.length };
-}
-
-/** The whole file's bytes, the messages encoded about a megabyte at a time, each batch when it is asked for. */
-function* fileBatches(
-  head: string,
-  saved: Saved,
-  closing: string,
-  count: (buffer: Buffer) => Buffer,
-): Generator<Buffer[]> {
-  let batch: Buffer[] = [count(Buffer.from(head, "utf8"))];
-  let bytes = 0;
-  for (let index = 0; index < saved.count; index++) {
-    const buffer = count(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
-    batch.push(buffer);
-    bytes += buffer.length;
-    if (bytes >= 1 << 20) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-  }
-  batch.push(count(Buffer.from(closing, "utf8")));
-  yield batch;
-}
-
-function encodeMessage(message: Message, index: number): string {
-  return redact(`${index === 0 ? "" : ",\n"}    ${indent(jsonWithFloats(message), "    ")}`);
-}
-
-function encodeClosing(extras: Record<string, unknown>): string {
-  let closing = `\n  ],\n  "trajectory_format": "${TRAJECTORY_FORMAT}"`;
-  for (const [key, value] of Object.entries(extras)) {
-    closing += `,\n  ${JSON.stringify(key)}: ${redact(indent(jsonWithFloats(value), "  "))}`;
-  }
-  return `${closing}\n}\n`;
 }

@@ -1,14 +1,12 @@
 import { cac } from "cac";
 import { describe, expect, it } from "vitest";
 import {
-  addOptions,
   COMMAND_OPTIONS,
   type CommandName,
-  configOverrides,
   OPTIONS,
   type OptionSpec,
-  typedFlags,
-} from "../../src/commands/options.js";
+} from "../../src/commands/option-table.js";
+import { addOptions, configOverrides, typedFlags } from "../../src/commands/options.js";
 import { configSchema } from "../../src/config/schema.js";
 
 /** Parses argv as `swerun <command> ...` with the command's options registered, as cli.ts does. */

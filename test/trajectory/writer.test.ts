@@ -5,7 +5,7 @@ import type { Message } from "../../src/messages.js";
 import { trajectoryConfig, trajectoryInfo } from "../../src/trajectory/format.js";
 import { journalPath } from "../../src/trajectory/journal.js";
 import { loadTrajectory } from "../../src/trajectory/reader.js";
-import { addTrajectoryInfo, TrajectoryWriter } from "../../src/trajectory/writer.js";
+import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { FileWriteError } from "../../src/util/file-error.js";
 import { jsonWithFloats } from "../../src/util/float-json.js";
 import { killAt } from "../helpers/cli.js";
@@ -90,31 +90,6 @@ describe("TrajectoryWriter", () => {
     writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 0 }, undefined), messages, { note: "short" });
     await writer.flush();
     expect(readJson(path).note).toBe("short");
-  });
-
-  it("adds keys to the info of a written trajectory in the writer's layout, and of any other", async () => {
-    const path = join(tempDir(), "t.traj.json");
-    const writer = new TrajectoryWriter(path);
-    const messages: Message[] = [{ role: "system", content: "sys" }];
-    for (let index = 0; index < 30; index++) step(messages, index);
-    const exit: Message = { role: "exit", content: "", extra: { exit_status: "Submitted", submission: "" } };
-    messages.push(exit);
-    const extras = { instance_id: "a__b-1" };
-    writer.save(trajectoryInfo(config, { cost: 1, apiCalls: 30 }, exit), messages, extras);
-    await writer.flush();
-    const timing = { started_at: 1.5, ended_at: 2.5, wall_time_s: 1.0 };
-    addTrajectoryInfo(path, { swerun_timing: timing, mini_version: "9.9" });
-    const info = { ...trajectoryInfo(config, { cost: 1, apiCalls: 30 }, exit), mini_version: "9.9" };
-    const expected = {
-      info: { ...info, swerun_timing: timing },
-      messages,
-      trajectory_format: "mini-swe-agent-1.1",
-    };
-    expect(readFileSync(path, "utf8")).toBe(`${jsonWithFloats({ ...expected, ...extras })}\n`);
-    // Another layout (one line): read and written whole.
-    writeFileSync(path, JSON.stringify({ info: { a: 1 }, messages: [] }));
-    addTrajectoryInfo(path, { b: 2 });
-    expect(readJson(path)).toEqual({ info: { a: 1, b: 2 }, messages: [] });
   });
 
   it("a kill after a step's messages were appended, before its stats were, leaves every step in valid JSON", async () => {

@@ -2,8 +2,9 @@
 // keyboard navigation (j/k steps, n/p instances, / search, Esc back, ? keys).
 import { byId, DATA, FIRST_RUN, h } from "./dom.js";
 import { renderInstance } from "./instance.js";
+import { moveSelection, overview, selectedId } from "./instance-table.js";
 import { goToStep, moveInstance, moveStep, view } from "./navigation.js";
-import { moveSelection, overview, renderOverview, selectedId } from "./overview.js";
+import { renderOverview } from "./overview.js";
 import { closeSearch, runSearch } from "./search.js";
 
 function header(): HTMLElement {

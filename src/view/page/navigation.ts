@@ -1,7 +1,7 @@
 // Where the reader is: the instance open (from the URL's #<instance id>) and its current step, and moving
 // between steps and instances.
 import { FIRST_RUN } from "./dom.js";
-import { overview } from "./overview.js";
+import { overview } from "./instance-table.js";
 
 /** The open instance (null on the overview), its current step's index, and a step to go to once it loads. */
 export const view = {
