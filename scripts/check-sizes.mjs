@@ -21,7 +21,6 @@ const MAX_CLASS_LINES = 300;
 const ALLOWED = {
   files: {
     "batch/batch.ts": 691,
-    "batch/grader.ts": 533,
     "commands/options.ts": 521,
     "images/pool.ts": 712,
     "run/swarm-events.ts": 561,
@@ -32,7 +31,6 @@ const ALLOWED = {
   classes: {
     "agent/agent.ts#Agent": 389,
     "batch/batch.ts#BatchRun": 445,
-    "batch/grader.ts#BatchGrader": 407,
     "images/pool.ts#ImagePool": 607,
     "run/swarm-events.ts#SwarmEventStream": 436,
     "templates/jinja-compiler.ts#JinjaCompiler": 382,
