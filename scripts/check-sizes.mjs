@@ -20,9 +20,7 @@ const MAX_CLASS_LINES = 300;
  */
 const ALLOWED = {
   files: {
-    "batch/batch.ts": 691,
     "commands/options.ts": 521,
-    "images/pool.ts": 712,
     "run/swarm-events.ts": 561,
     "trajectory/writer.ts": 493,
     "view/page/instance.ts": 540,
@@ -30,8 +28,6 @@ const ALLOWED = {
   },
   classes: {
     "agent/agent.ts#Agent": 389,
-    "batch/batch.ts#BatchRun": 445,
-    "images/pool.ts#ImagePool": 607,
     "run/swarm-events.ts#SwarmEventStream": 436,
     "templates/jinja-compiler.ts#JinjaCompiler": 382,
   },
