@@ -1,51 +1,23 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { stringify as toYaml } from "yaml";
 import type { Agent } from "../agent/agent.js";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
-import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { type Instance, repeatedIds } from "../datasets/dataset.js";
-import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
-import { figuresLine } from "../facts/figures.js";
-import { HostPool } from "../images/host-pool.js";
 import { onInterruptSignals } from "../run/signals.js";
-import { caseFromFacts } from "../tracking/case.js";
 import type { DatasetSelection } from "../tracking/snapshot.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
-import { FileWriteError, fileWriteError } from "../util/file-error.js";
-import { timestampSlug } from "../util/ids.js";
+import type { FileWriteError } from "../util/file-error.js";
 import { pathInside } from "../util/safe-path.js";
-import { redact } from "../util/secrets.js";
 import { runWorkers } from "../util/worker-pool.js";
 import type { BatchDisplay } from "./display.js";
-import { type BatchImages, type HoldImage, openBatchImages } from "./images.js";
-import {
-  FINISHED_STATUSES,
-  type InstanceContext,
-  type InstanceResult,
-  recordedOutcome,
-  runInstance,
-  trajectoryPath,
-} from "./instance.js";
-import { lockOutputDir } from "./lock.js";
-import { batchLog } from "./log.js";
-import type { RunRecord } from "./record.js";
-import {
-  caseOf,
-  instanceFacts,
-  newRunRecord,
-  readRunRecord,
-  unsavedFacts,
-  updateTotals,
-  writeRunRecord,
-} from "./record.js";
-import { recordedResults, recoverFolder } from "./recover.js";
-import { type Job, Scheduler } from "./scheduler.js";
-import { BatchSwarms, type SwarmStreams } from "./swarms.js";
+import type { BatchImages, HoldImage } from "./images.js";
+import { FINISHED_STATUSES, type InstanceContext, type InstanceResult, runInstance } from "./instance.js";
+import { type OpenedBatch, openBatch } from "./open.js";
+import { BatchOutcomes } from "./outcomes.js";
+import type { Job } from "./scheduler.js";
+import type { SwarmStreams } from "./swarms.js";
 
 /** Where a Kubernetes instance's pod is (environments/kubernetes/pod-state.ts's phases). */
 type PodPhase = "pending" | "pulling" | "running";
@@ -156,11 +128,12 @@ export interface BatchSummary {
  * | queued          | `open` (`sortInstances`), or lost            | a worker takes it (`#runInstance`)    |
  * | started         | image ready; `onInstanceStart`               | its agent starts                      |
  * | running         | `onInstanceRunning`; `onInstanceSubmitted`   | ended, or lost                        |
- * | ended           | `#instanceEnded`: preds.json, run.json, log, display, `onInstanceEnd` | —            |
- * | not saved       | `#instanceUnsaved`: its trajectory could not be written | earlier trajectory kept; runs again on resume |
- * | lost            | `#instanceLost`: its Docker host went away   | queued again                          |
+ * | ended           | `BatchOutcomes.ended`: preds.json, run.json, log, display, `onInstanceEnd` | —      |
+ * | not saved       | `BatchOutcomes.unsaved`: its trajectory could not be written | earlier trajectory kept; runs again on resume |
+ * | lost            | `BatchOutcomes.lost`: its Docker host went away | queued again                       |
  *
- * When the workers are done, `#close` writes the last run.json (finished or interrupted) and releases the folder.
+ * When the workers are done, `#close` closes the images and hosts, has `BatchOutcomes.close` write the last
+ * run.json (finished or interrupted), and releases the folder.
  */
 type BatchState = "running" | "interrupted" | "stopping";
 
@@ -175,137 +148,45 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
   return (await BatchRun.open(options)).run();
 }
 
-/** What `BatchRun.open` finds and opens before the first instance starts. */
-interface Opened {
-  release: () => void;
-  log: (line: string) => void;
-  say: (line: string) => void;
-  /** An output that could not be written: said once (the first), and no new instance starts after it. */
-  failed: (error: FileWriteError) => void;
-  /** The first output that could not be written, if one was not. */
-  failure: () => FileWriteError | undefined;
-  previous: ReturnType<typeof readRunRecord>;
-  pool: HostPool | undefined;
-  preds: PredictionsFile;
-  results: ReturnType<typeof recordedResults>;
-  statuses: Map<string, string[]>;
-  queue: Instance[];
-  scheduler: Scheduler;
-  images: Awaited<ReturnType<typeof openBatchImages>>;
-}
-
 class BatchRun {
   #state: BatchState = "running";
   /** The agent each worker runs, to stop them. */
   readonly #agents = new Map<number, Agent>();
-  /** Instances whose run could not be saved (`#instanceUnsaved`). */
-  readonly #unsaved: NonNullable<BatchSummary["unsaved"]> = [];
-  readonly #record: RunRecord;
-  readonly #swarms: BatchSwarms;
-  readonly #modelName: string;
+  /** What the instances leave as they end: preds.json, run.json, the event streams. */
+  readonly #outcomes: BatchOutcomes;
   /** Kubernetes: where each running instance's pod is (for the display's pods line). */
   readonly #podPhases = new Map<string, PodPhase>();
 
   private constructor(
     private readonly options: BatchOptions,
-    private readonly opened: Opened,
+    private readonly opened: OpenedBatch,
   ) {
-    this.#modelName = modelDisplayName(options.config.model);
-    this.#record = newRunRecord({
-      runId: options.runId,
-      label: options.label,
-      modelName: this.#modelName,
-      config: options.config,
-      imageTemplate: options.imageTemplate ?? null,
-      instances: options.instances.length,
-      dataset: {
-        subset: options.subset,
-        split: options.split,
-        slice: null,
-        filter: null,
-        instance_ids: null,
-        shuffle: false,
-        ...options.dataset,
-      },
-      previous: opened.previous,
-    });
-    this.#swarms = new BatchSwarms(options.eventStreams, this.#runId, options.label ?? options.subset);
+    this.#outcomes = new BatchOutcomes(options, opened);
   }
 
-  /**
-   * Locks the folder, opens the pool of hosts, recovers what an earlier run left (recover.ts), sorts the
-   * instances into finished before and queued, and opens the batch's images; on failure releases it all.
-   */
+  /** Opens the batch (open.ts: the folder locked, an earlier run recovered, hosts and images open). */
   static async open(options: BatchOptions): Promise<BatchRun> {
-    const { outputDir } = options;
-    const release = lockOutputDir(outputDir);
-    const { log, say, failed, failure } = batchLog(outputDir, options.display);
-    const previous = readRunRecord(join(outputDir, "run.json"));
-    const runId = previous?.run_id || options.runId;
-    let pool: HostPool | undefined;
+    const opened = await openBatch(options);
     try {
-      pool = await openHostPool(options, runId, say);
-      const preds = new PredictionsFile(join(outputDir, "preds.json"));
-      const results = recordedResults(outputDir);
-      await recoverFolder({
-        outputDir,
-        previous,
-        environmentClass: options.config.environment.environment_class,
-        preds,
-        results,
-        modelName: modelDisplayName(options.config.model),
-        say,
-        pool,
-        removeContainers: options.removeContainers,
-        removePods: options.removePods,
-      });
-      const { statuses, queue } = sortInstances(options, results);
-      const scheduler = new Scheduler(queue, pool, options.imageOf);
-      const images = await openBatchImages(options, {
-        queue,
-        scheduler,
-        pool,
-        workers: options.workers,
-        runId,
-        folder: outputDir,
-        ...(previous?.images ? { previous: previous.images } : {}),
-        say,
-        log,
-      });
-      const opened = {
-        release,
-        log,
-        say,
-        failed,
-        failure,
-        previous,
-        pool,
-        preds,
-        results,
-        statuses,
-        queue,
-        scheduler,
-        images,
-      };
       return new BatchRun(options, opened);
     } catch (error) {
-      pool?.close();
-      release();
+      opened.pool?.close();
+      opened.release();
       throw error;
     }
   }
 
   /** A resumed batch keeps its run id: its containers carry it, so a later resume or `cleanup --run-id` finds them. */
   get #runId(): string {
-    return this.#record.run_id;
+    return this.#outcomes.runId;
   }
 
   /** Runs the queued instances on the workers until the queue is empty or the batch is stopped. */
   async run(): Promise<BatchSummary> {
     const { options, opened } = this;
     const { pool, queue, scheduler, images } = opened;
-    this.#recordFinishedBefore();
-    this.#saveRecord();
+    this.#outcomes.finishedBefore();
+    this.#outcomes.save();
     chaosPoint("run-recorded");
     const workers = pool ? pool.workers : options.workers;
     opened.log(
@@ -318,7 +199,7 @@ class BatchRun {
       stop: () => this.#stop(),
       third: "stop",
     });
-    images?.started(() => this.#saveRecord(), options.display);
+    images?.started(() => this.#outcomes.save(), options.display);
     if (images) options.onImages?.(images.hold);
     try {
       await runWorkers({
@@ -336,27 +217,15 @@ class BatchRun {
       }
     }
     const failure = opened.failure();
+    const unsaved = this.#outcomes.unsavedRuns;
     return {
       statuses: opened.statuses,
-      cost: this.#record.total_cost,
+      cost: this.#outcomes.cost,
       interrupted: this.#state !== "running" && !failure,
       ...(pool?.stopped ? { hostsDown: true } : {}),
       ...(failure ? { outputFailure: failure } : {}),
-      ...(this.#unsaved.length > 0 ? { unsaved: this.#unsaved } : {}),
+      ...(unsaved.length > 0 ? { unsaved } : {}),
     };
-  }
-
-  /** Runs a write of the batch's outputs; one that fails is said (the first) and stops new instances. */
-  #guard(path: string, write: () => void): boolean {
-    try {
-      write();
-      return true;
-    } catch (error) {
-      if (!(error instanceof FileWriteError) && (error as NodeJS.ErrnoException).code === undefined)
-        throw error;
-      this.opened.failed(fileWriteError(path, error));
-      return false;
-    }
   }
 
   /** First Ctrl-C: no new instance starts. */
@@ -376,39 +245,7 @@ class BatchRun {
     for (const agent of this.#agents.values()) agent.stop("Interrupted");
   }
 
-  /** Skipped instances to the event streams; those that finished before keep their case in run.json. */
-  #recordFinishedBefore(): void {
-    const { options, opened } = this;
-    const queued = new Set(opened.queue);
-    for (const instance of options.instances) {
-      if (!queued.has(instance))
-        this.#swarms.skipped(instance.instance_id, opened.results.get(instance.instance_id)?.exit_status);
-    }
-    // One recorded nowhere is read from its trajectory.
-    for (const [status, ids] of opened.statuses) {
-      for (const id of ids) {
-        const earlier = opened.previous?.cases?.[id];
-        this.#record.cases[id] =
-          earlier && earlier.exit_status === status
-            ? earlier
-            : caseOf(trajectoryPath(options.outputDir, id), status);
-      }
-    }
-  }
-
-  #saveRecord(): void {
-    const record = this.#record;
-    if (this.opened.images) record.images = this.opened.images.record;
-    record.exit_statuses = Object.fromEntries(
-      [...this.opened.statuses].map(([status, ids]) => [status, ids.length]),
-    );
-    updateTotals(record, false);
-    if (this.opened.pool) record.hosts = hostRecord(this.opened.pool);
-    const path = join(this.options.outputDir, "run.json");
-    this.#guard(path, () => writeRunRecord(path, record));
-  }
-
-  /** One instance on worker `number`: its image, its agent, then `#instanceEnded` or `#instanceLost`. */
+  /** One instance on worker `number`: its image, its agent, then what it leaves (`BatchOutcomes`). */
   async #runInstance(job: Job, number: number): Promise<void> {
     const { options, opened } = this;
     const { instance } = job;
@@ -416,7 +253,7 @@ class BatchRun {
     const hostConfig = job.host?.docker.config;
     const startedAt = Date.now();
     const folder = pathInside(options.outputDir, instance.instance_id);
-    if (!this.#guard(folder, () => mkdirSync(folder, { recursive: true }))) {
+    if (!opened.guard(folder, () => mkdirSync(folder, { recursive: true }))) {
       opened.scheduler.end(job, { requeue: true });
       return;
     }
@@ -435,7 +272,7 @@ class BatchRun {
       `${instance.instance_id}: start (worker ${number}${hostName ? `, Docker host ${hostName}` : ""})`,
     );
     const bus = this.#instanceBus(instance, number, hostConfig);
-    const swarm = this.#swarms.instance(instance);
+    const swarm = this.#outcomes.swarms.instance(instance);
     if (swarm) bus.subscribe(swarm.listener);
     const result = await runInstance(instance, {
       config: this.#configOn(job),
@@ -452,9 +289,9 @@ class BatchRun {
     opened.scheduler.end(job, { ran: FINISHED_STATUSES.has(result.exit_status), requeue: result.lost });
     opened.images?.ended(instance, job.host);
     const ended = { job, number, result, swarm, startedAt };
-    if (result.lost) this.#instanceLost(ended);
-    else if (result.unsaved) this.#instanceUnsaved(ended);
-    else this.#instanceEnded(ended);
+    if (result.lost) this.#outcomes.lost(ended);
+    else if (result.unsaved) this.#outcomes.unsaved(ended);
+    else this.#outcomes.ended(ended);
   }
 
   /** Kubernetes: an instance's pod moved on (undefined: its instance ended); the display counts them. */
@@ -503,189 +340,17 @@ class BatchRun {
     if (this.#state === "stopping") agent.stop("Interrupted");
   }
 
-  /** An instance lost with its Docker host or its pod: queued again (the scheduler did it), told to all. */
-  #instanceLost({ job, number, result, swarm }: EndedInstance): void {
-    const hostName = job.host?.docker.name;
-    const lostWith = hostName
-      ? `with Docker host ${hostName}`
-      : `with its pod: ${result.error instanceof Error ? result.error.message : String(result.error)}`;
-    this.opened.say(
-      `${result.instance_id}: lost ${lostWith} (${result.exit_status}, cost ${result.cost.toFixed(4)}, ${result.api_calls} calls): queued again`,
-    );
-    this.options.display.instanceLost?.(number, result.instance_id);
-    this.#swarms.lost(swarm, result, hostName);
-    this.options.onInstanceLost?.(result.instance_id);
-  }
-
-  /**
-   * What happens when an instance ends: its prediction into preds.json, its status and case into run.json,
-   * its end to the event streams, the log and the display, then `onInstanceEnd` (`--eval` grades it).
-   */
-  #instanceEnded({ job, number, result, swarm, startedAt }: EndedInstance): void {
-    const { options, opened } = this;
-    const hostName = job.host?.docker.name;
-    chaosPoint("trajectory-renamed");
-    this.#guard(opened.preds.path, () =>
-      opened.preds.set({
-        model_name_or_path: this.#modelName,
-        instance_id: result.instance_id,
-        model_patch: result.submission,
-      }),
-    );
-    noteStatus(opened.statuses, result.exit_status, result.instance_id);
-    // Its facts, read once: its case in run.json, its events, the log and the display all show them.
-    const facts = instanceFacts(
-      trajectoryPath(options.outputDir, result.instance_id),
-      result.exit_status,
-      result.cost,
-      result.timing ?? {
-        started_at: startedAt / 1000,
-        ended_at: Date.now() / 1000,
-        wall_time_s: (Date.now() - startedAt) / 1000,
-      },
-    );
-    this.#record.cases[result.instance_id] = {
-      ...caseFromFacts(facts),
-      ...(hostName ? { host: hostName } : {}),
-    };
-    this.#swarms.ended(swarm, result, facts);
-    this.#saveRecord();
-    opened.log(`${result.instance_id}: ${result.exit_status} (${figuresLine(facts)})`);
-    options.display.instanceEnd(number, result, facts);
-    options.onInstanceEnd?.(result, job.host?.docker.config);
-  }
-
-  /**
-   * An instance whose trajectory could not be written: said, and no new instance starts. Nothing of its run
-   * is recorded (its prediction neither); its earlier trajectory, when the folder has a finished one, is
-   * kept and stays its record (status and case), so the folder's outputs agree with its trajectories.
-   */
-  #instanceUnsaved({ number, result, swarm, startedAt }: EndedInstance): void {
-    const { options, opened } = this;
-    const id = result.instance_id;
-    const unsaved = result.unsaved as NonNullable<InstanceResult["unsaved"]>;
-    opened.failed(unsaved.error);
-    const earlier = recordedOutcome(options.outputDir, id);
-    const kept = earlier !== undefined && FINISHED_STATUSES.has(earlier.exit_status);
-    this.#unsaved.push({ instance_id: id, cost: result.cost, kept });
-    if (kept) this.#keepEarlier(id, earlier.exit_status);
-    const facts = unsavedFacts(
-      trajectoryPath(options.outputDir, id),
-      id,
-      result.exit_status,
-      unsaved.error.message,
-      result.cost,
-      result.timing ?? {
-        started_at: startedAt / 1000,
-        ended_at: Date.now() / 1000,
-        wall_time_s: (Date.now() - startedAt) / 1000,
-      },
-    );
-    this.#swarms.ended(swarm, result, facts);
-    this.#saveRecord();
-    opened.say(
-      `${id}: not saved (${unsaved.error.message}; cost ${result.cost.toFixed(4)}, ${result.api_calls} calls); ${kept ? `its earlier trajectory (${earlier.exit_status}) is kept` : "it runs again when the batch is resumed"}`,
-    );
-    options.display.instanceEnd(number, result, facts);
-    options.onInstanceLost?.(id);
-  }
-
-  /** An instance's earlier finished trajectory stays its record: its status, and its case (as run.json had it, or read). */
-  #keepEarlier(id: string, status: string): void {
-    noteStatus(this.opened.statuses, status, id);
-    const before = this.opened.previous?.cases?.[id];
-    this.#record.cases[id] =
-      before && before.exit_status === status
-        ? before
-        : caseOf(trajectoryPath(this.options.outputDir, id), status);
-  }
-
-  /**
-   * Instances queued to run again (`redoExisting`, or lost) that the batch never ended (it stopped early)
-   * keep the finished trajectory the folder had for them as their record.
-   */
-  #keepUntouched(): void {
-    const recorded = new Set([...this.opened.statuses.values()].flat());
-    for (const { instance_id: id } of this.options.instances) {
-      const earlier = this.opened.results.get(id)?.exit_status;
-      if (!recorded.has(id) && earlier && FINISHED_STATUSES.has(earlier)) this.#keepEarlier(id, earlier);
-    }
-  }
-
-  /** The workers are done: images and hosts closed, exit_statuses_*.yaml and the last run.json written, the folder released. */
+  /** The workers are done: images and hosts closed, the last outputs written (`BatchOutcomes.close`), the folder released. */
   async #close(): Promise<void> {
     const { options, opened } = this;
     const { pool } = opened;
-    const record = this.#record;
     await options.onWorkersDone?.();
     await opened.images?.close();
     for (const line of pool?.leftoverHints(this.#runId) ?? []) opened.say(line);
     pool?.close();
     options.display.stop();
-    this.#keepUntouched();
-    const byStatus = Object.fromEntries(
-      [...opened.statuses].map(([status, ids]) => [status, [...ids].sort()]),
-    );
-    const statusFile = join(options.outputDir, `exit_statuses_${timestampSlug()}.yaml`);
-    this.#guard(statusFile, () =>
-      writeFileAtomic(statusFile, [redact(toYaml({ instances_by_exit_status: byStatus }))]),
-    );
-    const interrupted = this.#state !== "running" || opened.failure() !== undefined;
-    record.status = interrupted || pool?.stopped ? "interrupted" : "finished";
-    record.ended_at = new Date().toISOString();
-    this.#saveRecord();
-    this.#swarms.stop(record.status, record.exit_statuses, interrupted);
-    opened.log(`run ${this.#runId}: ${record.status}`);
+    const status = this.#outcomes.close(this.#state !== "running");
+    opened.log(`run ${this.#runId}: ${status}`);
     opened.release();
   }
-}
-
-/** An instance whose agent is done, as `#instanceEnded` and `#instanceLost` take it. */
-interface EndedInstance {
-  job: Job;
-  number: number;
-  result: InstanceResult;
-  swarm: ReturnType<BatchSwarms["instance"]>;
-  startedAt: number;
-}
-
-/** The pool of Docker hosts, when the batch has several (host-pool.ts). */
-async function openHostPool(
-  options: BatchOptions,
-  runId: string,
-  say: (line: string) => void,
-): Promise<HostPool | undefined> {
-  if (!options.hosts || options.hosts.length === 0) return undefined;
-  return HostPool.open(options.hosts, options.hostsSource ?? "environment.docker_hosts", {
-    say,
-    onChange: (hosts) => options.display.hosts?.(hosts),
-    runId,
-    ...(options.hostProbeMs ? { probeMs: options.hostProbeMs } : {}),
-    ...(options.hostAnswerTimeoutMs ? { answerTimeoutMs: options.hostAnswerTimeoutMs } : {}),
-  });
-}
-
-function noteStatus(statuses: Map<string, string[]>, status: string, id: string): void {
-  statuses.set(status, [...(statuses.get(status) ?? []), id]);
-}
-
-/** Instances that finished before (kept, unless `redoExisting`) by exit status, and the queue of the others. */
-function sortInstances(
-  options: BatchOptions,
-  results: ReturnType<typeof recordedResults>,
-): { statuses: Map<string, string[]>; queue: Instance[] } {
-  const statuses = new Map<string, string[]>();
-  const queue: Instance[] = [];
-  for (const instance of options.instances) {
-    const previous = results.get(instance.instance_id)?.exit_status;
-    if (!options.redoExisting && previous && FINISHED_STATUSES.has(previous))
-      noteStatus(statuses, previous, instance.instance_id);
-    else queue.push(instance);
-  }
-  return { statuses, queue };
-}
-
-/** run.json's `hosts`: each Docker host of the pool, its workers, and whether it answered last. */
-function hostRecord(pool: HostPool): RunRecord["hosts"] {
-  return pool.status().map(({ host, workers, state }) => ({ host, workers, state }));
 }

@@ -1,33 +1,22 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
 import { daemonMessage } from "../environments/docker/pull.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
-import { chaosPoint } from "../util/chaos.js";
 import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
-import { writeTar } from "../util/tar.js";
-import { decodeOutput, type ExecResult } from "./container-exec.js";
 import type { EvalInstance } from "./eval-instance.js";
-import { EvalOutputSplitter } from "./eval-output-split.js";
-import { makeEvalScript, testsExecArgv } from "./eval-script.js";
-import { type GradingBox, type GradingContainer, startGradingContainer } from "./grading-container.js";
-import {
-  CONTAINER_EVAL_SCRIPT,
-  CONTAINER_PATCH,
-  CONTAINER_WORKDIR,
-  LOG_FILES,
-  MARKERS,
-  RUN_EVALUATION_DIR,
-} from "./harness-constants.js";
-import { injectAssetRestore, restoreCommand, stagedLine, stageImageAssets } from "./image-assets.js";
-import { classifyText } from "./infra-failure.js";
+import { applyPatch, type GradingPlace } from "./grading-apply.js";
+import type { GradingContainer } from "./grading-container.js";
+import { gradingFailure } from "./grading-errors.js";
+import { openGradingContainer } from "./grading-start.js";
+import { runTests, settleTests } from "./grading-tests.js";
+import { LOG_FILES, RUN_EVALUATION_DIR } from "./harness-constants.js";
 import { InstanceLog } from "./instance-log.js";
-import { logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
-import { applyScript, newToken, parseApplyOutput } from "./patch-apply.js";
-import { fileTestLog, TestLogWriter } from "./test-log.js";
+import { type LogParser, logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
+import { fileTestLog } from "./test-log.js";
 import { evalReport, type InstanceReport } from "./verdict.js";
 
 /** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
@@ -112,114 +101,14 @@ export function instanceLogDir(outputDir: string, runId: string, prediction: Pre
   return pathInside(modelLogDir(outputDir, runId, prediction.model_name_or_path), prediction.instance_id);
 }
 
-/** A grading that ended as the harness's gradings end without a report (the patch did not apply, a timeout). */
-class GradingError extends Error {}
-
-/** A grading that could not be done (its container or the daemon failed, or it was interrupted). */
-class InfraFailure extends Error {
-  readonly reason: string;
-  constructor(reason: string, message: string) {
-    super(message);
-    this.reason = reason;
-  }
-}
-
-/** The infra-failure reason of an unexpected error: the harness's words for the daemon's, else swerun's own. */
-function infraReason(error: unknown, message: string): string {
-  if (error instanceof InfraFailure) return error.reason;
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  const network =
-    ["connect", "read", "write"].includes(syscall ?? "") && /^E(CONN|PIPE|TIMEDOUT)/.test(code ?? "");
-  // A file system call that failed: a log of swerun's could not be written.
-  if (syscall && !network) return "output_unwritable";
-  return classifyText(message)?.reason ?? "container_unavailable";
-}
-
-/**
- * The grading's fresh container: `options.startContainer`'s (a pod), else one started on `options.docker`.
- * `onCreated` is told it as soon as it exists, so a failed start still removes it.
- */
-function startContainer(
-  options: GradeOptions,
-  log: InstanceLog,
-  phase: (phase: string) => void,
-  onCreated: (created: GradingContainer) => void,
-): Promise<GradingContainer> {
-  const { instance } = options;
-  const creating = () => {
-    phase("starting");
-    log.info(`Creating container for ${instance.instance_id}...`);
-  };
-  const created = (container: GradingContainer) => {
-    onCreated(container);
-    log.info(`Container for ${instance.instance_id} created: ${container.box.id}`);
-  };
-  if (options.startContainer) return options.startContainer({ onCreating: creating, onCreated: created });
-  if (!options.docker)
-    throw new Error("gradeInstance: neither a Docker client nor a way to start a container");
-  return startGradingContainer({
-    docker: options.docker,
-    instance,
-    runId: options.containerRunId ?? options.runId,
-    ...(options.keep ? { keep: true } : {}),
-    ...(options.network ? { network: options.network } : {}),
-    ...(options.pullTimeoutSeconds ? { pullTimeoutSeconds: options.pullTimeoutSeconds } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    onCreating: creating,
-    onCreated: created,
-  });
-}
-
-/** Writes `$1` to the patch file and `$2` to the eval script, byte for byte, before the patch steps. */
-const WRITE_FILES = `(umask 022 && printf '%s' "$1" > ${CONTAINER_PATCH} && printf '%s' "$2" > ${CONTAINER_EVAL_SCRIPT} && chmod 644 ${CONTAINER_PATCH} ${CONTAINER_EVAL_SCRIPT}) || exit 97`;
-
-/** Whether a file can be an exec argument: no NUL, well under Linux's 128 KiB limit for one argument. */
-function fitsInArguments(text: string): boolean {
-  return !text.includes("\0") && Buffer.byteLength(text) <= 96 * 1024;
-}
-
-/**
- * Runs the eval script (and the diff after it) in the container, its output going to test_output.txt's temp
- * file as it arrives (never held whole): the caller commits or aborts `testLog`. A log that cannot be
- * written (a full disk) fails once the exec is over, its temp file removed.
- */
-async function runTests(
-  container: GradingBox,
-  outputPath: string,
-  token: string,
-  options: GradeOptions,
-): Promise<{ run: ExecResult; diff?: Buffer; testLog: TestLogWriter }> {
-  const testLog = new TestLogWriter(outputPath);
-  try {
-    const splitter = new EvalOutputSplitter(token, (data) => testLog.write(data));
-    let unwritable: { error: unknown } | undefined;
-    const run = await container.exec(testsExecArgv(CONTAINER_EVAL_SCRIPT, CONTAINER_WORKDIR, token), {
-      timeoutSeconds: options.timeoutSeconds,
-      ...(options.signal ? { signal: options.signal } : {}),
-      onChunk: (data, stderr) => {
-        if (unwritable) return;
-        try {
-          splitter.push(data, stderr);
-        } catch (error) {
-          unwritable = { error };
-        }
-      },
-    });
-    if (unwritable) throw unwritable.error;
-    return { run, ...splitter.end(), testLog };
-  } catch (error) {
-    testLog.abort();
-    throw error;
-  }
-}
-
 /**
  * Grades one prediction as the SWE-bench harness's `run_instance` does, in a fresh container of the
- * instance's image: write and apply the patch (four ways, then the reverse check), run `/eval.sh` with a
- * timeout, parse the test output with the instance's log parser, grade, and write report.json,
- * test_output.txt, run_instance.log, eval.sh and patch.diff. An empty patch is not run. A patch that does
- * not apply, a timeout or a failure leave no report.json (the harness's errors). The container is removed
- * however it ends, unless `keep`.
+ * instance's image, phase by phase: the container (grading-start.ts), the patch written and applied (four
+ * ways, then the reverse check) with the eval script (grading-apply.ts), `/eval.sh` run with a timeout
+ * (grading-tests.ts), the test output parsed with the instance's log parser and graded, and report.json
+ * written beside test_output.txt, run_instance.log, eval.sh and patch.diff. An empty patch is not run. A patch
+ * that does not apply, a timeout or a failure leave no report.json (the harness's errors, grading-errors.ts).
+ * The container is removed however it ends, unless `keep`.
  */
 export async function gradeInstance(options: GradeOptions): Promise<GradeResult> {
   const { instance, prediction } = options;
@@ -248,179 +137,55 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
   let grading: GradingContainer | undefined;
   let testSeconds = 0;
   try {
-    grading = options.started ? await options.started.catch(() => undefined) : undefined;
-    if (grading) {
-      log.info(`Creating container for ${instance.instance_id}...`);
-      log.info(`Container for ${instance.instance_id} created: ${grading.box.id}`);
-    } else {
-      phase("pulling");
-      grading = await startContainer(options, log, phase, (created) => {
-        grading = created;
-      });
-    }
-    const { box: container, name } = grading;
-    log.info(`Container for ${instance.instance_id} started: ${container.id}`);
-    if (options.keep)
-      options.onProgress?.(`${instance.instance_id}: container kept: docker exec -it ${name} bash`);
-
-    const patch = prediction.model_patch;
-    let evalScript = makeEvalScript(instance.eval_script);
-    writeFileSync(join(logDir, LOG_FILES.patch), redact(patch));
-    log.info(
-      `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
-    );
-    // Small files travel as arguments of the patch exec, which writes them first (one daemon call fewer
-    // before the patch is applied); others are uploaded as an archive. Either way the same bytes, mode 644.
-    const inline = fitsInArguments(patch) && fitsInArguments(evalScript);
-    if (!inline)
-      await container.putArchive(
-        writeTar([
-          { type: "file", path: CONTAINER_PATCH.slice(1), mode: 0o644, content: Buffer.from(patch) },
-          {
-            type: "file",
-            path: CONTAINER_EVAL_SCRIPT.slice(1),
-            mode: 0o644,
-            content: Buffer.from(evalScript),
-          },
-        ]),
-      );
-
-    phase("applying patch");
-    const token = newToken();
-    const applyCommand = inline
-      ? ["/bin/bash", "-c", `${WRITE_FILES}\n${applyScript(token)}`, "bash", patch, evalScript]
-      : ["/bin/bash", "-c", applyScript(token)];
-    const applyRun = await container.exec(applyCommand, {
-      workdir: CONTAINER_WORKDIR,
-      ...(options.signal ? { signal: options.signal } : {}),
+    grading = await openGradingContainer(options, log, phase, (created) => {
+      grading = created;
     });
-    if (applyRun.aborted) throw new InfraFailure("interrupted", "interrupted");
-    const applied = parseApplyOutput(decodeOutput(applyRun.output), token);
-    for (const attempt of applied.attempts) {
-      if (attempt.exitCode === 0) log.info(`${MARKERS.applied}:\n${attempt.output}`);
-      else log.info(`Failed to apply patch to container: ${attempt.command}`);
-    }
-    if (applied.reverseCheck?.exitCode === 0) log.info(`${MARKERS.applied}: verified already applied`);
-    if (!applied.applied) {
-      const last = applied.attempts.at(-1)?.output ?? decodeOutput(applyRun.output);
-      log.info(`${MARKERS.applyFailed}:\n${last}`);
-      throw new GradingError(`${MARKERS.applyFailed}:\n${last}`);
-    }
-    log.info(`Git diff before:\n${applied.diffBefore}`);
-    // Binary patch assets arrive after the patch, as the harness stages them: copied to /image_assets and
-    // put in place by lines the eval script runs just before its tests (with the script sent again).
-    const staged = await stageImageAssets({
-      instanceId: instance.instance_id,
-      assets: instance.image_assets ?? [],
-      logDir,
-      ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
-      warn: (message) => log.warning(message),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    if (staged.length > 0) {
-      evalScript = injectAssetRestore(
-        evalScript,
-        staged.map((asset) => restoreCommand(asset.path)),
-      );
-      await container.putArchive(
-        writeTar([
-          { type: "dir", path: "image_assets", mode: 0o755 },
-          ...staged.map((asset) => ({
-            type: "file" as const,
-            path: `image_assets/${asset.flat}`,
-            mode: 0o644,
-            content: asset.data,
-          })),
-          {
-            type: "file",
-            path: CONTAINER_EVAL_SCRIPT.slice(1),
-            mode: 0o644,
-            content: Buffer.from(evalScript),
-          },
-        ]),
-      );
-      log.info(stagedLine(staged));
-    }
-    writeFileSync(join(logDir, LOG_FILES.evalScript), redact(evalScript));
-    log.info(
-      `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
-    );
-
-    phase("running tests");
-    chaosPoint("grading-tests");
-    const testStarted = Date.now();
-    const diffToken = newToken();
-    const outputPath = join(logDir, LOG_FILES.testOutput);
-    const { run, diff, testLog } = await runTests(container, outputPath, diffToken, options);
-    testSeconds = (Date.now() - testStarted) / 1000;
-    if (run.aborted) {
-      testLog.abort();
-      throw new InfraFailure("interrupted", "interrupted");
-    }
-    log.info(`Test runtime: ${testSeconds.toFixed(2)} seconds`);
-    // Output that ends before the script did, with no timeout: a container that died (graded on what it
-    // printed, as the harness does), or a daemon that went away (no verdict: nothing is written).
-    if (diff === undefined && !run.timedOut) {
-      const answers = !/is gone/.test((await container.stopped()) ?? "");
-      if (!answers) {
-        testLog.abort();
-        throw new GradingError("the Docker daemon stopped answering while the tests ran (no verdict)");
-      }
-    }
-    try {
-      testLog.commit(run.timedOut ? `\n\nTimeout error: ${options.timeoutSeconds} seconds exceeded.` : "");
-    } catch (error) {
-      testLog.abort();
-      throw error;
-    }
-    log.info(`Test output for ${instance.instance_id} written to ${outputPath}`);
-    if (run.timedOut) throw new GradingError(`Test timed out after ${options.timeoutSeconds} seconds.`);
-    // Tests cut off before the eval script ended (its container killed from outside, the daemon gone)
-    // give no verdict.
-    if (diff === undefined)
-      throw new InfraFailure(
-        "container_unavailable",
-        (await container.stopped()) ?? "the tests' exec ended before the eval script did",
-      );
-
-    const diffAfter = diff ? decodeOutput(diff).trim() : "";
-    log.info(`Git diff after:\n${diffAfter}`);
-    if (diffAfter !== applied.diffBefore) log.info("Git diff changed after running eval script");
-
+    const place = { container: grading.box, logDir, log };
+    const diffBefore = await applyPatch(place, options, phase);
+    const tests = await runTests(place, options, phase);
+    testSeconds = tests.testSeconds;
+    await settleTests(place, tests, options, diffBefore);
     phase("grading");
-    log.info(`Grading answer for ${instance.instance_id}...`);
-    const report = {
-      [instance.instance_id]: evalReport(instance, patch, fileTestLog(outputPath), parser),
-    };
-    const entry = report[instance.instance_id] as InstanceReport;
-    log.info(
-      `report: ${JSON.stringify(report)}\nResult for ${instance.instance_id}: resolved: ${entry.resolved}`,
-    );
-    writeFileAtomic(join(logDir, LOG_FILES.report), [redact(pythonJson(report, 4))]);
+    const entry = writeReport(options, parser, place, tests.outputPath);
     return result(entry.resolved ? "resolved" : "unresolved", { report: entry, testSeconds });
   } catch (error) {
-    const message =
-      error instanceof GradingError || error instanceof InfraFailure
-        ? error.message
-        : `${error instanceof Error ? error.constructor.name : "Error"}: ${daemonMessage(error)}`;
-    log.error(`Error in evaluating ${instance.instance_id}: ${message}`);
-    const first = message.split("\n")[0] ?? message;
-    if (error instanceof GradingError) {
-      // The harness's errors leave no report.json: one from an earlier grading goes too.
-      rmSync(join(logDir, LOG_FILES.report), { force: true });
-      return result("error", { error: first, testSeconds });
-    }
-    const reason = infraReason(error, message);
-    const why = first === reason ? first : `${reason}: ${first}`;
-    return result("error", { error: why, infra_failure: reason, testSeconds });
+    return result("error", { ...gradingFailure(error, log, instance.instance_id, logDir), testSeconds });
   } finally {
-    if (grading && !options.keep) {
-      try {
-        await grading.remove();
-        log.info(`Container for ${instance.instance_id} removed`);
-      } catch (error) {
-        log.error(`Removing the container of ${instance.instance_id} failed: ${daemonMessage(error)}`);
-      }
-    }
+    if (grading && !options.keep) await removeContainer(grading, log, instance.instance_id);
+  }
+}
+
+/** The last phase: the instance graded from test_output.txt with its log parser, report.json written. */
+function writeReport(
+  options: GradeOptions,
+  parser: LogParser,
+  place: GradingPlace,
+  outputPath: string,
+): InstanceReport {
+  const { instance, prediction } = options;
+  const { log, logDir } = place;
+  log.info(`Grading answer for ${instance.instance_id}...`);
+  const report = {
+    [instance.instance_id]: evalReport(instance, prediction.model_patch, fileTestLog(outputPath), parser),
+  };
+  const entry = report[instance.instance_id] as InstanceReport;
+  log.info(
+    `report: ${JSON.stringify(report)}\nResult for ${instance.instance_id}: resolved: ${entry.resolved}`,
+  );
+  writeFileAtomic(join(logDir, LOG_FILES.report), [redact(pythonJson(report, 4))]);
+  return entry;
+}
+
+/** Removes the grading's container, said in run_instance.log (a failure too). */
+async function removeContainer(
+  grading: GradingContainer,
+  log: InstanceLog,
+  instanceId: string,
+): Promise<void> {
+  try {
+    await grading.remove();
+    log.info(`Container for ${instanceId} removed`);
+  } catch (error) {
+    log.error(`Removing the container of ${instanceId} failed: ${daemonMessage(error)}`);
   }
 }
