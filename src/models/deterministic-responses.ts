@@ -14,8 +14,9 @@ export class DeterministicResponsesModel extends DeterministicModel {
   }
 
   override async query(): Promise<Message> {
-    const message = await super.query();
-    return message.role ? message : { ...message, role: "assistant" };
+    // A scripted output is the config's record as written: a response object may come without a role.
+    const message: Record<string, unknown> = await super.query();
+    return message.role ? (message as Message) : { ...message, role: "assistant" };
   }
 
   override formatObservations(

@@ -1,5 +1,12 @@
 import { FormatError } from "../errors.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import {
+  type Action,
+  actionsOf,
+  type ExecOutput,
+  type Message,
+  type ObservationExtra,
+  type UserMessage,
+} from "../messages.js";
 import { renderTemplate } from "../templates/render.js";
 
 const compiled = new Map<string, RegExp>();
@@ -78,13 +85,13 @@ function observation(
   output: ExecOutput,
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message {
+): UserMessage & { extra: ObservationExtra } {
   const content = renderTemplate(
     observationTemplate,
     { ...templateVars, output: templateOutput(output) },
     "observation_template",
   );
-  const extra = {
+  const extra: ObservationExtra = {
     raw_output: output.output,
     returncode: output.returncode,
     timestamp: Date.now() / 1000,
@@ -115,7 +122,7 @@ export function observationsFor(
   observationTemplate: string,
   templateVars: Record<string, unknown>,
 ): Message[] {
-  const actions = (message.extra?.actions ?? []) as Action[];
+  const actions = actionsOf(message);
   const answered = [...outputs];
   const toolCalls = actions.some((action) => action.tool_call_id);
   while (toolCalls && answered.length < actions.length) {
