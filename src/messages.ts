@@ -145,6 +145,9 @@ export interface ExitMessage {
   [key: string]: unknown;
 }
 
+/** What running an action produced, as the model is shown it: a user message, or a tool message answering a tool call. */
+export type ObservationMessage = (UserMessage | ToolMessage) & { extra: ObservationExtra };
+
 /** A message of the conversation, by role. */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage | ExitMessage;
 

@@ -5,6 +5,7 @@ import {
   type ExecOutput,
   type Message,
   type ObservationExtra,
+  type ObservationMessage,
   type UserMessage,
 } from "../messages.js";
 import { renderTemplate } from "../templates/render.js";
@@ -85,7 +86,7 @@ function observation(
   output: ExecOutput,
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): UserMessage & { extra: ObservationExtra } {
+): UserMessage & ObservationMessage {
   const content = renderTemplate(
     observationTemplate,
     { ...templateVars, output: templateOutput(output) },
@@ -106,7 +107,7 @@ export function textObservations(
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message[] {
+): ObservationMessage[] {
   return outputs.map((output) => observation(output, observationTemplate, templateVars));
 }
 
@@ -121,7 +122,7 @@ export function observationsFor(
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message[] {
+): ObservationMessage[] {
   const actions = actionsOf(message);
   const answered = [...outputs];
   const toolCalls = actions.some((action) => action.tool_call_id);
