@@ -26,10 +26,8 @@ export interface ToolCall {
   [key: string]: unknown;
 }
 
-/** `extra` of the model's reply: what mini-swe-agent records beside the provider's message, plus swerun's timings. */
-export interface AssistantExtra {
-  /** The commands to run (none or absent: the reply ran nothing). */
-  actions?: Action[];
+/** What a model call records in `extra`, beside the provider's message (mini-swe-agent's keys, swerun's timings). */
+export interface CallExtra {
   /** The provider's raw response, as mini-swe-agent records it. */
   response?: unknown;
   /** Dollars the call cost. */
@@ -43,6 +41,12 @@ export interface AssistantExtra {
   /** Failed attempts before this reply (swerun; see `RetryRecord` in models/retrying-request). */
   retries?: unknown[];
   [key: string]: unknown;
+}
+
+/** `extra` of the model's reply: the call's record and the commands parsed from it. */
+export interface AssistantExtra extends CallExtra {
+  /** The commands to run (none or absent: the reply ran nothing). */
+  actions?: Action[];
 }
 
 /** `extra` of an observation: what running one action produced, as mini-swe-agent records it. */
@@ -66,7 +70,7 @@ export interface ObservationExtra {
  * `extra` of a format error's feedback: mini-swe-agent records no message for a reply that could not be run;
  * its feedback carries the paid call's `extra` (cost, response, timestamp, ...) instead.
  */
-export interface FormatErrorExtra extends Omit<AssistantExtra, "actions"> {
+export interface FormatErrorExtra extends CallExtra {
   interrupt_type: "FormatError";
   /** The text of a reply whose actions could not be parsed. */
   model_response?: string;
