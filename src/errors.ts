@@ -1,4 +1,4 @@
-import type { Message } from "./messages.js";
+import type { ExitMessage, Message } from "./messages.js";
 
 /**
  * Interrupts the agent's step and carries the messages to append, as in mini-swe-agent.
@@ -43,7 +43,7 @@ export function exitMessage(
   exitStatus: string,
   submission = "",
   content = submission || exitStatus,
-): Message {
+): ExitMessage {
   return { role: "exit", content, extra: { exit_status: exitStatus, submission } };
 }
 
@@ -59,7 +59,7 @@ export function exitCodeOf(error: unknown): number {
 }
 
 /** The exit message recording an uncaught error: its class name as exit status, its message and stack. */
-export function errorExitMessage(error: unknown): Message {
+export function errorExitMessage(error: unknown): ExitMessage {
   const name = error instanceof Error ? error.constructor.name : "Error";
   const text = error instanceof Error ? error.message : String(error);
   return {

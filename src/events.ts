@@ -24,7 +24,8 @@ export type AgentEvent =
       replied: boolean;
       duration_s: number;
       cost: number;
-      usage?: Record<string, unknown>;
+      /** The reply's `extra.usage`, as the provider reported it. */
+      usage?: unknown;
       time: number;
     }
   /**

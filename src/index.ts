@@ -6,6 +6,7 @@
 // The agent loop and how a person takes part in it.
 export { Agent, type AgentOptions } from "./agent/agent.js";
 export type { Interaction } from "./agent/interaction.js";
+export { InteractiveAgent, type InteractiveAgentOptions } from "./agent/interactive.js";
 export { checkSubmission, SUBMIT_MARKER } from "./agent/submission.js";
 // Config: loading (files, built-in names, key=value specs) and the schema with its types.
 export { ConfigError, type ConfigOverride, loadConfig, readConfigFile } from "./config/load.js";

@@ -10,8 +10,8 @@ export interface Interaction {
   confirmExit(exit: Message): Promise<string | null>;
 }
 
-export /** Rejected actions still need an answer per tool call (OpenAI requires one); text actions get one user message. */
-function rejectionMessages(actions: Action[], content: string): Message[] {
+/** Rejected actions still need an answer per tool call (OpenAI requires one); text actions get one user message. */
+export function rejectionMessages(actions: Action[], content: string): Message[] {
   const withIds = actions.filter((action) => action.tool_call_id);
   if (withIds.length === 0) return [{ role: "user", content, extra: { interrupt_type: "UserRejection" } }];
   return withIds.map((action) => ({

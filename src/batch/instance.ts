@@ -8,7 +8,7 @@ import type { EventBus } from "../events.js";
 import type { RecordedTiming } from "../facts/run-facts.js";
 import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
 import { endTiming } from "../run/timing.js";
-import { AGENT_TYPES } from "../trajectory/format.js";
+import { AGENT_TYPES, recordedExitStatus } from "../trajectory/format.js";
 import { journalPath } from "../trajectory/journal.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { pathInside } from "../util/safe-path.js";
@@ -58,7 +58,7 @@ export function recordedOutcome(
   try {
     const info = JSON.parse(readFileSync(path, "utf8")).info ?? {};
     const cost = Number(info.model_stats?.instance_cost ?? 0);
-    return { exit_status: String(info.exit_status ?? ""), cost: Number.isFinite(cost) ? cost : 0 };
+    return { exit_status: recordedExitStatus(info), cost: Number.isFinite(cost) ? cost : 0 };
   } catch {
     return undefined;
   }

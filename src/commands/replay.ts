@@ -386,10 +386,10 @@ function replayReport(
     continued,
     ...tally(progress.comparisons),
     steps: progress.comparisons,
-    exit_status: { recorded: s.recorded.exitStatus, replayed: String(result.exit_status ?? "") },
+    exit_status: { recorded: s.recorded.exitStatus, replayed: result.exit_status },
     submission: end.stoppedEarly
       ? { status: "not_compared", reason: `the replay stopped after step ${replayedSteps}` }
-      : compareSubmissions(s.recorded.submission, String(result.submission ?? "")),
+      : compareSubmissions(s.recorded.submission, result.submission),
   };
 }
 

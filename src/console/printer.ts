@@ -67,19 +67,17 @@ class StepPrinter {
       if (content) this.#out(colors.dim(trimLines(content, 12)));
       for (const action of message.extra?.actions ?? []) this.#out(colors.cyan(`$ ${action.command}`));
     } else if (message.role === "user" || message.role === "tool") {
-      const extra = message.extra ?? {};
-      if ("returncode" in extra) {
+      const extra = message.extra;
+      if (extra?.interrupt_type) {
+        this.#out(colors.yellow(`! ${trimLines(text(message), 6)}`));
+      } else if (extra && "returncode" in extra) {
         // Shown when its command ran (action_end); one that did not run is shown as recorded.
         this.#observed += 1;
-        if (this.#observed > this.#ran) {
-          const exception = String(extra.exception_info ?? "");
-          this.#result(Number(extra.returncode), exception, null, String(extra.raw_output ?? ""));
-        }
-      } else if (extra.interrupt_type) {
-        this.#out(colors.yellow(`! ${trimLines(text(message), 6)}`));
+        if (this.#observed > this.#ran)
+          this.#result(extra.returncode, extra.exception_info, null, extra.raw_output);
       }
     } else if (message.role === "exit") {
-      const status = String(message.extra?.exit_status ?? "");
+      const status = message.extra.exit_status;
       const line = `\n■ ${status}`;
       this.#out(colors.bold(status === "Submitted" ? colors.green(line) : colors.red(line)));
     }

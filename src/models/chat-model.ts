@@ -2,7 +2,7 @@ import { formatErrorTemplate } from "../config/model.js";
 import type { ModelConfig } from "../config/schema.js";
 import { FormatError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
-import type { ExecOutput, Message } from "../messages.js";
+import type { ExecOutput, Message, MessageContent } from "../messages.js";
 import { isCredentialName, redact } from "../util/secrets.js";
 import { setCacheControl } from "./cache-control.js";
 import { checkPriceKnown, type PricingOptions, pricingOf, responseCost } from "./cost.js";
@@ -147,7 +147,7 @@ export abstract class ChatModel implements Model {
     const message: Message = {
       ...(choice.message as Json),
       role: "assistant",
-      content: (choice.message as { content?: unknown } | undefined)?.content ?? null,
+      content: (choice.message as { content?: MessageContent } | undefined)?.content ?? null,
       extra: {
         actions: [],
         cost,

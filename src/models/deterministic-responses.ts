@@ -13,9 +13,9 @@ export class DeterministicResponsesModel extends DeterministicModel {
     return "deterministic_response_api_toolcall";
   }
 
-  override async query(): Promise<Message> {
-    const message = await super.query();
-    return message.role ? message : { ...message, role: "assistant" };
+  /** A response object may be scripted without a role; it gets the one swerun's readers use. */
+  protected override scriptedMessage(output: Record<string, unknown>): Message {
+    return super.scriptedMessage(output.role ? output : { ...output, role: "assistant" });
   }
 
   override formatObservations(

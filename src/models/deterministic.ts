@@ -61,7 +61,7 @@ export class DeterministicModel implements Model {
         );
       }
       this.#index += 1;
-      const message = structuredClone(scripted) as Message;
+      const message = this.scriptedMessage(structuredClone(scripted));
       if (await isTestHook(message)) continue;
       const stats = globalModelStats();
       stats.checkBeforeCall();
@@ -70,6 +70,11 @@ export class DeterministicModel implements Model {
       if (message.extra) message.extra.timestamp = Date.now() / 1000;
       return message;
     }
+  }
+
+  /** A scripted output as the message it stands for: the config's record, as written. */
+  protected scriptedMessage(output: Record<string, unknown>): Message {
+    return output as Message;
   }
 
   formatObservations(

@@ -1,4 +1,4 @@
-import type { Message } from "../messages.js";
+import type { Message, MessageContent } from "../messages.js";
 import { pythonRegex } from "../python/regex.js";
 
 /**
@@ -53,7 +53,8 @@ export function expandContent(content: string, pattern: string): ContentPart[] {
  */
 export function expandMessage(message: Message, pattern: string): Message {
   if (!pattern || !("content" in message)) return message;
-  return { ...message, content: expandValue(message.content, pattern) };
+  // Python's walk over whatever the content holds: what it gives back is the content's shape again.
+  return { ...message, content: expandValue(message.content, pattern) as MessageContent };
 }
 
 function expandValue(value: unknown, pattern: string): unknown {

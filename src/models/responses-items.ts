@@ -28,15 +28,16 @@ export function responsesObservations(
   observationTemplate: string,
   templateVars: Json,
 ): Message[] {
-  return observationsFor(message, outputs, observationTemplate, templateVars).map((observation) =>
-    observation.role === "tool"
-      ? ({
-          extra: observation.extra,
-          type: "function_call_output",
-          call_id: observation.tool_call_id,
-          output: observation.content,
-          role: "tool",
-        } as unknown as Message)
-      : (typedMessage("user", observation.content, observation.extra) as Message),
+  return observationsFor(message, outputs, observationTemplate, templateVars).map(
+    (observation): Message =>
+      observation.role === "tool"
+        ? {
+            extra: observation.extra,
+            type: "function_call_output",
+            call_id: observation.tool_call_id,
+            output: observation.content,
+            role: "tool",
+          }
+        : (typedMessage("user", observation.content, observation.extra) as Message),
   );
 }

@@ -158,7 +158,7 @@ export class ResponsesModel implements Model {
     };
     const actions = this.#parseActions(response, extra);
     // The response object is the message, as mini-swe-agent records it; swerun adds the role its readers use.
-    return { ...response, role: "assistant", extra: { actions, ...extra } } as unknown as Message;
+    return { ...response, role: "assistant", extra: { actions, ...extra } };
   }
 
   /** The reply's function calls as actions, as mini-swe-agent parses them; a FormatError's message is typed. */

@@ -1,5 +1,13 @@
 import { FormatError } from "../errors.js";
-import type { Action, ExecOutput, Message } from "../messages.js";
+import {
+  type Action,
+  actionsOf,
+  type ExecOutput,
+  type Message,
+  type ObservationExtra,
+  type ObservationMessage,
+  type UserMessage,
+} from "../messages.js";
 import { renderTemplate } from "../templates/render.js";
 
 const compiled = new Map<string, RegExp>();
@@ -78,13 +86,13 @@ function observation(
   output: ExecOutput,
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message {
+): UserMessage & ObservationMessage {
   const content = renderTemplate(
     observationTemplate,
     { ...templateVars, output: templateOutput(output) },
     "observation_template",
   );
-  const extra = {
+  const extra: ObservationExtra = {
     raw_output: output.output,
     returncode: output.returncode,
     timestamp: Date.now() / 1000,
@@ -99,7 +107,7 @@ export function textObservations(
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message[] {
+): ObservationMessage[] {
   return outputs.map((output) => observation(output, observationTemplate, templateVars));
 }
 
@@ -114,8 +122,8 @@ export function observationsFor(
   outputs: ExecOutput[],
   observationTemplate: string,
   templateVars: Record<string, unknown>,
-): Message[] {
-  const actions = (message.extra?.actions ?? []) as Action[];
+): ObservationMessage[] {
+  const actions = actionsOf(message);
   const answered = [...outputs];
   const toolCalls = actions.some((action) => action.tool_call_id);
   while (toolCalls && answered.length < actions.length) {

@@ -64,12 +64,15 @@ export function compareObservation(
 
 /** The new observation of each action of a step, from the outputs and the messages rendered from them. */
 export function replayedObservations(outputs: ExecOutput[], messages: Message[]): ReplayedObservation[] {
-  return outputs.map((output, index) => ({
-    returncode: output.returncode,
-    output: output.output,
-    exception_info: output.exception_info,
-    content: typeof messages[index]?.content === "string" ? (messages[index]?.content as string) : "",
-  }));
+  return outputs.map((output, index) => {
+    const content = messages[index]?.content;
+    return {
+      returncode: output.returncode,
+      output: output.output,
+      exception_info: output.exception_info,
+      content: typeof content === "string" ? content : "",
+    };
+  });
 }
 
 function isSubmission(recorded: RecordedObservation): boolean {

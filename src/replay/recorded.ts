@@ -1,6 +1,7 @@
 import { SUBMIT_MARKER } from "../agent/submission.js";
 import { isPlainObject } from "../config/merge.js";
-import type { Action, Message } from "../messages.js";
+import type { Action, AssistantMessage, ExitMessage, Message } from "../messages.js";
+import { recordedExitStatus } from "../trajectory/format.js";
 import type { LoadedTrajectory } from "../trajectory/reader.js";
 
 /** mini-swe-agent's submission marker before 1.x; replayed trajectories may still use it. */
@@ -32,7 +33,7 @@ export interface RecordedStep {
   /** Messages recorded between the previous step and this model call (interruption notes, user messages). */
   before: Message[];
   /** The assistant message; absent for mini-swe-agent 2.x format errors, which record only the feedback. */
-  assistant?: Message;
+  assistant?: AssistantMessage;
   actions: Action[];
   /** Per action; undefined when the action did not run (or the trajectory has no observation for it). */
   observations: Array<RecordedObservation | undefined>;
@@ -49,7 +50,7 @@ export interface RecordedRun {
   /** Non-exit messages after the last step's observations. */
   trailing: Message[];
   /** The exit message; absent when the run crashed before writing one. Older formats get one synthesized. */
-  exit?: Message;
+  exit?: ExitMessage;
   exitStatus: string;
   /** The recorded submission; undefined when the trajectory records none (no `info.submission`, no exit message). */
   submission: string | undefined;
@@ -68,7 +69,7 @@ function isAction(value: unknown): value is Action {
 
 /** The actions of a recorded assistant message: `extra.actions`, else its tool calls, else the regex on its text. */
 export function recordedActions(
-  assistant: Message,
+  assistant: AssistantMessage,
   actionRegex: string,
   recordsActions = false,
 ): Action[] | undefined {
@@ -138,7 +139,7 @@ function actionRegexFor(
 }
 
 function newStep(
-  assistant: Message | undefined,
+  assistant: AssistantMessage | undefined,
   before: Message[],
   actionRegex: string,
   recordsActions: boolean,
@@ -175,10 +176,9 @@ function accepts(step: RecordedStep, message: Message): boolean {
 }
 
 /** The recorded submission: `info.submission`, else the exit message's; undefined when neither records one. */
-function submissionOf(trajectory: LoadedTrajectory, exit: Message | undefined): string | undefined {
+function submissionOf(trajectory: LoadedTrajectory, exit: ExitMessage | undefined): string | undefined {
   if (typeof trajectory.info.submission === "string") return trajectory.info.submission;
-  const submission = exit ? extraOf(exit).submission : undefined;
-  return typeof submission === "string" ? submission : undefined;
+  return exit?.extra.submission;
 }
 
 /**
@@ -309,7 +309,7 @@ export function recordedRun(
   run.trailing = collectSteps(trajectory.messages, regex, recordsActions, run);
   attachObservations(run.steps);
   if (run.steps.some((step) => step.actions.some((action) => action.tool_call_id))) run.style = "toolcall";
-  run.exitStatus = String((run.exit ? extraOf(run.exit).exit_status : trajectory.info.exit_status) ?? "");
+  run.exitStatus = run.exit ? run.exit.extra.exit_status : recordedExitStatus(trajectory.info);
   // mini-swe-agent's default agent keeps no observation of the step whose command submitted.
   const last = run.steps.at(-1);
   if (last?.kind === "actions" && run.exitStatus === "Submitted" && last.after.length === 0) {

@@ -1,5 +1,5 @@
 import { exitMessage, FormatError, InterruptAgentFlow, Submitted } from "../errors.js";
-import type { ExecOutput, Message } from "../messages.js";
+import type { AssistantMessage, ExecOutput, Message } from "../messages.js";
 import type { Model } from "../models/model.js";
 import { observationsFor } from "../models/text-actions.js";
 import { LEGACY_SUBMIT_MARKER, type RecordedRun, type RecordedStep } from "./recorded.js";
@@ -76,7 +76,7 @@ export class ReplayModel implements Model {
       const recorded = clone([...(step.assistant ? [step.assistant] : []), ...step.after]);
       throw step.kind === "format_error" ? new FormatError(...recorded) : new InterruptAgentFlow(...recorded);
     }
-    const assistant = clone(step.assistant as Message);
+    const assistant = clone(step.assistant as AssistantMessage); // an actions step has one (see recordedRun)
     return { ...assistant, extra: { ...(assistant.extra ?? {}), actions: clone(step.actions) } };
   }
 

@@ -1,13 +1,13 @@
 import { rmSync } from "node:fs";
-import { Agent } from "../agent/agent.js";
-import type { Interaction } from "../agent/interaction.js";
+import { Agent, type AgentOptions } from "../agent/agent.js";
+import { InteractiveAgent } from "../agent/interactive.js";
 import { type AgentConfig, onHostFiles, type SwerunConfig } from "../config/schema.js";
 import { TerminalInteraction } from "../console/interaction.js";
 import type { Environment, EnvironmentContext } from "../environments/environment.js";
 import { createEnvironment, serializeEnvironmentConfig } from "../environments/index.js";
 import { errorExitMessage, OutputPathError, StartupCommandFailed } from "../errors.js";
 import { type AgentListener, EventBus } from "../events.js";
-import type { Message } from "../messages.js";
+import { exitOf, type Message } from "../messages.js";
 import { createModel, MODEL_TYPES, serializeModelConfig } from "../models/index.js";
 import type { Model } from "../models/model.js";
 import { renderTemplate } from "../templates/render.js";
@@ -143,8 +143,6 @@ export class RunSession {
   readonly workdir: string | undefined;
   /** The agent running now (the last one created). */
   agent: Agent | undefined;
-  /** Whether `agent` asks a person (Ctrl-C then interrupts and asks instead of stopping). */
-  agentInteractive = false;
   readonly #output: string | undefined;
   readonly #signals: { reset: () => void; dispose: () => void } | undefined;
   #closed = false;
@@ -180,15 +178,10 @@ export class RunSession {
       mode: interactive ? base.mode : "yolo",
       output_path: this.#output ?? base.output_path,
     };
-    const interaction: Interaction | undefined = interactive
-      ? new TerminalInteraction(config.mode, config.whitelist_actions, undefined, () =>
-          this.#signals?.reset(),
-        )
-      : undefined;
     const output = this.#output;
     // A trajectory that can be written nowhere: the run stops at once (nothing it does could be recorded).
     const onFailure = (error: Error) => agent.stop(error.name);
-    const agent: Agent = new Agent({
+    const agentOptions: AgentOptions = {
       model: setup.model ?? this.model,
       env: this.env,
       config,
@@ -203,14 +196,20 @@ export class RunSession {
             }),
           }
         : {}),
-      ...(interaction ? { interaction } : {}),
       info: { ...options.info, ...setup.info },
       extras: { ...options.extras, ...setup.extras },
       ...(options.defaultAgentClass ? { defaultAgentClass: options.defaultAgentClass } : {}),
       ...(options.agentType ? { agentType: options.agentType } : {}),
-    });
+    };
+    const agent = interactive
+      ? new InteractiveAgent({
+          ...agentOptions,
+          interaction: new TerminalInteraction(config.mode, config.whitelist_actions, undefined, () =>
+            this.#signals?.reset(),
+          ),
+        })
+      : new Agent(agentOptions);
     this.agent = agent;
-    this.agentInteractive = interactive;
     options.hooks?.onAgent?.(agent);
     return agent;
   }
@@ -223,11 +222,11 @@ export class RunSession {
     } catch (writeError) {
       failure ??= writeError;
     }
-    const extra = agent.messages.at(-1)?.role === "exit" ? (agent.messages.at(-1)?.extra ?? {}) : {};
+    const exit = exitOf(agent.messages);
     const writer = agent.trajectoryWriter;
     const result: RunResult = {
-      exit_status: String(extra.exit_status ?? ""),
-      submission: String(extra.submission ?? ""),
+      exit_status: exit?.exit_status ?? "",
+      submission: exit?.submission ?? "",
       cost: agent.cost,
       api_calls: agent.nCalls,
       trajectory: writer?.failed ? undefined : writer?.path,
@@ -269,7 +268,8 @@ export async function openRun(options: RunOptions): Promise<RunSession> {
         interrupt: () => {
           const agent = session?.agent;
           if (!agent) abortStartup();
-          else if (session?.agentInteractive) agent.interrupt();
+          else if (agent instanceof InteractiveAgent)
+            agent.interrupt(); // it asks the user what next
           else agent.stop();
         },
         stop: () => (session?.agent ? session.agent.stop() : abortStartup()),
@@ -323,7 +323,7 @@ async function runStartupCommand(env: Environment, config: SwerunConfig, vars: R
 export async function failedRun(options: RunOptions, error: unknown): Promise<RunResult> {
   const exit = errorExitMessage(error);
   const result: RunResult = {
-    exit_status: String(exit.extra?.exit_status ?? ""),
+    exit_status: exit.extra.exit_status,
     submission: "",
     cost: 0,
     api_calls: 0,

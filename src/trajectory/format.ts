@@ -68,13 +68,18 @@ export function trajectoryInfo(
   exit: Message | undefined,
   extra: Record<string, unknown> = {},
 ): TrajectoryInfo {
-  const ended = exit?.role === "exit" ? (exit.extra ?? {}) : {};
+  const ended = exit?.role === "exit" ? exit.extra : undefined;
   return {
     model_stats: { instance_cost: usage.cost, api_calls: usage.apiCalls },
     config,
     mini_version: swerunVersion(),
-    exit_status: String(ended.exit_status ?? ""),
-    submission: String(ended.submission ?? ""),
+    exit_status: ended?.exit_status ?? "",
+    submission: ended?.submission ?? "",
     ...extra,
   };
+}
+
+/** A recorded `info`'s exit status, read from a file: "" when it records none. */
+export function recordedExitStatus(info: Record<string, unknown>): string {
+  return typeof info.exit_status === "string" ? info.exit_status : "";
 }

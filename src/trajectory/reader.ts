@@ -44,6 +44,17 @@ function withRole(message: unknown): unknown {
   return message;
 }
 
+/** An exit message records how the run ended as mini-swe-agent and swerun both write it: two strings. */
+function isExitRecord(extra: unknown): boolean {
+  return (
+    isPlainObject(extra) && typeof extra.exit_status === "string" && typeof extra.submission === "string"
+  );
+}
+
+/**
+ * Checks what the typed readers of a message rely on: a known role, and an exit message's `exit_status` and
+ * `submission`. The rest is as recorded; the replay and the facts read it field by field.
+ */
 function checkMessages(path: string, raw: unknown[], field: string): Message[] {
   if (raw.length === 0) throw new UserError(`${path}: the trajectory holds no messages: nothing to replay`);
   const list = raw.map(withRole);
@@ -52,6 +63,12 @@ function checkMessages(path: string, raw: unknown[], field: string): Message[] {
       fail(
         path,
         `${field}[${index}] is not a message (an object with role system, user, assistant, tool or exit)`,
+      );
+    }
+    if (message.role === "exit" && !isExitRecord(message.extra)) {
+      fail(
+        path,
+        `${field}[${index}] is an exit message without extra.exit_status and extra.submission (strings)`,
       );
     }
   });

@@ -16,8 +16,11 @@ const usage = (prompt: number, cached = 0) => ({
   prompt_tokens_details: { cached_tokens: cached },
 });
 
-/** swerun's current shape: a reply that could not be run is kept only in its feedback's `extra` (with its cost). */
-const messages: Message[] = [
+/**
+ * swerun's current shape: a reply that could not be run is kept only in its feedback's `extra` (with its cost).
+ * Written by hand with only the keys the facts read, as a file may hold them (hence the cast).
+ */
+const messages = [
   { role: "system", content: "s" },
   { role: "user", content: "task", extra: { timestamp: 100 } },
   {
@@ -51,7 +54,7 @@ const messages: Message[] = [
     },
   },
   { role: "exit", content: "", extra: { exit_status: "Submitted", submission: "diff", timestamp: 106 } },
-];
+] as Message[];
 
 const loaded = (info: Record<string, unknown> = {}): LoadedTrajectory => ({
   path: "i.traj.json",

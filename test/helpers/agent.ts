@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
 import type { Interaction } from "../../src/agent/interaction.js";
+import { InteractiveAgent } from "../../src/agent/interactive.js";
 import { agentSchema, localEnvironmentSchema, modelSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import { type AgentEvent, EventBus } from "../../src/events.js";
@@ -61,6 +62,8 @@ export function scriptedAgent(scenario: Scenario) {
   const events: AgentEvent[] = [];
   bus.subscribe((event) => events.push(event));
   const writer = new TrajectoryWriter(output_path);
-  const agent = new Agent({ model, env, config, bus, writer, interaction: scenario.interaction });
+  const options = { model, env, config, bus, writer };
+  const { interaction } = scenario;
+  const agent = interaction ? new InteractiveAgent({ ...options, interaction }) : new Agent(options);
   return { agent, events, dir, output_path };
 }

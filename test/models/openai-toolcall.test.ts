@@ -8,7 +8,7 @@ const server = useOpenAIServer();
 
 const conversation = (): Message[] => [
   { role: "system", content: "You are a test.", extra: { timestamp: 1 } },
-  { role: "user", content: "Do the task.", extra: { note: "never sent" } },
+  { role: "user", content: "Do the task.", extra: { interrupt_type: "UserNewTask", note: "never sent" } },
 ];
 
 async function formatErrorOf(promise: Promise<unknown>): Promise<FormatError> {
@@ -109,8 +109,13 @@ describe("OpenAIModel with tool calls", () => {
         tool_calls: [toolCall("call_1", { command: "ls" })],
         extra: { actions: [{ command: "ls", tool_call_id: "call_1" }], cost: 0.1, response: { id: "x" } },
       },
-      { role: "tool", tool_call_id: "call_1", content: "file.txt", extra: { returncode: 0 } },
-      { role: "exit", content: "", extra: { exit_status: "Submitted" } },
+      {
+        role: "tool",
+        tool_call_id: "call_1",
+        content: "file.txt",
+        extra: { raw_output: "file.txt", returncode: 0, timestamp: 2, exception_info: "" },
+      },
+      { role: "exit", content: "", extra: { exit_status: "Submitted", submission: "" } },
     ];
     await model.query(history);
     expect(server.requests[0]?.body.messages.slice(2)).toEqual([

@@ -143,7 +143,12 @@ describe("recordedRun: the steps of a trajectory", () => {
 describe("recordedObservation", () => {
   it("reads the raw output when recorded, else parses mini-swe-agent's observation template", () => {
     expect(
-      recordedObservation({ role: "user", content: "x", extra: { raw_output: "out", returncode: 2 } }),
+      // As a file may hold it: the keys mini-swe-agent writes, not all of them.
+      recordedObservation({
+        role: "user",
+        content: "x",
+        extra: { raw_output: "out", returncode: 2 },
+      } as Message),
     ).toEqual({
       returncode: 2,
       output: "out",
@@ -165,10 +170,10 @@ describe("recordedObservation", () => {
       rendered: true,
     });
     const padded = {
-      role: "tool" as const,
+      role: "tool",
       content: "",
       extra: { raw_output: "", returncode: -1, exception_info: "action was not executed" },
-    };
+    } as Message;
     expect(recordedObservation(padded)).toBeUndefined();
   });
 });

@@ -85,6 +85,13 @@ describe("loadTrajectory", () => {
       ],
       [JSON.stringify([{ role: "system", content: "" }, { text: "hi" }]), "messages[1] is not a message"],
       [JSON.stringify([{ role: "robot", content: "" }]), "messages[0] is not a message"],
+      [
+        JSON.stringify([
+          { role: "system", content: "" },
+          { role: "exit", content: "", extra: { exit_status: 1 } },
+        ]),
+        "messages[1] is an exit message without extra.exit_status and extra.submission (strings)",
+      ],
     ];
     for (const [content, problem] of cases) {
       const path = file(content);
