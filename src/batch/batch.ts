@@ -10,10 +10,10 @@ import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import { figuresLine } from "../facts/figures.js";
+import { type DatasetSelection, type RunRecord, readRunRecord, writeRunRecord } from "../formats/run-json.js";
 import { HostPool } from "../images/host-pool.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { caseFromFacts } from "../tracking/case.js";
-import type { DatasetSelection } from "../tracking/snapshot.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { FileWriteError, fileWriteError } from "../util/file-error.js";
@@ -33,16 +33,7 @@ import {
 } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
 import { batchLog } from "./log.js";
-import type { RunRecord } from "./record.js";
-import {
-  caseOf,
-  instanceFacts,
-  newRunRecord,
-  readRunRecord,
-  unsavedFacts,
-  updateTotals,
-  writeRunRecord,
-} from "./record.js";
+import { caseOf, instanceFacts, newRunRecord, unsavedFacts, updateTotals } from "./record.js";
 import { recordedResults, recoverFolder } from "./recover.js";
 import { type Job, Scheduler } from "./scheduler.js";
 import { BatchSwarms, type SwarmStreams } from "./swarms.js";

@@ -3,11 +3,11 @@ import { join, relative } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import type { PredictionsFile } from "../datasets/predictions.js";
+import type { RunRecord } from "../formats/run-json.js";
 import type { HostPool } from "../images/host-pool.js";
 import { journalPath } from "../trajectory/journal.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { trajectoryPath } from "./instance.js";
-import type { RunRecord } from "./record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Prediction } from "../datasets/predictions.js";
+import type { RunJsonEval, RunJsonVerdict } from "../formats/run-json.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { ID_MAX_BYTES, nameProblem } from "../util/safe-path.js";
 import { instanceLogDir, modelLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
-import type { RunJsonEval, RunJsonVerdict } from "./verdict-record.js";
 
 /**
  * What earlier gradings of a batch left in its folder, for a resumed `swebench --eval` (batch-grader.ts):

@@ -1,21 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { verdictOfRecord } from "../facts/folder-verdicts.js";
-import { CASE_VERDICT_KEYS, caseVerdict } from "../tracking/case.js";
+import { CASE_VERDICT_KEYS, type RunJsonEval, type RunJsonVerdict } from "../formats/run-json.js";
+import { caseVerdict } from "../tracking/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { redactedJson } from "../util/secrets.js";
-import type { GradeResult, GradeStatus } from "./grade-instance.js";
-
-/** One instance's verdict, as run.json's `eval.instances` keeps it. */
-export interface RunJsonVerdict {
-  resolved: boolean;
-  status: GradeStatus;
-  error?: string;
-  /** The grading could not be done (GradeResult.infra_failure): not a verdict, graded again next time. */
-  infra_failure?: string;
-  /** The row's log parser and the instance's language (for the view). */
-  log_parser?: string;
-  language?: string;
-}
+import type { GradeResult } from "./grade-instance.js";
 
 /** What run.json keeps of a grading's result. */
 export function verdictOf(result: GradeResult): RunJsonVerdict {
@@ -30,17 +19,6 @@ export function verdictOf(result: GradeResult): RunJsonVerdict {
 /** Whether a recorded verdict is final (the instance is not graded again): anything but an infra failure. */
 export function isFinalVerdict(verdict: RunJsonVerdict | undefined): boolean {
   return verdict !== undefined && !verdict.infra_failure;
-}
-
-/** What `swerun eval` adds to a run folder's run.json: its own `eval` key, nothing else touched. */
-export interface RunJsonEval {
-  run_id: string;
-  /** The run report, relative to the run folder. */
-  report?: string;
-  updated_at: string;
-  resolved: number;
-  graded: number;
-  instances: Record<string, RunJsonVerdict>;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
-import { NOT_EVALUATED, type VerdictFacts, type VerdictReason } from "./run-facts.js";
+import type { VerdictReason } from "../formats/run-json.js";
+import { NOT_EVALUATED, type VerdictFacts } from "./run-facts.js";
 
 /** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
 export interface EvalReport {

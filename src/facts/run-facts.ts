@@ -1,3 +1,4 @@
+import type { VerdictReason } from "../formats/run-json.js";
 import { normalizeUsage } from "../models/cost.js";
 
 /**
@@ -112,15 +113,6 @@ export interface TurnFacts {
   /** How many tool calls the reply carried (its `tool_calls`); absent for a reply without (text-based models). */
   requested_tool_calls?: number;
 }
-
-/** Why an instance has the verdict it has. */
-export type VerdictReason =
-  | "resolved"
-  | "unresolved"
-  | "empty_patch"
-  | "patch_failed"
-  | "error"
-  | "not_evaluated";
 
 /** An instance's evaluation verdict. */
 export interface VerdictFacts {

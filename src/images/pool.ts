@@ -4,25 +4,13 @@ import { closeDockerClient, createDockerClient, type DockerEndpoint } from "../e
 import { imageTags, inspectImage, normalizeImage, removeImage } from "../environments/docker/images.js";
 import { ensureImage, isNoSpace } from "../environments/docker/pull.js";
 import { registryImageSize } from "../environments/docker/registry-size.js";
+import type { ImagesRecord } from "../formats/run-json.js";
 import { formatBytes } from "../util/bytes.js";
 import { chaosPoint } from "../util/chaos.js";
 import { ImageBudget } from "./budget.js";
 import type { PoolHost } from "./host-pool.js";
 import { type LedgerImage, readLedger, writeLedger } from "./ledger.js";
 import { imageUsers, watchContainerEnds } from "./users.js";
-
-/** run.json's `images`: what the batch pulled, pulled ahead, waited for and removed (`host` with a host pool). */
-export interface ImagesRecord {
-  /** The budget per Docker daemon in bytes; null: every pulled image is kept. */
-  budget_bytes: number | null;
-  pulled: Array<{ image: string; host?: string; bytes: number }>;
-  pulled_ahead: Array<{ image: string; host?: string }>;
-  /** Instances whose agent waited for its image, and how long (seconds). */
-  waited: Array<{ image: string; host?: string; seconds: number }>;
-  removed: Array<{ image: string; host?: string }>;
-  /** The most disk the batch's pulled images (and pulls under way) took on one daemon at once. */
-  peak_bytes: number;
-}
 
 /** What the progress display shows of the images. */
 export interface ImagesStatus {

@@ -3,11 +3,17 @@ import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { readInstanceFacts } from "../facts/folder-facts.js";
 import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
+import {
+  type AgentSnapshot,
+  type BehaviorMetrics,
+  CASE_VERDICT_KEYS,
+  type DatasetSelection,
+  type RunCase,
+} from "../formats/run-json.js";
 import { folderTrajectories } from "../trajectory/folder.js";
 import { processAlive } from "../util/process-alive.js";
-import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
-import { type BehaviorMetrics, caseTotals } from "./metrics.js";
-import type { AgentSnapshot, DatasetSelection } from "./snapshot.js";
+import { caseFromFacts, caseVerdict } from "./case.js";
+import { caseTotals } from "./metrics.js";
 
 /** complete: ended normally; partial: stopped by Ctrl-C or a crash; running: its lock is held by a live process. */
 export type RunState = "complete" | "partial" | "running";

@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type RunRecord, writeRunRecord } from "../../src/batch/record.js";
 import { recordEvalInRunJson } from "../../src/eval/verdict-record.js";
-import type { RunCase } from "../../src/tracking/case.js";
+import { type RunCase, type RunRecord, writeRunRecord } from "../../src/formats/run-json.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
