@@ -10,7 +10,13 @@ import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { EventBus } from "../events.js";
 import { figuresLine } from "../facts/figures.js";
-import { type DatasetSelection, type RunRecord, readRunRecord, writeRunRecord } from "../formats/run-json.js";
+import {
+  type DatasetSelection,
+  type RunRecord,
+  readRunRecord,
+  runJsonPath,
+  writeRunRecord,
+} from "../formats/run-json.js";
 import { HostPool } from "../images/host-pool.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { caseFromFacts } from "../tracking/case.js";
@@ -231,7 +237,7 @@ class BatchRun {
     const { outputDir } = options;
     const release = lockOutputDir(outputDir);
     const { log, say, failed, failure } = batchLog(outputDir, options.display);
-    const previous = readRunRecord(join(outputDir, "run.json"));
+    const previous = readRunRecord(runJsonPath(outputDir));
     const runId = previous?.run_id || options.runId;
     let pool: HostPool | undefined;
     try {
@@ -395,7 +401,7 @@ class BatchRun {
     );
     updateTotals(record, false);
     if (this.opened.pool) record.hosts = hostRecord(this.opened.pool);
-    const path = join(this.options.outputDir, "run.json");
+    const path = runJsonPath(this.options.outputDir);
     this.#guard(path, () => writeRunRecord(path, record));
   }
 

@@ -14,6 +14,7 @@ import { verdictLine } from "../eval/grading-display.js";
 import { finishGrading, fixtureImageReady, recordVerdict } from "../eval/grading-driver.js";
 import type { RunReport } from "../eval/harness-report.js";
 import { isFinalVerdict, recordEvalInRunJson } from "../eval/verdict-record.js";
+import { runJsonPath } from "../formats/run-json.js";
 import { chaosPoint } from "../util/chaos.js";
 import { limiter } from "../util/worker-pool.js";
 import type { HoldImage } from "./images.js";
@@ -131,7 +132,7 @@ export class BatchGrader {
     this.#daemons = hostDaemons(options.hosts ?? [], options.hostsSource ?? "--docker-host");
     this.#limit = limiter(Math.max(1, options.workers));
     this.#outputDir = join(options.folder, "eval");
-    this.#runJson = join(options.folder, "run.json");
+    this.#runJson = runJsonPath(options.folder);
     this.#containerRunId = options.containerRunId ?? options.runId;
     // A resumed batch: verdicts already in report.json files reach run.json first, and the temp files of
     // report.json writes a kill interrupted go.

@@ -6,6 +6,7 @@ import { type FolderVerdicts, folderVerdicts } from "../facts/folder-verdicts.js
 import { trajectoryInputs } from "../facts/inputs.js";
 import { readRunFacts } from "../facts/read-run.js";
 import type { RunFacts } from "../facts/run-facts.js";
+import { runJsonPath } from "../formats/run-json.js";
 import { registerKnownKeys } from "../models/known-keys.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../reports/judge.js";
 import { summaryResult } from "../reports/summary.js";
@@ -44,8 +45,8 @@ function instanceFactsReader(): (path: string) => RunFacts {
   return (path) => {
     const batch = dirname(dirname(path));
     const own = dirname(path);
-    if (existsSync(join(batch, "run.json"))) return readInstanceFacts(path, verdictsOf(batch));
-    if (existsSync(join(own, "run.json")) || existsSync(join(own, "eval")))
+    if (existsSync(runJsonPath(batch))) return readInstanceFacts(path, verdictsOf(batch));
+    if (existsSync(runJsonPath(own)) || existsSync(join(own, "eval")))
       return readInstanceFacts(path, verdictsOf(own));
     // A folder above with harness reports but no run.json: only a report named after the instance counts.
     const facts = readRunFacts(path);

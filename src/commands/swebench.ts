@@ -13,7 +13,7 @@ import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
 import { usd } from "../facts/figures.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
-import { readRunRecord } from "../formats/run-json.js";
+import { readRunRecord, runJsonPath } from "../formats/run-json.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
 import { checkLabel } from "../tracking/label.js";
@@ -157,7 +157,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const outputDir = batchFolder(flags, config);
   const events = await openEventLog(flags.events, [config.model]);
   // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
-  const runId = readRunRecord(join(outputDir, "run.json"))?.run_id || newRunId();
+  const runId = readRunRecord(runJsonPath(outputDir))?.run_id || newRunId();
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval

@@ -1,9 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { verdictOfRecord } from "../facts/folder-verdicts.js";
-import { CASE_VERDICT_KEYS, type RunJsonEval, type RunJsonVerdict } from "../formats/run-json.js";
+import {
+  CASE_VERDICT_KEYS,
+  type RunJsonEval,
+  type RunJsonObject,
+  type RunJsonVerdict,
+  readableRunJson,
+  updateRunJson,
+} from "../formats/run-json.js";
 import { caseVerdict } from "../tracking/case.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
-import { redactedJson } from "../util/secrets.js";
 import type { GradeResult } from "./grade-instance.js";
 
 /** What run.json keeps of a grading's result. */
@@ -26,14 +31,26 @@ export function isFinalVerdict(verdict: RunJsonVerdict | undefined): boolean {
  * there for the same eval run id), and as `resolved` in the instance's case (`cases[id]`, which `swerun runs`
  * reads) when the instance has one; a grading error leaves the case without a verdict. A grading that could
  * not be done (an infra failure: the container, the daemon, swerun's own output) never replaces a final
- * verdict. The rest of the file is kept as it is. A missing run.json is left missing.
+ * verdict. The rest of the file is kept as it is. A missing run.json is left missing; one that cannot be read
+ * is a UserError naming it.
  */
 export function recordEvalInRunJson(
   path: string,
   update: { run_id: string; report?: string; verdicts: Record<string, RunJsonVerdict> },
 ): void {
   if (!existsSync(path)) return;
-  const record = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  updateRunJson(path, (onDisk) => {
+    const record = readableRunJson(path, onDisk);
+    if (record) withVerdicts(record, update);
+    return record;
+  });
+}
+
+/** `record` with the verdicts of `update` (see recordEvalInRunJson). */
+function withVerdicts(
+  record: RunJsonObject,
+  update: { run_id: string; report?: string; verdicts: Record<string, RunJsonVerdict> },
+): void {
   const previous = record.eval as RunJsonEval | undefined;
   const earlier: Record<string, RunJsonVerdict> =
     previous?.run_id === update.run_id ? previous.instances : {};
@@ -72,5 +89,4 @@ export function recordEvalInRunJson(
       const facts = verdictOfRecord(verdict, evalRecord.updated_at);
       if (facts) Object.assign(entry, caseVerdict(facts));
     }
-  writeFileAtomic(path, [redactedJson(record)]);
 }

@@ -9,6 +9,8 @@ import {
   CASE_VERDICT_KEYS,
   type DatasetSelection,
   type RunCase,
+  readRunJson,
+  runJsonPath,
 } from "../formats/run-json.js";
 import { folderTrajectories } from "../trajectory/folder.js";
 import { processAlive } from "../util/process-alive.js";
@@ -38,16 +40,6 @@ export interface StoredRun {
   record: Record<string, unknown>;
   /** Why the folder's run.json could not be read (truncated, not JSON, not a run record), when it could not. */
   unreadable?: string;
-}
-
-/** Why a run.json that exists is not a readable run record. */
-function runJsonProblem(path: string): string {
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8"));
-    return "run_id" in obj(record) ? "" : "not a run record (no run_id)";
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }
 
 const obj = (value: unknown): Record<string, unknown> =>
@@ -193,11 +185,15 @@ export function looseRun(dir: string, id: string, cases: Record<string, RunCase>
 
 /** Reads one run folder, or undefined when it is not one. */
 export function readRun(dir: string): StoredRun | undefined {
-  const record = readJson(join(dir, "run.json"));
-  if (record !== undefined && typeof record === "object" && record !== null && "run_id" in record)
-    return fromRecord(dir, record as Record<string, unknown>);
-  const path = join(dir, "run.json");
-  const unreadable = existsSync(path) ? runJsonProblem(path) : "";
+  const onDisk = readRunJson(runJsonPath(dir));
+  if (onDisk.state === "read" && "run_id" in onDisk.record) return fromRecord(dir, onDisk.record);
+  // Why a run.json that exists is not a readable run record.
+  const unreadable =
+    onDisk.state === "unreadable"
+      ? onDisk.problem
+      : onDisk.state === "read"
+        ? "not a run record (no run_id)"
+        : "";
   const withProblem = (run: StoredRun) => (unreadable ? { ...run, unreadable } : run);
   if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0)
     return withProblem(imported(dir));

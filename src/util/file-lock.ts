@@ -16,10 +16,10 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  */
 export function withFileLock<T>(lock: string, work: () => T): T {
   const temp = tempPathOf(lock);
-  writeFileSync(temp, JSON.stringify({ pid: process.pid, host: hostname() }));
   try {
+    writeFileSync(temp, JSON.stringify({ pid: process.pid, host: hostname() }));
     const giveUp = Date.now() + WAIT_LIMIT_MS;
-    for (let delay = 1; !placed(temp, lock); delay = Math.min(delay * 2, 50)) {
+    for (let delay = 1; !placed(temp, lock); delay = Math.min(delay * 2, 20)) {
       const holder = holderOf(lock);
       if (holder === "stale") rmSync(lock, { force: true });
       else if (holder !== "gone" && Date.now() > giveUp)

@@ -43,6 +43,17 @@ describe("swerun eval: bad input is one line and exit code 2, before any contain
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toContain("--timeout: expected a number > 0, got 0");
   });
+
+  it("names a run folder's torn run.json in one line", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "preds.json"), JSON.stringify({ "a__b-1": pred("a__b-1") }));
+    writeFileSync(join(dir, "run.json"), '{"run_id": "r", "sub');
+    const result = await runCli(["eval", dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`^swerun: ${join(dir, "run.json")}: not a readable run.json \\(.*JSON.*\\)\n$`),
+    );
+  });
 });
 
 describe("run.json eval verdicts", () => {
