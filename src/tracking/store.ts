@@ -13,6 +13,7 @@ import {
   runJsonPath,
 } from "../formats/run-json.js";
 import { folderTrajectories } from "../trajectory/folder.js";
+import { readTrajectoryInfo } from "../trajectory/reader.js";
 import { processAlive } from "../util/process-alive.js";
 import { caseFromFacts, caseVerdict } from "./case.js";
 import { caseTotals } from "./metrics.js";
@@ -149,7 +150,7 @@ function imported(dir: string): StoredRun {
   let model = typeof first.model_name_or_path === "string" ? first.model_name_or_path : "";
   if (!model) {
     const file = trajectoryFiles(dir)[0];
-    model = file ? String(obj(obj(obj(obj(readJson(file)).info).config).model).model_name ?? "") : "";
+    model = file ? String(obj(obj(readTrajectoryInfo(file)?.config).model).model_name ?? "") : "";
   }
   const created = statSync(
     existsSync(join(dir, "preds.json")) ? join(dir, "preds.json") : dir,

@@ -106,3 +106,21 @@ export function loadTrajectory(path: string): LoadedTrajectory {
     extras,
   };
 }
+
+/**
+ * The `info` a trajectory file records, read without checking its messages or repairing a torn file: for
+ * readers that need only how an instance ended (its exit status, submission, cost, model). Undefined when the
+ * file cannot be read or is not JSON (or is JSON null); `{}` when it records no `info` object (a bare list of
+ * messages).
+ */
+export function readTrajectoryInfo(path: string): Record<string, unknown> | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (data === null || data === undefined) return undefined;
+  const info = (data as { info?: unknown }).info;
+  return isPlainObject(info) ? info : {};
+}
