@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { readInstanceFacts } from "../facts/folder-facts.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
+import { FolderFacts } from "../facts/folder-facts.js";
+import { type FolderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
 import {
   type AgentSnapshot,
   type BehaviorMetrics,
@@ -65,11 +65,11 @@ export function runsDir(dir?: string): string {
 const trajectoryFiles = (dir: string) => folderTrajectories(dir).map((found) => found.path);
 
 /** Cases read from the trajectories' facts (imported folders, and runs recorded before `cases` existed). */
-function casesFromTrajectories(dir: string, verdicts: FolderVerdicts): Record<string, RunCase> {
+function casesFromTrajectories(folder: FolderFacts): Record<string, RunCase> {
   const cases: Record<string, RunCase> = {};
-  for (const file of trajectoryFiles(dir)) {
+  for (const { path } of folder.trajectories()) {
     try {
-      const facts = readInstanceFacts(file, verdicts);
+      const facts = folder.read(path);
       cases[facts.id] = caseFromFacts(facts);
     } catch {
       // an unreadable trajectory is no case
@@ -116,11 +116,11 @@ export function lockHeld(dir: string): boolean {
 
 function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
   const recorded = obj(record.cases);
-  const verdicts = folderVerdicts(dir, record);
+  const folder = new FolderFacts(dir, record);
   const cases =
     Object.keys(recorded).length > 0 || record.cases !== undefined
-      ? withVerdicts(recorded as Record<string, RunCase>, verdicts)
-      : casesFromTrajectories(dir, verdicts);
+      ? withVerdicts(recorded as Record<string, RunCase>, folder.verdicts)
+      : casesFromTrajectories(folder);
   const status = String(record.status ?? "");
   const state: RunState = lockHeld(dir) ? "running" : status === "finished" ? "complete" : "partial";
   const agent = record.agent ? (obj(record.agent) as unknown as AgentSnapshot) : null;
@@ -144,7 +144,7 @@ function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
 
 /** A folder mini-swe-agent wrote (preds.json and trajectories, no run.json). */
 function imported(dir: string): StoredRun {
-  const cases = casesFromTrajectories(dir, folderVerdicts(dir, {}));
+  const cases = casesFromTrajectories(new FolderFacts(dir, {}));
   const preds = obj(readJson(join(dir, "preds.json")));
   const first = obj(Object.values(preds)[0]);
   let model = typeof first.model_name_or_path === "string" ? first.model_name_or_path : "";
@@ -199,7 +199,7 @@ export function readRun(dir: string): StoredRun | undefined {
   if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0)
     return withProblem(imported(dir));
   if (unreadable)
-    return withProblem(looseRun(dir, basename(dir), casesFromTrajectories(dir, folderVerdicts(dir, {}))));
+    return withProblem(looseRun(dir, basename(dir), casesFromTrajectories(new FolderFacts(dir, {}))));
   return undefined;
 }
 
