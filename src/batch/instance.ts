@@ -63,11 +63,6 @@ export function recordedOutcome(
   return { exit_status: String(info.exit_status ?? ""), cost: Number.isFinite(cost) ? cost : 0 };
 }
 
-/** The exit status recorded in an instance's finished trajectory, if it has one. */
-export function recordedStatus(outputDir: string, instanceId: string): string | undefined {
-  return recordedOutcome(outputDir, instanceId)?.exit_status;
-}
-
 export interface InstanceContext {
   config: SwerunConfig;
   outputDir: string;

@@ -198,9 +198,6 @@ export interface RunFacts {
   model_config?: Record<string, unknown>;
 }
 
-/** An instance's facts (the same record as a run's of one instance). */
-export type InstanceFacts = RunFacts;
-
 /** The facts of a run of several instances, summed. */
 export interface RunTotals {
   instances: number;

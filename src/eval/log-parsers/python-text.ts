@@ -88,13 +88,6 @@ export const DOT = "[^\\n]";
 export const SPACE_NOT_BREAK =
   "[\\t\\x0b\\x0c\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
-/** `s.lstrip()`. */
-export function pyLstrip(s: string): string {
-  let start = 0;
-  while (start < s.length && isPySpace(s.charCodeAt(start))) start++;
-  return start === 0 ? s : s.slice(start);
-}
-
 /** `len(line) - len(line.lstrip())`: how far a line is indented, in characters. */
 export function indentOf(line: string): number {
   let indent = 0;
