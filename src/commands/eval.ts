@@ -19,7 +19,7 @@ import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { runReportName } from "../eval/harness-report.js";
 import { checkRegradeLogs } from "../eval/regrade.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
-import { readableRunJson, readRunJson, runJsonPath } from "../formats/run-json.js";
+import { readableRunJson, runJsonPath } from "../formats/run-json.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { ID_MAX_BYTES, NAME_MAX_BYTES, nameProblem, shownName } from "../util/safe-path.js";
@@ -46,7 +46,7 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
     const predsPath = join(path, "preds.json");
     if (!existsSync(predsPath)) throw new UserError(`${input}: a run folder needs a preds.json (none found)`);
     const runJson = runJsonPath(path);
-    const record = readableRunJson(runJson, readRunJson(runJson));
+    const record = readableRunJson(runJson);
     const subset = typeof record?.subset === "string" ? record.subset : undefined;
     const split = typeof record?.split === "string" ? record.split : undefined;
     return {

@@ -231,7 +231,7 @@ export function readRunJson(path: string): RunJsonOnDisk {
   }
   if (isPlainObject(value)) return { state: "read", record: value };
   const kind = value === null ? "null" : Array.isArray(value) ? "list" : typeof value;
-  return { state: "unreadable", problem: `not a run record (a JSON ${kind})` };
+  return { state: "unreadable", problem: `a JSON ${kind}, not an object` };
 }
 
 /** The run.json object at `path`, or undefined when there is none or it cannot be read. */
@@ -240,8 +240,14 @@ export function runJsonAt(path: string): RunJsonObject | undefined {
   return onDisk.state === "read" ? onDisk.record : undefined;
 }
 
-/** The object of a run.json read (undefined when absent); one that cannot be read is a UserError naming it. */
-export function readableRunJson(path: string, onDisk: RunJsonOnDisk): RunJsonObject | undefined {
+/**
+ * The object of the run.json at `path` (`onDisk`: as already read), undefined when there is none; one that
+ * cannot be read is a UserError naming it, in one line.
+ */
+export function readableRunJson(
+  path: string,
+  onDisk: RunJsonOnDisk = readRunJson(path),
+): RunJsonObject | undefined {
   if (onDisk.state === "unreadable")
     throw new UserError(`${path}: not a readable run.json (${onDisk.problem})`);
   return onDisk.state === "read" ? onDisk.record : undefined;
@@ -261,15 +267,15 @@ export function readRunRecord(path: string): Partial<RunRecord> | undefined {
  */
 export function updateRunJson(path: string, change: (onDisk: RunJsonOnDisk) => object | undefined): void {
   const lock = join(dirname(path), `.${basename(path)}.lock`);
-  let changed = false;
+  let locked = false;
   try {
     withFileLock(lock, () => {
-      changed = true;
+      locked = true;
       const next = change(readRunJson(path));
       if (next !== undefined) writeFileAtomic(path, [redactedJson(next)]);
     });
   } catch (error) {
-    if (changed || error instanceof UserError || (error as NodeJS.ErrnoException).code === undefined)
+    if (locked || error instanceof UserError || (error as NodeJS.ErrnoException).code === undefined)
       throw error;
     throw fileWriteError(path, error);
   }

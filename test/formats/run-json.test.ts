@@ -80,9 +80,9 @@ describe("run.json", () => {
 
   it("names a bad file in one line: not an object, a folder, JSON whose error quotes several lines", () => {
     const cases: Array<[string, RegExp]> = [
-      ["[1, 2]", /not a run record \(a JSON list\)/],
-      ["null", /not a run record \(a JSON null\)/],
-      ['"run"', /not a run record \(a JSON string\)/],
+      ["[1, 2]", /a JSON list, not an object/],
+      ["null", /a JSON null, not an object/],
+      ['"run"', /a JSON string, not an object/],
       ['{"run_id":\n\n\n x\n}', /JSON/],
     ];
     for (const [text, problem] of cases) {
