@@ -6,13 +6,14 @@
 //   > fixture-images (Docker images built from host files) > images (the batch's image pool and hosts) > run
 //   > facts, tracking, view (readers of what runs wrote), reports (the writers of the seeds' formats) > console
 //   > datasets (SWE-bench instances and predictions), agent, models, environments, replay
-//   > config, templates, python, util, trajectory and the files at the top of src/ (errors, events, messages).
+//   > config, templates, python, util, trajectory, formats (run.json) and the files at the top of src/ (errors,
+//   events, messages).
 // Usage: node scripts/check-imports.mjs [srcDir]. Exit code 1 and one line per problem when it finds any.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const LAYERS = [
-  ["config", "templates", "python", "util", "trajectory", "(root)"],
+  ["config", "templates", "python", "util", "trajectory", "formats", "(root)"],
   ["datasets", "agent", "models", "environments", "replay"],
   ["console"],
   ["facts", "reports", "tracking", "view"],

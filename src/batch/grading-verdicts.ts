@@ -7,6 +7,7 @@ import type { GradeResult } from "../eval/grade-instance.js";
 import { verdictLine } from "../eval/grading-display.js";
 import { recordVerdict } from "../eval/grading-driver.js";
 import { isFinalVerdict, recordEvalInRunJson } from "../eval/verdict-record.js";
+import { runJsonPath } from "../formats/run-json.js";
 import { chaosPoint } from "../util/chaos.js";
 
 /** Where a batch's verdicts go: its folder (`eval/` for the logs, run.json) and the lines it says. */
@@ -39,7 +40,7 @@ export class GradingVerdicts {
     this.#place = place;
     this.#specs = specs;
     this.outputDir = join(place.folder, "eval");
-    this.runJson = join(place.folder, "run.json");
+    this.runJson = runJsonPath(place.folder);
     removeStaleReportTemps(this.outputDir, place.runId, place.modelName);
     const onDisk = verdictsOnDisk(this.#earlierPredictions(), this.outputDir, place.runId);
     if (Object.keys(onDisk).length > 0)

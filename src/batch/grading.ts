@@ -11,6 +11,7 @@ import { evalInstances } from "../eval/eval-instance.js";
 import { resolvedSummary } from "../eval/grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { writeRunMetadata } from "../eval/run-metadata.js";
+import { runJsonPath } from "../formats/run-json.js";
 import { onInterruptSignals } from "../run/signals.js";
 import type { BatchOptions } from "./batch.js";
 import { BatchGrader } from "./grader.js";
@@ -62,7 +63,7 @@ export async function startBatchGrading(options: BatchGradingOptions) {
   const pool = options.hosts && options.hosts.length > 0;
   const docker = pool || options.kubernetes ? undefined : await connectDocker();
   // A renamed folder keeps the run id its gradings were logged under.
-  const runId = recordedEvalRunId(join(options.folder, "run.json")) ?? basename(options.folder);
+  const runId = recordedEvalRunId(runJsonPath(options.folder)) ?? basename(options.folder);
   writeRunMetadata(join(options.folder, "eval"), runId, {
     dataset: recordedDatasetName(options.subset),
     split: options.split,

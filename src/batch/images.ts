@@ -2,14 +2,9 @@ import { translateRunArgs } from "../config/docker-run-args.js";
 import type { DockerEnvironmentConfig, SwerunConfig } from "../config/schema.js";
 import type { Instance } from "../datasets/dataset.js";
 import { configEndpoint, hostEndpoint } from "../environments/docker/client.js";
+import type { ImagesRecord } from "../formats/run-json.js";
 import type { HostPool, PoolHost } from "../images/host-pool.js";
-import {
-  ImagePool,
-  type ImagePoolOptions,
-  type ImagesRecord,
-  type ImagesStatus,
-  type PoolDaemon,
-} from "../images/pool.js";
+import { ImagePool, type ImagePoolOptions, type ImagesStatus, type PoolDaemon } from "../images/pool.js";
 import { type BudgetSetting, imagePreflight } from "../images/preflight.js";
 import type { BatchDisplay } from "./display.js";
 import type { Scheduler } from "./scheduler.js";

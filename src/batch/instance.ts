@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import type { Agent } from "../agent/agent.js";
 import type { SwerunConfig } from "../config/schema.js";
 import type { Checkout } from "../datasets/checkout.js";
@@ -10,6 +10,7 @@ import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js"
 import { endTiming } from "../run/timing.js";
 import { AGENT_TYPES, recordedExitStatus } from "../trajectory/format.js";
 import { journalPath } from "../trajectory/journal.js";
+import { readTrajectoryInfo } from "../trajectory/reader.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { pathInside } from "../util/safe-path.js";
 
@@ -55,18 +56,11 @@ export function recordedOutcome(
 ): { exit_status: string; cost: number } | undefined {
   const path = trajectoryPath(outputDir, instanceId);
   if (!existsSync(path)) return undefined;
-  try {
-    const info = JSON.parse(readFileSync(path, "utf8")).info ?? {};
-    const cost = Number(info.model_stats?.instance_cost ?? 0);
-    return { exit_status: recordedExitStatus(info), cost: Number.isFinite(cost) ? cost : 0 };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The exit status recorded in an instance's finished trajectory, if it has one. */
-export function recordedStatus(outputDir: string, instanceId: string): string | undefined {
-  return recordedOutcome(outputDir, instanceId)?.exit_status;
+  const info = readTrajectoryInfo(path);
+  if (!info) return undefined;
+  const stats = info.model_stats as { instance_cost?: unknown } | undefined;
+  const cost = Number(stats?.instance_cost ?? 0);
+  return { exit_status: recordedExitStatus(info), cost: Number.isFinite(cost) ? cost : 0 };
 }
 
 export interface InstanceContext {

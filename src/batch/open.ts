@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { modelDisplayName } from "../config/model.js";
 import type { Instance } from "../datasets/dataset.js";
 import { PredictionsFile } from "../datasets/predictions.js";
+import { readRunRecord, runJsonPath } from "../formats/run-json.js";
 import { HostPool } from "../images/host-pool.js";
 import { FileWriteError, fileWriteError } from "../util/file-error.js";
 import type { BatchOptions } from "./batch.js";
@@ -9,7 +10,6 @@ import { openBatchImages } from "./images.js";
 import { FINISHED_STATUSES } from "./instance.js";
 import { lockOutputDir } from "./lock.js";
 import { batchLog } from "./log.js";
-import { readRunRecord } from "./record.js";
 import { recordedResults, recoverFolder } from "./recover.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -42,7 +42,7 @@ export async function openBatch(options: BatchOptions): Promise<OpenedBatch> {
   const { outputDir } = options;
   const release = lockOutputDir(outputDir);
   const { log, say, failed, failure } = batchLog(outputDir, options.display);
-  const previous = readRunRecord(join(outputDir, "run.json"));
+  const previous = readRunRecord(runJsonPath(outputDir));
   const runId = previous?.run_id || options.runId;
   let pool: HostPool | undefined;
   try {

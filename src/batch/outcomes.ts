@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { modelDisplayName } from "../config/model.js";
 import { figuresLine } from "../facts/figures.js";
+import { type RunRecord, runJsonPath, writeRunRecord } from "../formats/run-json.js";
 import type { HostPool } from "../images/host-pool.js";
 import { caseFromFacts } from "../tracking/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -11,15 +12,7 @@ import { redact } from "../util/secrets.js";
 import type { BatchOptions, BatchSummary } from "./batch.js";
 import { FINISHED_STATUSES, type InstanceResult, recordedOutcome, trajectoryPath } from "./instance.js";
 import { noteStatus, type OpenedBatch } from "./open.js";
-import {
-  caseOf,
-  instanceFacts,
-  newRunRecord,
-  type RunRecord,
-  unsavedFacts,
-  updateTotals,
-  writeRunRecord,
-} from "./record.js";
+import { caseOf, instanceFacts, newRunRecord, unsavedFacts, updateTotals } from "./record.js";
 import type { Job } from "./scheduler.js";
 import { BatchSwarms } from "./swarms.js";
 
@@ -113,7 +106,7 @@ export class BatchOutcomes {
     );
     updateTotals(record, false);
     if (this.#opened.pool) record.hosts = hostRecord(this.#opened.pool);
-    const path = join(this.#options.outputDir, "run.json");
+    const path = runJsonPath(this.#options.outputDir);
     this.#opened.guard(path, () => writeRunRecord(path, record));
   }
 

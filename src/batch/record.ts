@@ -1,54 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
-import { isDeepStrictEqual } from "node:util";
 import type { SwerunConfig } from "../config/schema.js";
 import { factsWithoutTrajectory, readRunFacts } from "../facts/read-run.js";
 import type { RecordedTiming, RunFacts } from "../facts/run-facts.js";
-import type { ImagesRecord } from "../images/pool.js";
-import { CASE_VERDICT_KEYS, caseFromFacts, type RunCase } from "../tracking/case.js";
-import { type BehaviorMetrics, casesCost, caseTotals } from "../tracking/metrics.js";
-import { type AgentSnapshot, agentSnapshot, type DatasetSelection } from "../tracking/snapshot.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import type { DatasetSelection, RunCase, RunRecord } from "../formats/run-json.js";
+import { caseFromFacts } from "../tracking/case.js";
+import { casesCost, caseTotals } from "../tracking/metrics.js";
+import { agentSnapshot } from "../tracking/snapshot.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
-import { redactedJson } from "../util/secrets.js";
-
-/**
- * run.json: what a batch run was (id, label, config, model) and how it went (counts, cost, times): a
- * sniffbench run (`id`, `label`, `createdAt`, `agent`, `cases`) plus swerun's keys.
- */
-export interface RunRecord {
-  /** sniffbench's run id (= `run_id`). */
-  id: string;
-  run_id: string;
-  label: string | null;
-  /** sniffbench's creation time (= `started_at`). */
-  createdAt: string;
-  status: "running" | "finished" | "interrupted";
-  started_at: string;
-  ended_at: string | null;
-  swerun_version: string;
-  model: string;
-  subset: string;
-  split: string;
-  instances: number;
-  exit_statuses: Record<string, number>;
-  /** The cases' costs summed, unrounded (the one run cost every output prints). */
-  total_cost: number;
-  /** The resolved config, with credentials removed. */
-  config: Record<string, unknown>;
-  /** What the run was configured with, for `swerun runs compare`. */
-  agent: AgentSnapshot;
-  /** How the instances were selected. */
-  dataset: DatasetSelection;
-  /** One entry per instance that has ended, filled as each ends. */
-  cases: Record<string, RunCase>;
-  /** Behaviour metrics summed over `cases`. */
-  totals: BehaviorMetrics;
-  /** The Docker hosts of a batch across several (no credentials: addresses only), and how each was last seen. */
-  hosts?: Array<{ host: string; workers: number; state: "up" | "down" }>;
-  /** The images a Docker batch pulled, pulled ahead, waited for and removed (image-pool.ts). */
-  images?: ImagesRecord;
-}
 
 export interface RecordStart {
   runId: string;
@@ -100,16 +58,6 @@ export function updateTotals(record: RunRecord, countStatuses: boolean): void {
   }
   record.totals = caseTotals(all);
   record.total_cost = casesCost(all);
-}
-
-/** The run.json a previous process left in the folder, if it reads as an object. */
-export function readRunRecord(path: string): Partial<RunRecord> | undefined {
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8"));
-    return typeof record === "object" && record !== null && !Array.isArray(record) ? record : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -169,35 +117,4 @@ export function unsavedFacts(
 /** An instance's case, read from its facts once it has ended (see `instanceFacts`). */
 export function caseOf(trajectoryFile: string, status: string, cost?: number): RunCase {
   return caseFromFacts(instanceFacts(trajectoryFile, status, cost));
-}
-
-/** A case as JSON keeps it, without its verdict. */
-const withoutVerdict = (c: RunCase): unknown =>
-  JSON.parse(
-    JSON.stringify({ ...c, ...Object.fromEntries(CASE_VERDICT_KEYS.map((key) => [key, undefined])) }),
-  );
-
-/**
- * Writes run.json atomically, secrets redacted (the config has its credential keys removed already). What
- * grading recorded in the file is kept: its `eval` key, and each case's `resolved` while the case is the
- * one that was graded (an instance run again gets a new case, without the old verdict).
- */
-export function writeRunRecord(path: string, record: RunRecord): void {
-  let onDisk: { eval?: unknown; cases?: Record<string, RunCase> } = {};
-  try {
-    if (existsSync(path)) onDisk = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    onDisk = {};
-  }
-  for (const [id, current] of Object.entries(record.cases)) {
-    const graded = onDisk.cases?.[id];
-    if (current.resolved !== undefined || current.verdict !== undefined || !graded) continue;
-    if (typeof graded.resolved !== "boolean" && graded.verdict === undefined) continue;
-    if (isDeepStrictEqual(withoutVerdict(graded), withoutVerdict(current)))
-      for (const key of CASE_VERDICT_KEYS)
-        if (graded[key] !== undefined) Object.assign(current, { [key]: graded[key] });
-  }
-  writeFileAtomic(path, [
-    redactedJson(onDisk.eval === undefined ? record : { ...record, eval: onDisk.eval }),
-  ]);
 }

@@ -1,13 +1,14 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { DockerHostConfig } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import type { PredictionsFile } from "../datasets/predictions.js";
+import type { RunRecord } from "../formats/run-json.js";
 import type { HostPool } from "../images/host-pool.js";
 import { journalPath } from "../trajectory/journal.js";
+import { readTrajectoryInfo } from "../trajectory/reader.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
 import { trajectoryPath } from "./instance.js";
-import type { RunRecord } from "./record.js";
 
 /**
  * What a batch finds in its folder when it starts: an earlier run may have been killed at any moment.
@@ -35,12 +36,8 @@ export function recordedResults(outputDir: string): Map<string, RecordedResult> 
   for (const id of entries.sort()) {
     const path = trajectoryPath(outputDir, id);
     if (!existsSync(path)) continue;
-    let info: Record<string, unknown>;
-    try {
-      info = JSON.parse(readFileSync(path, "utf8")).info ?? {};
-    } catch {
-      continue;
-    }
+    const info = readTrajectoryInfo(path);
+    if (!info) continue;
     const exitStatus = info.exit_status;
     if (typeof exitStatus !== "string" || !exitStatus) continue;
     const model = ((info.config as Record<string, unknown> | undefined)?.model ?? {}) as Record<

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
 import pc from "picocolors";
 import { checkInstanceId, type Instance, loadInstances } from "../datasets/dataset.js";
@@ -19,6 +19,7 @@ import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { runReportName } from "../eval/harness-report.js";
 import { checkRegradeLogs } from "../eval/regrade.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
+import { readableRunJson, runJsonPath } from "../formats/run-json.js";
 import { checkOutputDir } from "../run/output.js";
 import { onInterruptSignals } from "../run/signals.js";
 import { ID_MAX_BYTES, NAME_MAX_BYTES, nameProblem, shownName } from "../util/safe-path.js";
@@ -44,20 +45,16 @@ export function resolveEvalInput(input: string, output?: string): EvalInput {
   if (statSync(path).isDirectory()) {
     const predsPath = join(path, "preds.json");
     if (!existsSync(predsPath)) throw new UserError(`${input}: a run folder needs a preds.json (none found)`);
-    const runJson = join(path, "run.json");
-    let subset: string | undefined;
-    let split: string | undefined;
-    if (existsSync(runJson)) {
-      const record = JSON.parse(readFileSync(runJson, "utf8")) as { subset?: unknown; split?: unknown };
-      if (typeof record.subset === "string") subset = record.subset;
-      if (typeof record.split === "string") split = record.split;
-    }
+    const runJson = runJsonPath(path);
+    const record = readableRunJson(runJson);
+    const subset = typeof record?.subset === "string" ? record.subset : undefined;
+    const split = typeof record?.split === "string" ? record.split : undefined;
     return {
       predsPath,
       outputDir: resolve(output ?? join(path, "eval")),
       // The run id its gradings were logged under (a renamed folder keeps it), else the folder's name.
       defaultRunId: recordedEvalRunId(runJson) ?? basename(path),
-      ...(existsSync(runJson) ? { runJson } : {}),
+      ...(record ? { runJson } : {}),
       ...(subset ? { subset } : {}),
       ...(split ? { split } : {}),
     };

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import { readInstanceFacts } from "../facts/folder-facts.js";
-import { type FolderVerdicts, folderVerdicts } from "../facts/folder-verdicts.js";
+import { FolderFacts } from "../facts/folder-facts.js";
 import { trajectoryInputs } from "../facts/inputs.js";
 import { readRunFacts } from "../facts/read-run.js";
 import type { RunFacts } from "../facts/run-facts.js";
+import { runJsonPath } from "../formats/run-json.js";
 import { registerKnownKeys } from "../models/known-keys.js";
 import { type JudgeRecord, judgeMarkdown, judgeRecord } from "../reports/judge.js";
 import { summaryResult } from "../reports/summary.js";
@@ -32,24 +32,23 @@ export function judgePaths(output: string): { markdown: string; full: string } {
  * after the instance in the eval/ folder above. Each folder's verdicts are read once.
  */
 function instanceFactsReader(): (path: string) => RunFacts {
-  const folders = new Map<string, FolderVerdicts>();
-  const verdictsOf = (dir: string) => {
-    let verdicts = folders.get(dir);
-    if (!verdicts) {
-      verdicts = folderVerdicts(dir);
-      folders.set(dir, verdicts);
+  const folders = new Map<string, FolderFacts>();
+  const folderOf = (dir: string) => {
+    let folder = folders.get(dir);
+    if (!folder) {
+      folder = new FolderFacts(dir);
+      folders.set(dir, folder);
     }
-    return verdicts;
+    return folder;
   };
   return (path) => {
     const batch = dirname(dirname(path));
     const own = dirname(path);
-    if (existsSync(join(batch, "run.json"))) return readInstanceFacts(path, verdictsOf(batch));
-    if (existsSync(join(own, "run.json")) || existsSync(join(own, "eval")))
-      return readInstanceFacts(path, verdictsOf(own));
+    if (existsSync(runJsonPath(batch))) return folderOf(batch).read(path);
+    if (existsSync(runJsonPath(own)) || existsSync(join(own, "eval"))) return folderOf(own).read(path);
     // A folder above with harness reports but no run.json: only a report named after the instance counts.
     const facts = readRunFacts(path);
-    const verdict = existsSync(join(batch, "eval")) ? verdictsOf(batch).byId.get(facts.id) : undefined;
+    const verdict = existsSync(join(batch, "eval")) ? folderOf(batch).verdicts.byId.get(facts.id) : undefined;
     return verdict ? { ...facts, verdict } : facts;
   };
 }

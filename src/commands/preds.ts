@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { modelDisplayName } from "../config/model.js";
@@ -10,6 +10,7 @@ import { consoleToStderr } from "../run/event-log.js";
 import { checkOutputFile } from "../run/output.js";
 import { checkShards } from "../tracking/shards.js";
 import { readRun } from "../tracking/store.js";
+import { readTrajectoryJson } from "../trajectory/reader.js";
 import { writeOutput } from "../util/output-file.js";
 import { redact, redactedJson, registerSecret } from "../util/secrets.js";
 import type { FlagsOf } from "./options.js";
@@ -36,12 +37,7 @@ function trajectoryFiles(path: string): string[] {
 }
 
 function readTrajectory(path: string): Found {
-  let data: Record<string, unknown>;
-  try {
-    data = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new UserError(`${path}: not valid JSON: ${(error as Error).message}`);
-  }
+  const data = readTrajectoryJson(path) as Record<string, unknown>;
   const info = (data.info ?? {}) as Record<string, unknown>;
   const config = (info.config ?? {}) as {
     model?: { model_name?: string; model_class?: string };

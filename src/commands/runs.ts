@@ -1,14 +1,13 @@
-import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { ask, stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
+import { readableRunJson, runJsonPath, updateRunJson } from "../formats/run-json.js";
 import { compareRuns } from "../tracking/compare.js";
 import { checkLabel } from "../tracking/label.js";
 import { resolveRun } from "../tracking/ref.js";
 import { mergeShardRuns } from "../tracking/shards.js";
 import { listRuns, runsDir, type StoredRun } from "../tracking/store.js";
 import { colorsFor, compareText, listJson, listText, showJson, showText } from "../tracking/terminal-text.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
 import { printable, printableLine } from "../util/printable.js";
 import type { FlagsOf } from "./options.js";
 
@@ -37,7 +36,7 @@ export async function runsCommand(
   for (const run of found)
     if (run.unreadable)
       process.stderr.write(
-        `${printable(`swerun: ${join(run.dir, "run.json")} could not be read (${run.unreadable}); the run is shown from its trajectories`)}\n`,
+        `${printable(`swerun: ${runJsonPath(run.dir)} could not be read (${run.unreadable}); the run is shown from its trajectories`)}\n`,
       );
   const json = (value: unknown) => print(JSON.stringify(value, null, 2));
   const colors = colorsFor(Boolean(process.stdout.isTTY));
@@ -78,10 +77,12 @@ function labelRun([ref, label]: [string, string], runs: StoredRun[]): number {
   if (run.imported)
     throw new UserError(`${run.id} was not made by swerun (no run.json) and cannot be labelled`);
   if (run.state === "running") throw new UserError(`${run.id} is running; label it when it ends`);
-  const path = join(run.dir, "run.json");
-  const record = JSON.parse(readFileSync(path, "utf8"));
-  record.label = label;
-  writeFileAtomic(path, [`${JSON.stringify(record, null, 2)}\n`]);
+  const path = runJsonPath(run.dir);
+  updateRunJson(path, (onDisk) => {
+    const record = readableRunJson(path, onDisk);
+    if (!record) throw new UserError(`${path}: no such file (the run's folder changed since it was read)`);
+    return { ...record, label };
+  });
   print(`${printableLine(run.id)}: label ${JSON.stringify(label)}`);
   return 0;
 }

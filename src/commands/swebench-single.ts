@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { loadSwebench } from "../batch/load.js";
 import { lockOutputDir } from "../batch/lock.js";
-import { caseOf, newRunRecord, readRunRecord, updateTotals, writeRunRecord } from "../batch/record.js";
+import { caseOf, newRunRecord, updateTotals } from "../batch/record.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
@@ -14,6 +14,7 @@ import { DEFAULT_IMAGE_TEMPLATE } from "../datasets/image-name.js";
 import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
+import { readRunRecord, runJsonPath, writeRunRecord } from "../formats/run-json.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js";
@@ -163,7 +164,7 @@ function recordSingle(
     runId: string;
   },
 ): void {
-  const path = join(outputDir, "run.json");
+  const path = runJsonPath(outputDir);
   const previous = readRunRecord(path);
   const { config, flags, subset, id, result } = run;
   const record = newRunRecord({

@@ -5,7 +5,6 @@ import { plainDisplay, terminalDisplay } from "../batch/display.js";
 import type { BatchImages } from "../batch/images.js";
 import { loadSwebench } from "../batch/load.js";
 import { outputFailureLine } from "../batch/log.js";
-import { readRunRecord } from "../batch/record.js";
 import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
@@ -14,6 +13,7 @@ import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
 import { usd } from "../facts/figures.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
+import { readRunRecord, runJsonPath } from "../formats/run-json.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir } from "../run/output.js";
 import { checkLabel } from "../tracking/label.js";
@@ -157,7 +157,7 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
   const outputDir = batchFolder(flags, config);
   const events = await openEventLog(flags.events, [config.model]);
   // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
-  const runId = readRunRecord(join(outputDir, "run.json"))?.run_id || newRunId();
+  const runId = readRunRecord(runJsonPath(outputDir))?.run_id || newRunId();
   const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
   const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
   const grader = flags.eval

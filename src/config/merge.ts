@@ -35,13 +35,6 @@ function forgetBelow(path: string, provenance: Map<string, string>): void {
   }
 }
 
-/** Recursive merge without provenance: later objects win. */
-export function recursiveMerge(...objects: Record<string, unknown>[]): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const object of objects) mergeInto(result, object, "", new Map());
-  return result;
-}
-
 /** The origin of the longest recorded prefix of `path`. */
 export function originOf(path: string, provenance: Map<string, string>): string | undefined {
   let current = path;

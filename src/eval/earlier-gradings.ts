@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Prediction } from "../datasets/predictions.js";
+import { type RunJsonEval, type RunJsonVerdict, runJsonAt } from "../formats/run-json.js";
 import { removeStaleTemps } from "../util/atomic-write.js";
+import { isPlainObject } from "../util/plain-object.js";
 import { ID_MAX_BYTES, nameProblem } from "../util/safe-path.js";
 import { instanceLogDir, modelLogDir } from "./grade-instance.js";
 import { LOG_FILES } from "./harness-constants.js";
-import type { RunJsonEval, RunJsonVerdict } from "./verdict-record.js";
 
 /**
  * What earlier gradings of a batch left in its folder, for a resumed `swebench --eval` (batch-grader.ts):
@@ -41,26 +42,18 @@ export function verdictsOnDisk(
  * whatever the folder is called now (a renamed folder keeps its gradings).
  */
 export function recordedEvalRunId(runJson: string): string | undefined {
-  try {
-    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: { run_id?: unknown } };
-    const runId = record.eval?.run_id;
-    // A hand-edited id that cannot name a folder is not taken (the folder's name is used instead).
-    return typeof runId === "string" && /^[\w.-]+$/.test(runId) && !nameProblem(runId, ID_MAX_BYTES)
-      ? runId
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const record = runJsonAt(runJson);
+  const runId = isPlainObject(record?.eval) ? record.eval.run_id : undefined;
+  // A hand-edited id that cannot name a folder is not taken (the folder's name is used instead).
+  return typeof runId === "string" && /^[\w.-]+$/.test(runId) && !nameProblem(runId, ID_MAX_BYTES)
+    ? runId
+    : undefined;
 }
 
 /** The verdicts run.json holds for the eval run `runId`. */
 export function recordedVerdicts(runJson: string, runId: string): Record<string, RunJsonVerdict> {
-  try {
-    const record = JSON.parse(readFileSync(runJson, "utf8")) as { eval?: RunJsonEval };
-    return record.eval?.run_id === runId ? record.eval.instances : {};
-  } catch {
-    return {};
-  }
+  const recorded = runJsonAt(runJson)?.eval as RunJsonEval | undefined;
+  return recorded?.run_id === runId ? recorded.instances : {};
 }
 
 /**

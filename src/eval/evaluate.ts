@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
+import type { RunJsonVerdict } from "../formats/run-json.js";
 import { runPool } from "../util/worker-pool.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
@@ -10,7 +11,6 @@ import { finishGrading, recordVerdict } from "./grading-driver.js";
 import { LOG_FILES } from "./harness-constants.js";
 import type { RunReport } from "./harness-report.js";
 import { regradeInstance } from "./regrade.js";
-import type { RunJsonVerdict } from "./verdict-record.js";
 
 export interface EvaluationOptions {
   /** The daemon the gradings run on; none when regrading (no container is started). */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
 import { daemonMessage } from "../environments/docker/pull.js";
+import type { GradeStatus } from "../formats/run-json.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";
@@ -18,9 +19,6 @@ import { InstanceLog } from "./instance-log.js";
 import { type LogParser, logParser, unsupportedParserMessage } from "./log-parsers/registry.js";
 import { fileTestLog } from "./test-log.js";
 import { evalReport, type InstanceReport } from "./verdict.js";
-
-/** How one instance's grading ended. `error`: no report.json (patch did not apply, timeout, failure). */
-export type GradeStatus = "resolved" | "unresolved" | "empty_patch" | "error";
 
 export interface GradeResult {
   instance_id: string;

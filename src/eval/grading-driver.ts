@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import type { Instance } from "../datasets/dataset.js";
 import type { DockerEndpoint } from "../environments/docker/client.js";
+import type { RunJsonVerdict } from "../formats/run-json.js";
 import type { EvalInstance } from "./eval-instance.js";
 import type { GradeResult } from "./grade-instance.js";
 import { type RunReport, type RunReportOptions, writeRunReport } from "./harness-report.js";
-import { type RunJsonVerdict, recordEvalInRunJson, verdictOf } from "./verdict-record.js";
+import { recordEvalInRunJson, verdictOf } from "./verdict-record.js";
 
 /**
  * The grading driver both `swerun eval` (evaluate.ts, a list of predictions) and `swebench --eval`

@@ -1,21 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { verdictOfRecord } from "../facts/folder-verdicts.js";
-import { CASE_VERDICT_KEYS, caseVerdict } from "../tracking/case.js";
-import { writeFileAtomic } from "../util/atomic-write.js";
-import { redactedJson } from "../util/secrets.js";
-import type { GradeResult, GradeStatus } from "./grade-instance.js";
-
-/** One instance's verdict, as run.json's `eval.instances` keeps it. */
-export interface RunJsonVerdict {
-  resolved: boolean;
-  status: GradeStatus;
-  error?: string;
-  /** The grading could not be done (GradeResult.infra_failure): not a verdict, graded again next time. */
-  infra_failure?: string;
-  /** The row's log parser and the instance's language (for the view). */
-  log_parser?: string;
-  language?: string;
-}
+import {
+  CASE_VERDICT_KEYS,
+  type RunJsonEval,
+  type RunJsonObject,
+  type RunJsonVerdict,
+  readableRunJson,
+  updateRunJson,
+} from "../formats/run-json.js";
+import { caseVerdict } from "../tracking/case.js";
+import type { GradeResult } from "./grade-instance.js";
 
 /** What run.json keeps of a grading's result. */
 export function verdictOf(result: GradeResult): RunJsonVerdict {
@@ -32,30 +26,31 @@ export function isFinalVerdict(verdict: RunJsonVerdict | undefined): boolean {
   return verdict !== undefined && !verdict.infra_failure;
 }
 
-/** What `swerun eval` adds to a run folder's run.json: its own `eval` key, nothing else touched. */
-export interface RunJsonEval {
-  run_id: string;
-  /** The run report, relative to the run folder. */
-  report?: string;
-  updated_at: string;
-  resolved: number;
-  graded: number;
-  instances: Record<string, RunJsonVerdict>;
-}
-
 /**
  * Records verdicts in a run folder's run.json, atomically: under `eval` (merged with the verdicts already
  * there for the same eval run id), and as `resolved` in the instance's case (`cases[id]`, which `swerun runs`
  * reads) when the instance has one; a grading error leaves the case without a verdict. A grading that could
  * not be done (an infra failure: the container, the daemon, swerun's own output) never replaces a final
- * verdict. The rest of the file is kept as it is. A missing run.json is left missing.
+ * verdict. The rest of the file is kept as it is. A missing run.json is left missing; one that cannot be read
+ * is a UserError naming it.
  */
 export function recordEvalInRunJson(
   path: string,
   update: { run_id: string; report?: string; verdicts: Record<string, RunJsonVerdict> },
 ): void {
   if (!existsSync(path)) return;
-  const record = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  updateRunJson(path, (onDisk) => {
+    const record = readableRunJson(path, onDisk);
+    if (record) withVerdicts(record, update);
+    return record;
+  });
+}
+
+/** `record` with the verdicts of `update` (see recordEvalInRunJson). */
+function withVerdicts(
+  record: RunJsonObject,
+  update: { run_id: string; report?: string; verdicts: Record<string, RunJsonVerdict> },
+): void {
   const previous = record.eval as RunJsonEval | undefined;
   const earlier: Record<string, RunJsonVerdict> =
     previous?.run_id === update.run_id ? previous.instances : {};
@@ -94,5 +89,4 @@ export function recordEvalInRunJson(
       const facts = verdictOfRecord(verdict, evalRecord.updated_at);
       if (facts) Object.assign(entry, caseVerdict(facts));
     }
-  writeFileAtomic(path, [redactedJson(record)]);
 }

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
-import { NOT_EVALUATED, type VerdictFacts, type VerdictReason } from "./run-facts.js";
+import { runJsonAt, runJsonPath, type VerdictReason } from "../formats/run-json.js";
+import { NOT_EVALUATED, type VerdictFacts } from "./run-facts.js";
 
 /** One SWE-bench harness `report.json` under a run folder's `eval/`: the folder it is in, named after the instance. */
 export interface EvalReport {
@@ -89,14 +90,7 @@ export interface FolderVerdicts {
  * already read (read from the folder when not given).
  */
 export function folderVerdicts(runDir: string, record?: Dict): FolderVerdicts {
-  let run = record;
-  if (run === undefined) {
-    try {
-      run = dict(JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")));
-    } catch {
-      run = {};
-    }
-  }
+  const run = record ?? runJsonAt(runJsonPath(runDir)) ?? {};
   const evalRecord = dict(run.eval);
   const updatedAt = str(evalRecord.updated_at);
   const byId = new Map<string, VerdictFacts>();

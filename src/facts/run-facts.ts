@@ -1,3 +1,4 @@
+import type { VerdictReason } from "../formats/run-json.js";
 import { normalizeUsage } from "../models/cost.js";
 
 /**
@@ -113,15 +114,6 @@ export interface TurnFacts {
   requested_tool_calls?: number;
 }
 
-/** Why an instance has the verdict it has. */
-export type VerdictReason =
-  | "resolved"
-  | "unresolved"
-  | "empty_patch"
-  | "patch_failed"
-  | "error"
-  | "not_evaluated";
-
 /** An instance's evaluation verdict. */
 export interface VerdictFacts {
   /** true: resolved; false: graded and not resolved (unresolved, empty_patch, patch_failed); null: no verdict. */
@@ -205,9 +197,6 @@ export interface RunFacts {
   /** The model config as recorded (`info.config.model`), for what only the model's description knows (its context window). */
   model_config?: Record<string, unknown>;
 }
-
-/** An instance's facts (the same record as a run's of one instance). */
-export type InstanceFacts = RunFacts;
 
 /** The facts of a run of several instances, summed. */
 export interface RunTotals {

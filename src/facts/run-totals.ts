@@ -1,4 +1,5 @@
-import { addTokens, NO_TOKENS, type RunFacts, type RunTotals, type VerdictReason } from "./run-facts.js";
+import type { VerdictReason } from "../formats/run-json.js";
+import { addTokens, NO_TOKENS, type RunFacts, type RunTotals } from "./run-facts.js";
 
 const REASONS: VerdictReason[] = [
   "resolved",

@@ -1,9 +1,10 @@
 import type Docker from "dockerode";
 import { createDockerClient } from "../environments/docker/client.js";
 import { imageTags, inspectImage, normalizeImage } from "../environments/docker/images.js";
+import type { ImagesRecord } from "../formats/run-json.js";
 import { ImageBudget } from "./budget.js";
 import { type LedgerImage, readLedger, writeLedger } from "./ledger.js";
-import type { ImagePoolContext, ImagePoolOptions, ImagesRecord, PoolDaemon } from "./pool.js";
+import type { ImagePoolContext, ImagePoolOptions, PoolDaemon } from "./pool.js";
 
 /** A daemon of the pool and the images the batch has on it. */
 export interface Daemon extends PoolDaemon {

@@ -3,6 +3,7 @@ import type { Instance } from "../datasets/dataset.js";
 import { closeDockerClient, type DockerEndpoint } from "../environments/docker/client.js";
 import { inspectImage, normalizeImage } from "../environments/docker/images.js";
 import { isNoSpace } from "../environments/docker/pull.js";
+import type { ImagesRecord } from "../formats/run-json.js";
 import { ImageDemand } from "./demand.js";
 import { ImageEviction } from "./eviction.js";
 import type { PoolHost } from "./host-pool.js";
@@ -12,19 +13,6 @@ import { PullAhead } from "./pull-ahead.js";
 import { PullEstimates } from "./pull-estimates.js";
 import { ImagePulls } from "./pulls.js";
 import { watchContainerEnds } from "./users.js";
-
-/** run.json's `images`: what the batch pulled, pulled ahead, waited for and removed (`host` with a host pool). */
-export interface ImagesRecord {
-  /** The budget per Docker daemon in bytes; null: every pulled image is kept. */
-  budget_bytes: number | null;
-  pulled: Array<{ image: string; host?: string; bytes: number }>;
-  pulled_ahead: Array<{ image: string; host?: string }>;
-  /** Instances whose agent waited for its image, and how long (seconds). */
-  waited: Array<{ image: string; host?: string; seconds: number }>;
-  removed: Array<{ image: string; host?: string }>;
-  /** The most disk the batch's pulled images (and pulls under way) took on one daemon at once. */
-  peak_bytes: number;
-}
 
 /** What the progress display shows of the images. */
 export interface ImagesStatus {

@@ -1,5 +1,6 @@
-import type { RunFacts, VerdictReason } from "../facts/run-facts.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { durationMs, type ExportStatus, exportStatus } from "../facts/status.js";
+import type { VerdictReason } from "../formats/run-json.js";
 
 /** One line of the `summary` export: the harness's keys, then swerun's evaluation verdict. */
 export interface SummaryResult {

@@ -1,43 +1,9 @@
-import type { RunFacts, VerdictFacts, VerdictReason } from "../facts/run-facts.js";
-import { type BehaviorMetrics, behaviorMetrics, patchLines } from "./metrics.js";
+import type { RunFacts, VerdictFacts } from "../facts/run-facts.js";
+import type { RunCase } from "../formats/run-json.js";
+import { behaviorMetrics, patchLines } from "./metrics.js";
 
 /** Who grades swerun's cases (sniffbench's `gradedBy`): the SWE-bench harness's grading (`swerun eval`, `swebench --eval`). */
 export const GRADED_BY = "swebench";
-
-/**
- * One instance of a run as `run.json` records it when the instance ends: sniffbench's case (`answer`,
- * `grade`, `gradedAt`, `gradedBy`, `behaviorMetrics`) plus swerun's facts of it.
- */
-export interface RunCase {
-  /** The agent's answer: its submission (the patch). */
-  answer: string;
-  /** 10 when resolved, 0 when graded and not resolved (sniffbench's 1-10 grade, out of 10); absent until graded. */
-  grade?: number;
-  /** When the verdict was recorded (ISO 8601). */
-  gradedAt?: string;
-  /** `swebench`: the SWE-bench harness's grading. */
-  gradedBy?: string;
-  behaviorMetrics: BehaviorMetrics;
-  exit_status: string;
-  /** It ended with exit status Submitted (whatever its patch; see `RunFacts.submitted`). */
-  submitted: boolean;
-  /** Its patch is empty (see `RunFacts.empty_patch`); absent in cases recorded before it existed. */
-  empty_patch?: boolean;
-  patch_lines: number;
-  /** The evaluation verdict; absent until the instance is graded. */
-  resolved?: boolean;
-  /** Why: resolved, unresolved, empty_patch, patch_failed, error; absent until graded. */
-  verdict?: VerdictReason;
-  steps: number;
-  cost: number;
-  /** The instance's wall time, as the batch measured it (see `RunFacts.wall_time_s`), rounded to ms. */
-  duration_s: number;
-  /** The Docker host the instance ran on, in a batch across several (`--docker-host`). */
-  host?: string;
-}
-
-/** The keys of a case that grading writes (see `caseVerdict`). */
-export const CASE_VERDICT_KEYS = ["resolved", "verdict", "grade", "gradedAt", "gradedBy"] as const;
 
 /** The verdict fields of a case: `resolved`, `verdict`, `grade`, `gradedAt`, `gradedBy` (none when not evaluated). */
 export function caseVerdict(verdict: VerdictFacts): Partial<RunCase> {

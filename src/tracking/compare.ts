@@ -1,6 +1,6 @@
 import { roundUsd } from "../facts/figures.js";
+import type { RunCase } from "../formats/run-json.js";
 import { isCredentialName, REDACTED, redact } from "../util/secrets.js";
-import type { RunCase } from "./case.js";
 import type { StoredRun } from "./store.js";
 
 /** One config key that differs between two runs: its dotted path, and its value in each (null: not set). */

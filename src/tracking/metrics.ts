@@ -1,39 +1,6 @@
 import { roundSeconds, roundUsd } from "../facts/figures.js";
 import { type RunFacts, totalTokens } from "../facts/run-facts.js";
-
-/**
- * sniffbench's behaviour metrics of one case (one instance), read from its facts (src/facts/run-facts.ts),
- * plus what matters for SWE-bench. A tool call is a command the agent ran. Tokens follow Anthropic's
- * counting, as sniffbench: `inputTokens` are prompt tokens neither read from nor written to the cache,
- * `totalTokens` = input + output, `cacheHitRatio` = cache reads / (input + cache reads). Ratios and averages
- * are computed as sniffbench's `computeBehaviorMetrics` does: over max(toolCount, 1), a command without a
- * recorded duration counting 0 ms.
- */
-export interface BehaviorMetrics {
-  totalTokens: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  /** Commands the agent ran. */
-  toolCount: number;
-  /** Of those, commands that only read (see `isReadOnlyCommand`). */
-  readCount: number;
-  costUsd: number;
-  explorationRatio: number;
-  cacheHitRatio: number;
-  avgToolDurationMs: number;
-  tokensPerTool: number;
-  tokensPerRead: number;
-  /** swerun's: the commands' durations summed (ms), so totals can average over every command. */
-  toolDurationMs: number;
-  steps: number;
-  formatErrors: number;
-  timeouts: number;
-  /** The instance's wall time (see `RunFacts.wall_time_s`). */
-  wallTimeSeconds: number;
-  patchLines: number;
-}
+import type { BehaviorMetrics } from "../formats/run-json.js";
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 

@@ -1,37 +1,9 @@
 import { createHash } from "node:crypto";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { AgentSnapshot } from "../formats/run-json.js";
 import { swerunVersion } from "../util/package-root.js";
 import { withoutSecrets } from "../util/sanitize.js";
-
-/** What a run was configured with, compact enough to compare two runs field by field (sniffbench's agent snapshot). */
-export interface AgentSnapshot {
-  name: "swerun";
-  version: string;
-  model: string;
-  model_class: string;
-  /** sha256 of each prompt template's source (as sniffbench hashes CLAUDE.md): a prompt edit changes it. */
-  template_sha256: Record<string, string>;
-  /** sha256 of the whole resolved config (credentials removed, keys sorted). */
-  config_sha256: string;
-  step_limit: number;
-  cost_limit: number;
-  wall_time_limit_seconds: number;
-  environment_class: string;
-  image_template: string | null;
-  exec_mode: string | null;
-}
-
-/** Which instances a batch was asked to run. */
-export interface DatasetSelection {
-  subset: string;
-  split: string;
-  slice: string | null;
-  filter: string | null;
-  instance_ids: string | null;
-  shuffle: boolean;
-  shard?: string | null;
-}
 
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 

@@ -1,13 +1,22 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { readInstanceFacts } from "../facts/folder-facts.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
+import { FolderFacts } from "../facts/folder-facts.js";
+import { type FolderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
+import {
+  type AgentSnapshot,
+  type BehaviorMetrics,
+  CASE_VERDICT_KEYS,
+  type DatasetSelection,
+  type RunCase,
+  readRunJson,
+  runJsonPath,
+} from "../formats/run-json.js";
 import { folderTrajectories } from "../trajectory/folder.js";
+import { readTrajectoryInfo } from "../trajectory/reader.js";
 import { processAlive } from "../util/process-alive.js";
-import { CASE_VERDICT_KEYS, caseFromFacts, caseVerdict, type RunCase } from "./case.js";
-import { type BehaviorMetrics, caseTotals } from "./metrics.js";
-import type { AgentSnapshot, DatasetSelection } from "./snapshot.js";
+import { caseFromFacts, caseVerdict } from "./case.js";
+import { caseTotals } from "./metrics.js";
 
 /** complete: ended normally; partial: stopped by Ctrl-C or a crash; running: its lock is held by a live process. */
 export type RunState = "complete" | "partial" | "running";
@@ -34,16 +43,6 @@ export interface StoredRun {
   unreadable?: string;
 }
 
-/** Why a run.json that exists is not a readable run record. */
-function runJsonProblem(path: string): string {
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8"));
-    return "run_id" in obj(record) ? "" : "not a run record (no run_id)";
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
 const obj = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
@@ -66,11 +65,11 @@ export function runsDir(dir?: string): string {
 const trajectoryFiles = (dir: string) => folderTrajectories(dir).map((found) => found.path);
 
 /** Cases read from the trajectories' facts (imported folders, and runs recorded before `cases` existed). */
-function casesFromTrajectories(dir: string, verdicts: FolderVerdicts): Record<string, RunCase> {
+function casesFromTrajectories(folder: FolderFacts): Record<string, RunCase> {
   const cases: Record<string, RunCase> = {};
-  for (const file of trajectoryFiles(dir)) {
+  for (const { path } of folder.trajectories()) {
     try {
-      const facts = readInstanceFacts(file, verdicts);
+      const facts = folder.read(path);
       cases[facts.id] = caseFromFacts(facts);
     } catch {
       // an unreadable trajectory is no case
@@ -117,11 +116,11 @@ export function lockHeld(dir: string): boolean {
 
 function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
   const recorded = obj(record.cases);
-  const verdicts = folderVerdicts(dir, record);
+  const folder = new FolderFacts(dir, record);
   const cases =
     Object.keys(recorded).length > 0 || record.cases !== undefined
-      ? withVerdicts(recorded as Record<string, RunCase>, verdicts)
-      : casesFromTrajectories(dir, verdicts);
+      ? withVerdicts(recorded as Record<string, RunCase>, folder.verdicts)
+      : casesFromTrajectories(folder);
   const status = String(record.status ?? "");
   const state: RunState = lockHeld(dir) ? "running" : status === "finished" ? "complete" : "partial";
   const agent = record.agent ? (obj(record.agent) as unknown as AgentSnapshot) : null;
@@ -145,13 +144,13 @@ function fromRecord(dir: string, record: Record<string, unknown>): StoredRun {
 
 /** A folder mini-swe-agent wrote (preds.json and trajectories, no run.json). */
 function imported(dir: string): StoredRun {
-  const cases = casesFromTrajectories(dir, folderVerdicts(dir, {}));
+  const cases = casesFromTrajectories(new FolderFacts(dir, {}));
   const preds = obj(readJson(join(dir, "preds.json")));
   const first = obj(Object.values(preds)[0]);
   let model = typeof first.model_name_or_path === "string" ? first.model_name_or_path : "";
   if (!model) {
     const file = trajectoryFiles(dir)[0];
-    model = file ? String(obj(obj(obj(obj(readJson(file)).info).config).model).model_name ?? "") : "";
+    model = file ? String(obj(obj(readTrajectoryInfo(file)?.config).model).model_name ?? "") : "";
   }
   const created = statSync(
     existsSync(join(dir, "preds.json")) ? join(dir, "preds.json") : dir,
@@ -187,16 +186,20 @@ export function looseRun(dir: string, id: string, cases: Record<string, RunCase>
 
 /** Reads one run folder, or undefined when it is not one. */
 export function readRun(dir: string): StoredRun | undefined {
-  const record = readJson(join(dir, "run.json"));
-  if (record !== undefined && typeof record === "object" && record !== null && "run_id" in record)
-    return fromRecord(dir, record as Record<string, unknown>);
-  const path = join(dir, "run.json");
-  const unreadable = existsSync(path) ? runJsonProblem(path) : "";
+  const onDisk = readRunJson(runJsonPath(dir));
+  if (onDisk.state === "read" && "run_id" in onDisk.record) return fromRecord(dir, onDisk.record);
+  // Why a run.json that exists is not a readable run record.
+  const unreadable =
+    onDisk.state === "unreadable"
+      ? onDisk.problem
+      : onDisk.state === "read"
+        ? "not a run record (no run_id)"
+        : "";
   const withProblem = (run: StoredRun) => (unreadable ? { ...run, unreadable } : run);
   if (existsSync(join(dir, "preds.json")) && trajectoryFiles(dir).length > 0)
     return withProblem(imported(dir));
   if (unreadable)
-    return withProblem(looseRun(dir, basename(dir), casesFromTrajectories(dir, folderVerdicts(dir, {}))));
+    return withProblem(looseRun(dir, basename(dir), casesFromTrajectories(new FolderFacts(dir, {}))));
   return undefined;
 }
 

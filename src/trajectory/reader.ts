@@ -123,3 +123,33 @@ export function loadTrajectory(path: string): LoadedTrajectory {
     extras,
   };
 }
+
+/**
+ * A trajectory file's JSON as it is, unchecked and unrepaired, for readers of a few of its fields; a file that
+ * cannot be read or is not JSON is a UserError naming it.
+ */
+export function readTrajectoryJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UserError(`${path}: not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The `info` a trajectory file records, read without checking its messages or repairing a torn file: for
+ * readers that need only how an instance ended (its exit status, submission, cost, model). Undefined when the
+ * file cannot be read or is not JSON (or is JSON null); `{}` when it records no `info` object (a bare list of
+ * messages).
+ */
+export function readTrajectoryInfo(path: string): Record<string, unknown> | undefined {
+  let data: unknown;
+  try {
+    data = readTrajectoryJson(path);
+  } catch {
+    return undefined;
+  }
+  if (data === null || data === undefined) return undefined;
+  const info = (data as { info?: unknown }).info;
+  return isPlainObject(info) ? info : {};
+}

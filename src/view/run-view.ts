@@ -1,13 +1,13 @@
 import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { count, seconds, usd } from "../facts/figures.js";
-import { type FolderVerdicts, folderVerdicts, instanceVerdict } from "../facts/folder-verdicts.js";
+import { FolderFacts } from "../facts/folder-facts.js";
 import { evalRunDir, trajectoryInputs } from "../facts/inputs.js";
-import { runFactsOf } from "../facts/read-run.js";
-import { caseFromFacts, type RunCase } from "../tracking/case.js";
+import type { RunCase } from "../formats/run-json.js";
+import { caseFromFacts } from "../tracking/case.js";
 import { caseTotals } from "../tracking/metrics.js";
 import { looseRun, readRun, type StoredRun } from "../tracking/store.js";
-import { type FolderTrajectory, folderTrajectories } from "../trajectory/folder.js";
+import type { FolderTrajectory } from "../trajectory/folder.js";
 import { loadTrajectory } from "../trajectory/reader.js";
 import { packDetail } from "./embed.js";
 import { instanceDetail } from "./instance-detail.js";
@@ -28,21 +28,20 @@ export type DetailCache = Map<string, { stamp: string; id: string; case: RunCase
 function readOne(
   path: string,
   verdictFor: (id: string) => VerdictView | undefined,
-  folder: FolderVerdicts,
+  folder: FolderFacts,
   cache: DetailCache | undefined,
 ): { id: string; case: RunCase; packed: string; verdict: VerdictView | undefined } {
   const stat = statSync(path);
   const fileStamp = `${stat.mtimeMs}:${stat.size}`;
   const stampOf = (id: string, verdict: VerdictView | undefined) =>
-    `${fileStamp}|${JSON.stringify([verdict ?? null, folder.byId.get(id) ?? null, folder.evaluated])}`;
+    `${fileStamp}|${JSON.stringify([verdict ?? null, folder.verdicts.byId.get(id) ?? null, folder.verdicts.evaluated])}`;
   const cached = cache?.get(path);
   if (cached?.stamp.startsWith(`${fileStamp}|`)) {
     const verdict = verdictFor(cached.id);
     if (cached.stamp === stampOf(cached.id, verdict)) return { ...cached, verdict };
   }
   const trajectory = loadTrajectory(path);
-  const facts = runFactsOf(trajectory);
-  facts.verdict = instanceVerdict(folder, facts.id, facts);
+  const facts = folder.factsOf(trajectory);
   const verdict = verdictFor(facts.id);
   const entry = {
     stamp: stampOf(facts.id, verdict),
@@ -151,7 +150,7 @@ interface Collected {
  * run.json recorded for an instance whose trajectory is gone.
  */
 function collect(
-  files: Array<FolderTrajectory & { verdicts: Map<string, VerdictView>; folder: FolderVerdicts }>,
+  files: Array<FolderTrajectory & { verdicts: Map<string, VerdictView>; folder: FolderFacts }>,
   recorded: Record<string, RunCase>,
   cache: DetailCache | undefined,
 ): Collected {
@@ -184,7 +183,7 @@ function collect(
 export function readRunFolder(dir: string, cache?: DetailCache): RunView {
   const verdicts = readVerdicts(dir);
   const stored = readRun(dir);
-  const folder = folderVerdicts(dir, stored?.record);
+  const folder = new FolderFacts(dir, stored?.record);
   if (!stored) {
     const files = [...trajectoryInputs([dir])].map((input) => ({
       path: input.path,
@@ -204,7 +203,7 @@ export function readRunFolder(dir: string, cache?: DetailCache): RunView {
     };
     return { run, details, cases, stored: looseRun(dir, basename(dir), cases) };
   }
-  const files = folderTrajectories(dir, { partial: true }).map((found) => ({
+  const files = folder.trajectories(true).map((found) => ({
     ...found,
     running: found.running,
     verdicts,
@@ -232,7 +231,7 @@ export function readTrajectoryFiles(paths: string[], cache?: DetailCache): RunVi
       path,
       running: path.endsWith(".partial"),
       verdicts: readVerdicts(runDir),
-      folder: folderVerdicts(runDir),
+      folder: new FolderFacts(runDir),
     };
   });
   const { rows, details, cases } = collect(files, {}, cache);

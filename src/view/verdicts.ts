@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPlainObject } from "../config/merge.js";
 import { type EvalReport, evalReports } from "../facts/inputs.js";
+import { runJsonAt, runJsonPath } from "../formats/run-json.js";
 import type { VerdictView } from "./model.js";
 
 /** At most this many test-log lines are kept as evidence. */
@@ -23,18 +24,15 @@ function relevantLines(log: string, failing: string[]): string[] {
 /** The language and parser each graded instance of a run folder had, from its run.json's `eval.instances`. */
 function instanceFacts(runDir: string): Map<string, { language: string | null; log_parser: string | null }> {
   const facts = new Map<string, { language: string | null; log_parser: string | null }>();
-  try {
-    const record: unknown = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8"));
-    const instances = isPlainObject(record) && isPlainObject(record.eval) ? record.eval.instances : undefined;
-    if (isPlainObject(instances))
-      for (const [id, entry] of Object.entries(instances)) {
-        if (!isPlainObject(entry)) continue;
-        const text = (value: unknown) => (typeof value === "string" ? value : null);
-        facts.set(id, { language: text(entry.language), log_parser: text(entry.log_parser) });
-      }
-  } catch {
-    // no run.json, or one being written: no language or parser shown
-  }
+  // no run.json, or one that cannot be read: no language or parser shown
+  const record = runJsonAt(runJsonPath(runDir));
+  const instances = record && isPlainObject(record.eval) ? record.eval.instances : undefined;
+  if (isPlainObject(instances))
+    for (const [id, entry] of Object.entries(instances)) {
+      if (!isPlainObject(entry)) continue;
+      const text = (value: unknown) => (typeof value === "string" ? value : null);
+      facts.set(id, { language: text(entry.language), log_parser: text(entry.log_parser) });
+    }
   return facts;
 }
 

@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type RunRecord, writeRunRecord } from "../../src/batch/record.js";
 import { recordEvalInRunJson } from "../../src/eval/verdict-record.js";
-import type { RunCase } from "../../src/tracking/case.js";
+import { type RunCase, type RunRecord, writeRunRecord } from "../../src/formats/run-json.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -43,6 +42,17 @@ describe("swerun eval: bad input is one line and exit code 2, before any contain
     const timeout = await runCli(["eval", join(dir, "preds.json"), "--timeout", "0"]);
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toContain("--timeout: expected a number > 0, got 0");
+  });
+
+  it("names a run folder's torn run.json in one line", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "preds.json"), JSON.stringify({ "a__b-1": pred("a__b-1") }));
+    writeFileSync(join(dir, "run.json"), '{"run_id": "r", "sub');
+    const result = await runCli(["eval", dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`^swerun: ${join(dir, "run.json")}: not a readable run.json \\(.*JSON.*\\)\n$`),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readInstanceFacts } from "../../src/facts/folder-facts.js";
+import { FolderFacts } from "../../src/facts/folder-facts.js";
 import { folderVerdicts, instanceVerdict } from "../../src/facts/folder-verdicts.js";
 import { runFactsOf } from "../../src/facts/read-run.js";
 import { runTotals } from "../../src/facts/run-totals.js";
@@ -190,7 +190,7 @@ describe("verdicts", () => {
         instance_id: "o__r-1",
       }),
     );
-    const facts = readInstanceFacts(path, folderVerdicts(dir));
+    const facts = new FolderFacts(dir).read(path);
     expect(facts.verdict).toMatchObject({ resolved: false, reason: "unresolved" });
     const totals = runTotals([
       facts,

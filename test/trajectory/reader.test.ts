@@ -5,7 +5,7 @@ import { UserError } from "../../src/errors.js";
 import type { Message } from "../../src/messages.js";
 import { trajectoryConfig, trajectoryInfo } from "../../src/trajectory/format.js";
 import { journalPath } from "../../src/trajectory/journal.js";
-import { EXPECTED_TRAJECTORY, loadTrajectory } from "../../src/trajectory/reader.js";
+import { EXPECTED_TRAJECTORY, loadTrajectory, readTrajectoryInfo } from "../../src/trajectory/reader.js";
 import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -147,5 +147,18 @@ describe("loadTrajectory", () => {
     truncateSync(path, 100);
     expect(loadError(path)).toMatch(/not JSON/);
     expect(readFileSync(path).length).toBe(100);
+  });
+});
+
+describe("readTrajectoryInfo (the outcome alone)", () => {
+  it("gives a trajectory's info unchecked; {} without one; undefined for no file, not JSON, or null", () => {
+    const info = { exit_status: "Submitted", submission: "diff", model_stats: { instance_cost: 0.25 } };
+    expect(readTrajectoryInfo(file(JSON.stringify({ info, messages: [] })))).toEqual(info);
+    expect(readTrajectoryInfo(file(JSON.stringify([{ role: "user", content: "x" }])))).toEqual({});
+    expect(readTrajectoryInfo(file(JSON.stringify({ info: "not an object" })))).toEqual({});
+    expect(readTrajectoryInfo(file(JSON.stringify(5)))).toEqual({});
+    expect(readTrajectoryInfo(file("null"))).toBeUndefined();
+    expect(readTrajectoryInfo(file('{"info": {"exit_status": "Subm'))).toBeUndefined();
+    expect(readTrajectoryInfo(join(tempDir(), "none.traj.json"))).toBeUndefined();
   });
 });
