@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
+import { FileWriteError } from "../util/file-error.js";
 import { runPool } from "../util/worker-pool.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
@@ -160,7 +161,8 @@ async function gradeOrError(
       status: "error",
       resolved: false,
       error: error instanceof Error ? error.message : String(error),
-      infra_failure: "grading_not_started",
+      // A log folder or file that could not be written is named in `error` (`could not write <file>: ...`).
+      infra_failure: error instanceof FileWriteError ? "output_unwritable" : "grading_not_started",
       logDir: instanceLogDir(outputDir, runId, prediction),
       testSeconds: 0,
       totalSeconds: 0,
