@@ -156,13 +156,15 @@ async function gradeOrError(
       ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
     });
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // A log folder or file that could not be written: named, as a grading that hit it says it.
+    const unwritable = error instanceof FileWriteError;
     return {
       instance_id: instance.instance_id,
       status: "error",
       resolved: false,
-      error: error instanceof Error ? error.message : String(error),
-      // A log folder or file that could not be written is named in `error` (`could not write <file>: ...`).
-      infra_failure: error instanceof FileWriteError ? "output_unwritable" : "grading_not_started",
+      error: unwritable ? `output_unwritable: ${message}` : message,
+      infra_failure: unwritable ? "output_unwritable" : "grading_not_started",
       logDir: instanceLogDir(outputDir, runId, prediction),
       testSeconds: 0,
       totalSeconds: 0,
