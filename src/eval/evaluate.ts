@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
 import type { RunJsonVerdict } from "../formats/run-json.js";
+import { FileWriteError } from "../util/file-error.js";
 import { runPool } from "../util/worker-pool.js";
 import type { EvalInstance } from "./eval-instance.js";
 import { type GradeResult, gradeInstance, instanceLogDir } from "./grade-instance.js";
@@ -155,12 +156,15 @@ async function gradeOrError(
       ...(options.taskRepo ? { taskRepo: options.taskRepo } : {}),
     });
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // A log folder or file that could not be written: named, as a grading that hit it says it.
+    const unwritable = error instanceof FileWriteError;
     return {
       instance_id: instance.instance_id,
       status: "error",
       resolved: false,
-      error: error instanceof Error ? error.message : String(error),
-      infra_failure: "grading_not_started",
+      error: unwritable ? `output_unwritable: ${message}` : message,
+      infra_failure: unwritable ? "output_unwritable" : "grading_not_started",
       logDir: instanceLogDir(outputDir, runId, prediction),
       testSeconds: 0,
       totalSeconds: 0,

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
@@ -6,6 +5,8 @@ import { daemonMessage } from "../environments/docker/pull.js";
 import type { GradeStatus } from "../formats/run-json.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { namingFile } from "../util/file-error.js";
+import { makeDirsSync } from "../util/make-dirs.js";
 import { pathInside } from "../util/safe-path.js";
 import { redact } from "../util/secrets.js";
 import type { EvalInstance } from "./eval-instance.js";
@@ -122,7 +123,7 @@ export async function gradeInstance(options: GradeOptions): Promise<GradeResult>
     ...extra,
   });
   if (!prediction.model_patch) return result("empty_patch");
-  mkdirSync(logDir, { recursive: true });
+  namingFile(logDir, () => makeDirsSync(logDir));
   const log = new InstanceLog(join(logDir, LOG_FILES.instanceLog));
   const parser = logParser(instance.log_parser);
   if (!parser) {
@@ -182,8 +183,9 @@ async function removeContainer(
 ): Promise<void> {
   try {
     await grading.remove();
-    log.info(`Container for ${instanceId} removed`);
   } catch (error) {
-    log.error(`Removing the container of ${instanceId} failed: ${daemonMessage(error)}`);
+    log.lineIfWritable("ERROR", `Removing the container of ${instanceId} failed: ${daemonMessage(error)}`);
+    return;
   }
+  log.lineIfWritable("INFO", `Container for ${instanceId} removed`);
 }

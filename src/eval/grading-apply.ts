@@ -1,5 +1,5 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import { redact } from "../util/secrets.js";
 import { writeTar } from "../util/tar.js";
 import { decodeOutput } from "./container-exec.js";
@@ -47,7 +47,7 @@ export async function applyPatch(
   const { instance, prediction } = options;
   const patch = prediction.model_patch;
   const evalScript = makeEvalScript(instance.eval_script);
-  writeFileSync(join(logDir, LOG_FILES.patch), redact(patch));
+  writeFileAtomic(join(logDir, LOG_FILES.patch), [redact(patch)]);
   log.info(
     `Intermediate patch for ${instance.instance_id} written to ${join(logDir, LOG_FILES.patch)}, now applying to container...`,
   );
@@ -134,7 +134,7 @@ async function stageAssets(place: GradingPlace, options: GradeOptions, script: s
     );
     log.info(stagedLine(staged));
   }
-  writeFileSync(join(logDir, LOG_FILES.evalScript), redact(evalScript));
+  writeFileAtomic(join(logDir, LOG_FILES.evalScript), [redact(evalScript)]);
   log.info(
     `Eval script for ${instance.instance_id} written to ${join(logDir, LOG_FILES.evalScript)}; copied to the container`,
   );

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { daemonMessage } from "../environments/docker/pull.js";
+import { FileWriteError, namingFile } from "../util/file-error.js";
 import { LOG_FILES } from "./harness-constants.js";
 import { classifyText } from "./infra-failure.js";
 import type { InstanceLog } from "./instance-log.js";
@@ -20,6 +21,7 @@ export class InfraFailure extends Error {
 /** The infra-failure reason of an unexpected error: the harness's words for the daemon's, else swerun's own. */
 function infraReason(error: unknown, message: string): string {
   if (error instanceof InfraFailure) return error.reason;
+  if (error instanceof FileWriteError) return "output_unwritable";
   const { code, syscall } = error as NodeJS.ErrnoException;
   const network =
     ["connect", "read", "write"].includes(syscall ?? "") && /^E(CONN|PIPE|TIMEDOUT)/.test(code ?? "");
@@ -38,15 +40,17 @@ export function gradingFailure(
   instanceId: string,
   logDir: string,
 ): { error: string; infra_failure?: string } {
+  // A file that could not be written says which, in one line (`could not write <file>: <why> (<code>)`).
   const message =
-    error instanceof GradingError || error instanceof InfraFailure
+    error instanceof GradingError || error instanceof InfraFailure || error instanceof FileWriteError
       ? error.message
       : `${error instanceof Error ? error.constructor.name : "Error"}: ${daemonMessage(error)}`;
-  log.error(`Error in evaluating ${instanceId}: ${message}`);
+  log.lineIfWritable("ERROR", `Error in evaluating ${instanceId}: ${message}`);
   const first = message.split("\n")[0] ?? message;
   if (error instanceof GradingError) {
     // The harness's errors leave no report.json: one from an earlier grading goes too.
-    rmSync(join(logDir, LOG_FILES.report), { force: true });
+    const report = join(logDir, LOG_FILES.report);
+    namingFile(report, () => rmSync(report, { force: true }));
     return { error: first };
   }
   const reason = infraReason(error, message);

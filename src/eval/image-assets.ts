@@ -1,5 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { namingFile } from "../util/file-error.js";
+import { makeDirsSync } from "../util/make-dirs.js";
 import { pathInside } from "../util/safe-path.js";
 import { MARKERS } from "./harness-constants.js";
 
@@ -96,7 +99,8 @@ export interface StagedAsset {
 
 /**
  * Reads each asset as the harness does: from the task repo when it holds the file, else from its URL (60 s);
- * an asset found in neither is skipped with a warning. The files are also written to `<logDir>/image_assets/`.
+ * an asset found in neither is skipped with a warning. The files are also written to `<logDir>/image_assets/`
+ * (each atomically; one that cannot be written throws a FileWriteError naming it).
  */
 export async function stageImageAssets(options: {
   instanceId: string;
@@ -109,7 +113,7 @@ export async function stageImageAssets(options: {
   const { instanceId, assets, taskRepo, warn } = options;
   if (assets.length === 0) return [];
   const staging = join(options.logDir, "image_assets");
-  mkdirSync(staging, { recursive: true });
+  namingFile(staging, () => makeDirsSync(staging));
   const staged: StagedAsset[] = [];
   for (const asset of assets) {
     const local = taskRepo ? taskRepoAssetPath(taskRepo, instanceId, asset.path) : undefined;
@@ -130,7 +134,7 @@ export async function stageImageAssets(options: {
     }
     if (!data) continue;
     const flat = flatName(asset.path);
-    writeFileSync(pathInside(staging, flat), data);
+    writeFileAtomic(pathInside(staging, flat), [data]);
     staged.push({ path: asset.path, flat, data, fromTaskRepo });
   }
   return staged;

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";
@@ -37,7 +36,8 @@ export function readRunMetadata(outputDir: string, runId: string): Partial<RunMe
 /**
  * Writes the run's metadata as the harness does at the start of every run, re-grades included: dataset and
  * split as given, `created_at` now, and the task repo given, else the one recorded before (a re-grade names
- * none, and the record of which tests the run was graded against must not be lost).
+ * none, and the record of which tests the run was graded against must not be lost). Written atomically, its
+ * folder made first; a failure throws a FileWriteError naming run.json.
  */
 export function writeRunMetadata(
   outputDir: string,
@@ -46,7 +46,6 @@ export function writeRunMetadata(
   now = new Date(),
 ): string {
   const path = runMetadataPath(outputDir, runId);
-  mkdirSync(dirname(path), { recursive: true });
   const recorded = readRunMetadata(outputDir, runId)?.task_repo;
   const taskRepo = run.task_repo ?? (typeof recorded === "string" ? recorded : null);
   const metadata: RunMetadata = {

@@ -16,6 +16,8 @@ export interface SmallDisk {
   unfill(): void;
   /** Bytes free now. */
   free(): number;
+  /** Mounts it again read-only (`true`: every write fails with EROFS, as in a folder the user may not write) or writable. */
+  readOnly(on: boolean): void;
   /** Unmounts it and removes its folder (what was written there goes). */
   remove(): void;
 }
@@ -48,6 +50,9 @@ export function mountSmallDisk(bytes: number): SmallDisk {
       }
     },
     unfill: () => rmSync(filler, { force: true }),
+    readOnly: (on) => {
+      execFileSync("mount", ["-o", `remount,${on ? "ro" : "rw"}`, dir], { stdio: "pipe" });
+    },
     remove() {
       execFileSync("umount", [dir], { stdio: "pipe" });
       rmSync(dir, { recursive: true, force: true });
