@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { type BatchOptions, type BatchSummary, runBatch } from "../batch/batch.js";
-import { plainDisplay, terminalDisplay } from "../batch/display.js";
+import { type BatchDisplay, plainDisplay, terminalDisplay } from "../batch/display.js";
 import type { BatchImages } from "../batch/images.js";
 import { loadSwebench, type SwebenchSelection } from "../batch/load.js";
 import { outputFailureLine } from "../batch/log.js";
@@ -10,6 +10,7 @@ import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hos
 import type { ConfigOverride } from "../config/load.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { Instance } from "../datasets/dataset.js";
 import { datasetDirOf } from "../datasets/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
@@ -237,19 +238,7 @@ export async function runSwebench(
     ? terminalDisplay(process.stderr, workers)
     : plainDisplay(say, { quiet: request.quiet, verbose: request.verbose });
   const grader = request.eval
-    ? await (await import("../batch/grading.js")).startBatchGrading({
-        instances,
-        subset,
-        split: request.split ?? "test",
-        imageTemplate: request.imageTemplate,
-        folder: outputDir,
-        runId,
-        modelName: modelDisplayName(config.model),
-        workers,
-        ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
-        ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
-        say: (line) => display.message(line),
-      })
+    ? await startGrading(request, { instances, subset, config, outputDir, runId, workers, pool, display })
     : undefined;
   const imageTemplate = request.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   const summary = await runBatch({
@@ -276,6 +265,36 @@ export async function runSwebench(
   onBatchEnd?.(summary, outputDir);
   if (grader) await grader.finish();
   return { ...summary, outputDir };
+}
+
+/** `--eval`: the grading that follows the batch, its instances graded as they end. */
+async function startGrading(
+  request: SwebenchRequest,
+  batch: {
+    instances: Instance[];
+    subset: string;
+    config: SwerunConfig;
+    outputDir: string;
+    runId: string;
+    workers: number;
+    pool: { hosts: DockerHostConfig[]; source: string } | undefined;
+    display: BatchDisplay;
+  },
+) {
+  const { config, pool, display } = batch;
+  return (await import("../batch/grading.js")).startBatchGrading({
+    instances: batch.instances,
+    subset: batch.subset,
+    split: request.split ?? "test",
+    imageTemplate: request.imageTemplate,
+    folder: batch.outputDir,
+    runId: batch.runId,
+    modelName: modelDisplayName(config.model),
+    workers: batch.workers,
+    ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
+    ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
+    say: (line) => display.message(line),
+  });
 }
 
 /** How the instances were selected, as run.json records it. */
