@@ -13,7 +13,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
  * A project that installed the packed tarball: `npm pack` (dist/ is built by the global setup), the
  * tarball unpacked into node_modules/swerun as npm would, and swerun's runtime dependencies linked from
  * this checkout's node_modules (offline: no registry). Dev dependencies are not there, so the package must
- * not need them at run time. `@types/node` is the app's own, as in any TypeScript project on Node.
+ * not need them at run time. `@types/node` is the app's own, as in any TypeScript project on Node, and so is
+ * `@types/dockerode` (the README says to install it: swerun's declarations name dockerode's types).
  */
 let app: string;
 let top: string;
@@ -33,7 +34,7 @@ beforeAll(() => {
   );
   const tarball = join(dirname(app), JSON.parse(packed)[0].filename);
   execFileSync("tar", ["xzf", tarball, "--strip-components=1", "-C", join(modules, "swerun")]);
-  for (const name of [...Object.keys(manifest.dependencies), "@types/node"]) {
+  for (const name of [...Object.keys(manifest.dependencies), "@types/node", "@types/dockerode"]) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
   }
@@ -49,7 +50,10 @@ const tsc = (project: string) =>
     cwd: app,
     encoding: "utf8",
   });
-/** A strict TypeScript project of an ESM app on Node (NodeNext), as the README's examples assume. */
+/**
+ * A strict TypeScript project of an ESM app on Node (NodeNext), as the README's examples assume; the
+ * package's declarations are checked too (no skipLibCheck).
+ */
 const strictProject = (files: string[], emit: { outDir: string } | undefined) =>
   JSON.stringify({
     compilerOptions: {
@@ -57,7 +61,6 @@ const strictProject = (files: string[], emit: { outDir: string } | undefined) =>
       module: "NodeNext",
       moduleResolution: "NodeNext",
       strict: true,
-      skipLibCheck: true,
       types: ["node"],
       ...(emit ? { outDir: emit.outDir } : { noEmit: true }),
     },
