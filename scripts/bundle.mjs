@@ -17,7 +17,7 @@ const root = join(import.meta.dirname, "..");
 
 /**
  * zod's namespace re-exports every locale (`z.locales`), which no bundler can drop once `z` is imported;
- * swerun uses only the English messages (src/config/common.ts sets them), so the namespace holds just `en` here.
+ * swerun uses only the English messages (src/config/common.ts hands them to each parse), so the namespace holds just `en` here.
  */
 const zodEnglishOnly = {
   name: "zod-english-only",

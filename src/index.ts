@@ -1,105 +1,59 @@
 /**
- * swerun as a library: everything a program needs to run the agent and to extend it (its own model, its own
- * environment, an event subscriber). This is the package's only public entry point (`import ... from "swerun"`).
+ * swerun as a library (`import ... from "swerun"`, the package's only entry point): the names the README's
+ * "Use it as a library" documents, for a library user's three jobs: run one task (with a model or environment
+ * of one's own), run a SWE-bench batch, grade predictions (in containers, or from a test log without them).
+ * Everything else is internal. Importing this module does no work (no config, no files, no listeners; the
+ * batch's and the grading's code loads on their first call); test/index.test.ts keeps a snapshot of the list.
  */
 
-// The agent loop and how a person takes part in it.
-export { Agent, type AgentOptions } from "./agent/agent.js";
-export type { Interaction } from "./agent/interaction.js";
-export { InteractiveAgent, type InteractiveAgentOptions } from "./agent/interactive.js";
-export { checkSubmission, SUBMIT_MARKER } from "./agent/submission.js";
-// Config: loading (files, built-in names, key=value specs) and the schema with its types.
-export { ConfigError, type ConfigOverride, loadConfig, readConfigFile } from "./config/load.js";
-export {
-  type AgentConfig,
-  agentSchema,
-  type BubblewrapEnvironmentConfig,
-  configSchema,
-  type DockerEnvironmentConfig,
-  type EnvironmentConfig,
-  environmentSchema,
-  type LocalEnvironmentConfig,
-  localEnvironmentSchema,
-  MODEL_CLASSES,
-  type ModelConfig,
-  modelSchema,
-  type RunConfig,
-  type SwerunConfig,
-} from "./config/schema.js";
-// The terminal: the console printer (an event subscriber), the person as a model and as a confirmer.
-export { HumanModel } from "./console/human-model.js";
-export { TerminalInteraction } from "./console/interaction.js";
-export { consolePrinter, type PrinterOptions } from "./console/printer.js";
-// Environments: the interface, the implementations, the factory.
-export { BubblewrapEnvironment } from "./environments/bubblewrap.js";
-export { DockerContainerError, DockerEnvironment } from "./environments/docker/environment.js";
-export type { Environment, EnvironmentContext, ExecuteOptions } from "./environments/environment.js";
-export {
-  createEnvironment,
-  ENVIRONMENT_TYPES,
-  serializeEnvironmentConfig,
-} from "./environments/index.js";
+import type { EvalRequest, EvalResult } from "./commands/eval.js";
+import type { SwebenchRequest, SwebenchResult } from "./commands/swebench.js";
+
+// Run one task: the agent loop, the config, the model and environment interfaces with their makers, the run
+// (`runTask`, or `openRun` step by step), the events it reports, its trajectory.
+export { Agent } from "./agent/agent.js";
+// A batch and a grading in containers: what `runSwebench` and `evaluatePredictions` below take and give.
+export type { EvalRequest, EvalResult } from "./commands/eval.js";
+export type { SwebenchRequest, SwebenchResult } from "./commands/swebench.js";
+export { ConfigError, type ConfigOverride, loadConfig } from "./config/load.js";
+export type { SwerunConfig } from "./config/schema.js";
+export type { Environment } from "./environments/environment.js";
+export { createEnvironment } from "./environments/index.js";
 export { LocalEnvironment } from "./environments/local.js";
-// Errors: control flow of the loop (as mini-swe-agent's exceptions) and bad input.
-export {
-  errorExitMessage,
-  exitMessage,
-  FormatError,
-  InterruptAgentFlow,
-  LimitsExceeded,
-  OutputPathError,
-  StartupCommandFailed,
-  Submitted,
-  TimeExceeded,
-  UserError,
-  UserInterruption,
-} from "./errors.js";
+export { FormatError, UserError } from "./errors.js";
+// Grading a test log without containers: the SWE-bench harness's log parsers and its verdict.
 export { gradeTestLog, LOG_PARSER_NAMES, type LogGradingInstance, parseTestLog } from "./eval/grade-log.js";
-export type { EvalType, TestStatus } from "./eval/harness-constants.js";
+export type { RunReport } from "./eval/harness-report.js";
 export { LogParserError } from "./eval/log-parsers/parser-error.js";
-export type { ParserSpec } from "./eval/log-parsers/parser-spec.js";
-// Grading without containers: the SWE-bench harness's 57 log parsers and its verdict on one test log.
-export type { InstanceReport, TestsStatus } from "./eval/verdict.js";
-// Events: what a run reports while it runs, and the bus subscribers listen on.
+export type { InstanceReport } from "./eval/verdict.js";
+export type { AgentEvent } from "./events.js";
+export type { ExecOutput, Message } from "./messages.js";
+export { DeterministicModel } from "./models/deterministic.js";
+export { createModel } from "./models/index.js";
+export type { Model } from "./models/model.js";
 export {
-  type AgentEvent,
-  type AgentEventType,
-  type AgentListener,
-  EventBus,
-  type EventInput,
-} from "./events.js";
-// Messages as they are in trajectories.
-export type { Action, ExecOutput, Message, MessageExtra } from "./messages.js";
-export { messageCost } from "./messages.js";
-// Models: the interface, the implementations, the factory.
-export { DeterministicModel, ScriptExhausted } from "./models/deterministic.js";
-export { createModel, MODEL_TYPES, type ModelContext, serializeModelConfig } from "./models/index.js";
-export type { Model, QueryOptions } from "./models/model.js";
-export { MissingApiKeyError, OpenAIModel } from "./models/openai.js";
-// The run pipeline: a run from a resolved config, with hooks and subscribers.
-export { checkOutputPath, fallbackPath } from "./run/output.js";
-export {
-  type AgentSetup,
-  createRunModel,
-  failedRun,
   openRun,
   type RunHooks,
   type RunOptions,
   type RunResult,
-  RunSession,
+  type RunSession,
   runTask,
 } from "./run/run.js";
-// Templates: Jinja2-compatible rendering.
-export { renderTemplate, TemplateError } from "./templates/render.js";
-// Trajectories: writing them.
-export {
-  AGENT_TYPES,
-  TRAJECTORY_FORMAT,
-  type Trajectory,
-  type TrajectoryInfo,
-  trajectoryConfig,
-  trajectoryInfo,
-} from "./trajectory/format.js";
-// Trajectories: reading any of mini-swe-agent's formats.
-export { type LoadedTrajectory, loadTrajectory, type TrajectoryKind } from "./trajectory/reader.js";
-export { TrajectoryWriter } from "./trajectory/writer.js";
+export { renderTemplate } from "./templates/render.js";
+export { type LoadedTrajectory, loadTrajectory } from "./trajectory/reader.js";
+
+/**
+ * Runs a SWE-bench batch as `swerun swebench` does: progress on standard error, the first Ctrl-C lets running
+ * instances finish, the second stops them. Resolves with the batch's summary and folder.
+ */
+export async function runSwebench(request: SwebenchRequest): Promise<SwebenchResult> {
+  return (await import("./commands/swebench.js")).runSwebench(request);
+}
+
+/**
+ * Grades predictions as `swerun eval` does: each instance in its image's container on DOCKER_HOST's daemon
+ * (with `regrade`, from earlier logs without containers), progress on standard error. Resolves with the run report.
+ */
+export async function evaluatePredictions(request: EvalRequest): Promise<EvalResult> {
+  return (await import("./commands/eval.js")).evaluatePredictions(request);
+}

@@ -63,20 +63,20 @@ export async function swebenchConfig(
 }
 
 /** The config and the selected instances of a SWE-bench command; progress lines go to stderr. */
-export async function loadSwebench(flags: SwebenchSelection, overrides: ConfigOverride[]) {
-  const subset = flags.subset ?? "lite";
+export async function loadSwebench(selection: SwebenchSelection, overrides: ConfigOverride[]) {
+  const subset = selection.subset ?? "lite";
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  const config = await swebenchConfig({ ...flags, subset }, overrides, say);
+  const config = await swebenchConfig({ ...selection, subset }, overrides, say);
   globalModelStats(); // a bad SWERUN_GLOBAL_* value is refused before any instance starts
   const instances = await loadInstances({
     subset: datasetSource(subset),
-    split: flags.split,
-    slice: flags.slice,
-    filter: flags.filter,
-    shuffle: flags.shuffle,
-    instanceIds: flags.instanceIds,
-    shard: flags.shard,
-    onProgress: flags.quiet ? undefined : say,
+    split: selection.split,
+    slice: selection.slice,
+    filter: selection.filter,
+    shuffle: selection.shuffle,
+    instanceIds: selection.instanceIds,
+    shard: selection.shard,
+    onProgress: selection.quiet ? undefined : say,
   });
   return { subset, say, config, instances };
 }

@@ -18,5 +18,6 @@ export async function runCleanup(flags: FlagsOf<"cleanup"> & CleanupOptions = {}
       ...(flags.print ? { print: flags.print } : {}),
     });
   }
-  return cleanContainers(flags);
+  const { all, runId, skipKept, dryRun, print, dockerHost, hosts } = flags;
+  return cleanContainers({ all, runId, skipKept, dryRun, print, dockerHost, hosts });
 }

@@ -16,7 +16,7 @@ import { modelFolderName } from "../eval/grade-instance.js";
 import { plainEvalDisplay, terminalEvalDisplay } from "../eval/grading-display.js";
 import { fixtureImageReady, resolvedSummary } from "../eval/grading-driver.js";
 import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
-import { runReportName } from "../eval/harness-report.js";
+import { type RunReport, runReportName } from "../eval/harness-report.js";
 import { checkRegradeLogs } from "../eval/regrade.js";
 import { readRunMetadata, writeRunMetadata } from "../eval/run-metadata.js";
 import { readableRunJson, runJsonPath } from "../formats/run-json.js";
@@ -28,6 +28,65 @@ import type { FlagsOf } from "./options.js";
 
 /** `swerun eval` flags (commands/options.ts). */
 export type EvalFlags = FlagsOf<"eval">;
+
+/**
+ * Predictions to grade, as `swerun eval` grades them: `input` is a run folder (its preds.json; logs go to
+ * `<folder>/eval`) or a predictions file (.json or .jsonl); the other fields are the command's flags of that name.
+ */
+export interface EvalRequest {
+  input: string;
+  /** `--subset`: the dataset (default: the run's, else Lite). */
+  subset?: string;
+  split?: string;
+  /** `--instance-ids`: only these instances (comma-separated). */
+  instanceIds?: string;
+  /** `--filter`: only instances whose id matches this regular expression. */
+  filter?: string;
+  /** `-w`: gradings at once (default 1). */
+  workers?: number;
+  /** `--run-id`: names the logs' folder and the run report (default: the run folder's name). */
+  runId?: string;
+  /** `--timeout`: seconds an instance's tests may take. */
+  timeout?: number;
+  /** `-o`: where the logs and the run report go. */
+  output?: string;
+  /** `--redo`: grade instances graded before again. */
+  redo?: boolean;
+  /** `--regrade`: grade again from the logs of an earlier grading, without containers. */
+  regrade?: boolean;
+  /** `--task-repo`: a task repo whose tasks are the dataset. */
+  taskRepo?: string;
+  /** `--keep`: keep the grading containers. */
+  keep?: boolean;
+  /** `--network`: the grading containers' Docker network (e.g. none). */
+  network?: string;
+  imageTemplate?: string;
+  /** `-q`: only the final summary. */
+  quiet?: boolean;
+}
+
+/** `swerun eval`'s input and flags as a request, the numbers checked (the flags below commands/ end here). */
+export function evalRequest(input: string, flags: EvalFlags): EvalRequest {
+  const { subset, split, instanceIds, filter, runId, output, redo, regrade, taskRepo, keep, network } = flags;
+  return {
+    ...{ input, subset, split, instanceIds, filter, runId, output, redo, regrade, taskRepo, keep, network },
+    ...{ imageTemplate: flags.imageTemplate, quiet: flags.quiet },
+    ...(flags.workers !== undefined ? { workers: positiveNumber(flags.workers, "--workers", true) } : {}),
+    ...(flags.timeout !== undefined ? { timeout: positiveNumber(flags.timeout, "--timeout", false) } : {}),
+  };
+}
+
+/** What a grading ended with: the run report, its lines, where it and the logs are, whether Ctrl-C stopped it. */
+export interface EvalResult {
+  /** The harness's run report (`<model>.<run id>.json`). */
+  report: RunReport;
+  reportPath: string;
+  /** The report's summary lines, as the harness prints them. */
+  lines: string[];
+  /** The per-instance logs' folder (`logs/run_evaluation/<run id>`). */
+  logs: string;
+  interrupted: boolean;
+}
 
 /** What `swerun eval <input>` grades: a run folder (its preds.json, logs in `<folder>/eval`) or a predictions file. */
 export interface EvalInput {
@@ -76,7 +135,20 @@ function positiveNumber(value: unknown, flag: string, whole: boolean): number {
  * per-instance logs and run report. Returns the exit code (130 when interrupted).
  */
 export async function evalCommand(input: string, flags: EvalFlags): Promise<number> {
-  const settings = evalSettings(input, flags);
+  const result = await evaluatePredictions(evalRequest(input, flags));
+  if (!flags.quiet) for (const line of result.lines) process.stdout.write(`${line}\n`);
+  process.stdout.write(`${pc.bold("resolved:")} ${resolvedSummary(result.report)}\n`);
+  process.stdout.write(`${pc.bold("report:")} ${result.reportPath}\n`);
+  process.stdout.write(`${pc.bold("logs:")} ${result.logs}\n`);
+  return result.interrupted ? 130 : 0;
+}
+
+/**
+ * Grades predictions as `swerun eval` does (each instance in its image's container, on the Docker daemon of
+ * DOCKER_HOST; progress on standard error, Ctrl-C as the command's) and returns the run report.
+ */
+export async function evaluatePredictions(request: EvalRequest): Promise<EvalResult> {
+  const settings = evalSettings(request);
   const { source, runId } = settings;
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const predictions = new Map<string, Prediction>(
@@ -86,16 +158,16 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
     }),
   );
   if (predictions.size === 0) throw new UserError(`${source.predsPath}: no predictions`);
-  const { instances, fixtures } = await gradedInstances(settings, flags, predictions, say);
-  if (flags.regrade) checkRegradeLogs(source.outputDir, runId, instances, predictions);
+  const { instances, fixtures } = await gradedInstances(settings, request, predictions, say);
+  if (request.regrade) checkRegradeLogs(source.outputDir, runId, instances, predictions);
   writeRunMetadata(source.outputDir, runId, {
     dataset: recordedDatasetName(settings.subset),
     split: settings.split,
     ...(settings.taskRepo ? { task_repo: settings.taskRepo } : {}),
   });
   const datasetDir = datasetDirOf(settings.subset);
-  const docker = flags.regrade ? undefined : await connectDocker();
-  const { display, stopping, signal, dispose } = gradingDisplay(flags, settings.workers, say);
+  const docker = request.regrade ? undefined : await connectDocker();
+  const { display, stopping, signal, dispose } = gradingDisplay(request.quiet, settings.workers, say);
   try {
     const summary = await runEvaluation({
       ...(docker ? { docker } : {}),
@@ -105,22 +177,20 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
       outputDir: source.outputDir,
       workers: settings.workers,
       timeoutSeconds: settings.timeoutSeconds,
-      redo: Boolean(flags.redo),
-      ...(flags.regrade ? { regrade: true } : {}),
+      redo: Boolean(request.redo),
+      ...(request.regrade ? { regrade: true } : {}),
       ...(settings.taskRepo ? { taskRepo: settings.taskRepo } : {}),
       display,
       stopping,
       signal,
-      ...(flags.keep ? { keep: true } : {}),
-      ...(flags.network ? { network: flags.network } : {}),
+      ...(request.keep ? { keep: true } : {}),
+      ...(request.network ? { network: request.network } : {}),
       ...(source.runJson ? { runJson: source.runJson } : {}),
       prepare: (instance) => fixtureImageReady(instance, fixtures.get(instance.instance_id), datasetDir),
     });
-    if (!flags.quiet) for (const line of summary.lines) process.stdout.write(`${line}\n`);
-    process.stdout.write(`${pc.bold("resolved:")} ${resolvedSummary(summary.report)}\n`);
-    process.stdout.write(`${pc.bold("report:")} ${summary.reportPath}\n`);
-    process.stdout.write(`${pc.bold("logs:")} ${join(source.outputDir, "logs", "run_evaluation", runId)}\n`);
-    return stopping() ? 130 : 0;
+    const { report, reportPath, lines } = summary;
+    const logs = join(source.outputDir, "logs", "run_evaluation", runId);
+    return { report, reportPath, lines, logs, interrupted: stopping() };
   } finally {
     dispose();
     if (docker) closeDockerClient(docker);
@@ -131,11 +201,11 @@ export async function evalCommand(input: string, flags: EvalFlags): Promise<numb
  * The progress display, and the two Ctrl-C stages: the first grades no new instance, the second (or
  * SIGTERM) aborts `signal`, which stops the running gradings.
  */
-function gradingDisplay(flags: EvalFlags, workers: number, say: (line: string) => void) {
+function gradingDisplay(quiet: boolean | undefined, workers: number, say: (line: string) => void) {
   const abort = new AbortController();
   let stopping = false;
-  const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
-  const display = tty ? terminalEvalDisplay(process.stderr, workers) : plainEvalDisplay(say, flags.quiet);
+  const tty = Boolean(process.stderr.isTTY) && !quiet;
+  const display = tty ? terminalEvalDisplay(process.stderr, workers) : plainEvalDisplay(say, quiet);
   const signals = onInterruptSignals({
     interrupt: () => {
       stopping = true;
@@ -164,36 +234,36 @@ interface EvalSettings {
   taskRepo: string | undefined;
 }
 
-function evalSettings(input: string, flags: EvalFlags): EvalSettings {
-  const source = resolveEvalInput(input, flags.output);
-  checkOutputDir(source.outputDir, flags.output ? "-o" : "eval folder");
-  const workers = positiveNumber(flags.workers ?? 1, "--workers", true);
-  const timeoutSeconds = positiveNumber(flags.timeout ?? DEFAULT_EVAL_TIMEOUT, "--timeout", false);
-  const runId = flags.runId ?? source.defaultRunId;
+function evalSettings(request: EvalRequest): EvalSettings {
+  const source = resolveEvalInput(request.input, request.output);
+  checkOutputDir(source.outputDir, request.output ? "-o" : "eval folder");
+  const workers = positiveNumber(request.workers ?? 1, "--workers", true);
+  const timeoutSeconds = positiveNumber(request.timeout ?? DEFAULT_EVAL_TIMEOUT, "--timeout", false);
+  const runId = request.runId ?? source.defaultRunId;
   if (!/^[\w.-]+$/.test(runId) || nameProblem(runId, ID_MAX_BYTES))
     throw new UserError(
       `--run-id ${shownName(runId)}: use letters, digits, ".", "_" and "-" (not "." or "..", at most ${ID_MAX_BYTES} bytes)`,
     );
   if (redact(runId) !== runId)
     throw new UserError(
-      `--run-id: the run id (${flags.runId ? "given" : "the run folder's name"}) holds a secret (an API key or credential swerun redacts); it would go into folder names: pass another --run-id`,
+      `--run-id: the run id (${request.runId ? "given" : "the run folder's name"}) holds a secret (an API key or credential swerun redacts); it would go into folder names: pass another --run-id`,
     );
   const recorded = readRunMetadata(source.outputDir, runId);
   const recordedDataset = typeof recorded?.dataset === "string" ? recorded.dataset : undefined;
   const recordedSplit = typeof recorded?.split === "string" ? recorded.split : undefined;
-  if (flags.regrade && flags.redo) throw new UserError("--regrade and --redo: choose one");
-  if (flags.regrade && !flags.subset && !recordedDataset && !source.subset)
+  if (request.regrade && request.redo) throw new UserError("--regrade and --redo: choose one");
+  if (request.regrade && !request.subset && !recordedDataset && !source.subset)
     throw new UserError(
       `--regrade: evaluation run ${runId} did not record which dataset it used (no logs/run_evaluation/${runId}/run.json in ${source.outputDir}); pass --subset`,
     );
-  const subset = flags.subset ?? (flags.regrade ? recordedDataset : undefined) ?? source.subset ?? "lite";
-  const split = flags.split ?? (flags.regrade ? recordedSplit : undefined) ?? source.split ?? "test";
+  const subset = request.subset ?? (request.regrade ? recordedDataset : undefined) ?? source.subset ?? "lite";
+  const split = request.split ?? (request.regrade ? recordedSplit : undefined) ?? source.split ?? "test";
   const recordedRepo = typeof recorded?.task_repo === "string" ? recorded.task_repo : undefined;
-  const taskRepo = flags.taskRepo ? resolve(flags.taskRepo) : flags.regrade ? recordedRepo : undefined;
+  const taskRepo = request.taskRepo ? resolve(request.taskRepo) : request.regrade ? recordedRepo : undefined;
   if (taskRepo && !existsSync(join(taskRepo, "tasks")))
     throw new UserError(
-      flags.taskRepo
-        ? `--task-repo ${flags.taskRepo}: not a task repo (no tasks/ folder)`
+      request.taskRepo
+        ? `--task-repo ${request.taskRepo}: not a task repo (no tasks/ folder)`
         : `--regrade: the task repo ${taskRepo} that logs/run_evaluation/${runId}/run.json records is not a task repo (no tasks/ folder); pass --task-repo`,
     );
   return { source, workers, timeoutSeconds, runId, subset, split, taskRepo };
@@ -222,7 +292,7 @@ function checkPredictionNames(prediction: Prediction, record: string, runId: str
  */
 async function gradedInstances(
   { source, subset, split, taskRepo }: EvalSettings,
-  flags: EvalFlags,
+  request: EvalRequest,
   predictions: Map<string, Prediction>,
   say: (line: string) => void,
 ): Promise<{ instances: EvalInstance[]; fixtures: Map<string, Instance> }> {
@@ -231,7 +301,7 @@ async function gradedInstances(
     : await loadInstances({
         subset: datasetSource(subset),
         split,
-        ...(flags.quiet ? {} : { onProgress: say }),
+        ...(request.quiet ? {} : { onProgress: say }),
       });
   const known = new Set(rows.map((row) => row.instance_id));
   const unknown = [...predictions.keys()].filter((id) => !known.has(id));
@@ -240,12 +310,12 @@ async function gradedInstances(
       `${source.predsPath}: predictions for instances not in ${subset}: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", ..." : ""}`,
     );
   const selected = selectInstances(rows, {
-    ...(flags.filter ? { filter: flags.filter } : {}),
-    ...(flags.instanceIds ? { instanceIds: flags.instanceIds } : {}),
+    ...(request.filter ? { filter: request.filter } : {}),
+    ...(request.instanceIds ? { instanceIds: request.instanceIds } : {}),
   });
   const graded = selected.filter((row) => predictions.get(row.instance_id)?.model_patch);
   const specs = new Map(
-    evalInstances(graded, subset, flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE).map((spec) => [
+    evalInstances(graded, subset, request.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE).map((spec) => [
       spec.instance_id,
       spec,
     ]),

@@ -3,6 +3,7 @@ import pc from "picocolors";
 import { loadSwebench } from "../batch/load.js";
 import { lockOutputDir } from "../batch/lock.js";
 import { caseOf, newRunRecord, updateTotals } from "../batch/record.js";
+import type { ConfigOverride } from "../config/load.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
@@ -21,12 +22,47 @@ import { type RunOptions, type RunResult, runPreparedTask } from "../run/run.js"
 import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
 import { endTiming } from "../run/timing.js";
 import { checkLabel } from "../tracking/label.js";
+import { asList } from "../util/as-list.js";
 import { newRunId } from "../util/ids.js";
 import { pathInside } from "../util/safe-path.js";
 import { configOverrides, type FlagsOf } from "./options.js";
 
 /** `swerun swebench-single` flags (commands/options.ts). */
 export type SingleFlags = FlagsOf<"swebench-single">;
+
+/** One SWE-bench instance, as `swerun swebench-single` runs it: each field is the command's flag of that name. */
+export interface SingleRequest {
+  /** `-c`: config files, built-in names or `key.path=value`, in order. */
+  config: string[];
+  /** Overrides applied after `config` (`--model`, `--environment-class`, `--exit-immediately`, ...). */
+  overrides: ConfigOverride[];
+  subset?: string;
+  split?: string;
+  /** `-i`: an instance id, or an index into the sorted ids. */
+  instance?: string;
+  /** `-o`: the output folder (default `runs/single/<id>`). */
+  output?: string;
+  /** `--repo-dir`: a clone of the repository, for the local environment's checkout. */
+  repoDir?: string;
+  /** `--keep`: keep the local checkout afterwards. */
+  keep?: boolean;
+  imageTemplate?: string;
+  label?: string;
+  /** `--yolo`: run without confirming each command. */
+  yolo?: boolean;
+  /** `--events`: the JSON lines event stream's file. */
+  events?: string;
+}
+
+/** `swerun swebench-single`'s flags as a request (the flags below commands/ end here). */
+export function singleRequest(flags: SingleFlags): SingleRequest {
+  const { subset, split, instance, output, repoDir, keep, imageTemplate, label, yolo, events } = flags;
+  return {
+    ...{ subset, split, instance, output, repoDir, keep, imageTemplate, label, yolo, events },
+    config: asList(flags.config),
+    overrides: configOverrides("swebench-single", flags),
+  };
+}
 
 /** `-i`: an instance id, or an index into the sorted ids. */
 export function pickInstance(instances: Instance[], selector: string | undefined): Instance {
@@ -53,18 +89,18 @@ interface SingleSetup {
 }
 
 /** Everything checked and loaded before the run: flags, config, dataset, the instance, the output paths. */
-async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetup> {
-  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
-  if (flags.output) checkOutputDir(resolve(flags.output));
-  const { subset, config, instances } = await loadSwebench(flags, configOverrides("swebench-single", flags));
+async function singleSetup(request: SingleRequest, tty: boolean): Promise<SingleSetup> {
+  if (request.label !== undefined) checkLabel(String(request.label), "--label");
+  if (request.output) checkOutputDir(resolve(request.output));
+  const { subset, config, instances } = await loadSwebench(request, request.overrides);
   // Again now that the config's own credentials (model_kwargs.api_key, ...) are known.
-  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
-  const instance = pickInstance(instances, flags.instance);
+  if (request.label !== undefined) checkLabel(String(request.label), "--label");
+  const instance = pickInstance(instances, request.instance);
   const id = instance.instance_id;
   // Interactive on a terminal unless --yolo (a config's yolo mode asks here too); without one, yolo.
   config.agent.mode =
-    flags.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
-  const outputDir = resolve(flags.output ?? pathInside(join("runs", "single"), id));
+    request.yolo || !tty ? "yolo" : config.agent.mode === "yolo" ? "confirm" : config.agent.mode;
+  const outputDir = resolve(request.output ?? pathInside(join("runs", "single"), id));
   const output = checkOutputPath(pathInside(outputDir, `${id}.traj.json`), "-o");
   if (config.model.model_class === "deterministic" && Array.isArray(instance.swerun_scripted_outputs)) {
     config.model.outputs = instance.swerun_scripted_outputs as Array<Record<string, unknown>>;
@@ -77,11 +113,15 @@ async function singleSetup(flags: SingleFlags, tty: boolean): Promise<SingleSetu
  * It takes the output folder's lock, as a batch does, so it never writes preds.json under a running batch.
  */
 export async function swebenchSingleCommand(flags: SingleFlags): Promise<number> {
+  return runSingle(singleRequest(flags));
+}
+
+async function runSingle(request: SingleRequest): Promise<number> {
   const tty = stdinIsTerminal();
-  const setup = await singleSetup(flags, tty);
+  const setup = await singleSetup(request, tty);
   const { config, instance, outputDir, output } = setup;
   const id = instance.instance_id;
-  const events = await openEventLog(flags.events, [config.model]);
+  const events = await openEventLog(request.events, [config.model]);
   const runId = newRunId();
   const stream = events?.stream({ swarmId: "main", executionId: runId }, { swarmName: id });
   const release = lockOutputDir(outputDir);
@@ -110,17 +150,18 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
       instance.problem_statement,
       options,
       async () => {
-        checkout = await instancePreparer(flags, datasetDirOf(setup.subset))(config, instance);
+        const source = { imageTemplate: request.imageTemplate, repoDir: request.repoDir };
+        checkout = await instancePreparer(source, datasetDirOf(setup.subset))(config, instance);
       },
       (error) => error instanceof UserError,
     );
     await endTiming(startedAt, result.trajectory, result.completeTrajectory);
     await stopRunSwarm(stream, result);
-    await writeSingleOutputs(setup, { flags, result, runId, checkout });
+    await writeSingleOutputs(setup, { request, result, runId, checkout });
     if (result.error !== undefined) throw runError(result.error);
     return 0;
   } finally {
-    if (checkout && !flags.keep) checkout.remove();
+    if (checkout && !request.keep) checkout.remove();
     release();
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
@@ -130,10 +171,10 @@ export async function swebenchSingleCommand(flags: SingleFlags): Promise<number>
 /** preds.json's one entry and run.json, then the lines that say where they are. */
 async function writeSingleOutputs(
   setup: SingleSetup,
-  run: { flags: SingleFlags; result: RunResult; runId: string; checkout: Checkout | undefined },
+  run: { request: SingleRequest; result: RunResult; runId: string; checkout: Checkout | undefined },
 ): Promise<void> {
   const { config, instance, outputDir, output, subset } = setup;
-  const { flags, result, checkout } = run;
+  const { request, result, checkout } = run;
   const id = instance.instance_id;
   const preds = new PredictionsFile(join(outputDir, "preds.json"));
   preds.set({
@@ -141,10 +182,10 @@ async function writeSingleOutputs(
     instance_id: id,
     model_patch: result.submission,
   });
-  recordSingle(outputDir, output, { config, flags, subset, id, result, runId: run.runId });
+  recordSingle(outputDir, output, { config, request, subset, id, result, runId: run.runId });
   await printRunEnd(result);
   process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
-  if (checkout && flags.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
+  if (checkout && request.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
 }
 
 /**
@@ -156,7 +197,7 @@ function recordSingle(
   trajectory: string,
   run: {
     config: SwerunConfig;
-    flags: SingleFlags;
+    request: SingleRequest;
     subset: string;
     id: string;
     result: RunResult;
@@ -166,17 +207,17 @@ function recordSingle(
 ): void {
   const path = runJsonPath(outputDir);
   const previous = readRunRecord(path);
-  const { config, flags, subset, id, result } = run;
+  const { config, request, subset, id, result } = run;
   const record = newRunRecord({
     runId: run.runId,
-    label: flags.label,
+    label: request.label,
     modelName: modelDisplayName(config.model),
     config,
-    imageTemplate: flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
+    imageTemplate: request.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE,
     instances: 1,
     dataset: {
       subset,
-      split: flags.split ?? "test",
+      split: request.split ?? "test",
       slice: null,
       filter: null,
       instance_ids: id,

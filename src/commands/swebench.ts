@@ -1,13 +1,15 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
 import { type BatchOptions, type BatchSummary, runBatch } from "../batch/batch.js";
-import { plainDisplay, terminalDisplay } from "../batch/display.js";
+import { type BatchDisplay, plainDisplay, terminalDisplay } from "../batch/display.js";
 import type { BatchImages } from "../batch/images.js";
-import { loadSwebench } from "../batch/load.js";
+import { loadSwebench, type SwebenchSelection } from "../batch/load.js";
 import { outputFailureLine } from "../batch/log.js";
 import { type DockerHostConfig, parseDockerHostFlag } from "../config/docker-hosts.js";
+import type { ConfigOverride } from "../config/load.js";
 import { modelDisplayName } from "../config/model.js";
 import type { SwerunConfig } from "../config/schema.js";
+import type { Instance } from "../datasets/dataset.js";
 import { datasetDirOf } from "../datasets/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
@@ -47,10 +49,10 @@ export const HOSTS_DOWN_EXIT_CODE = 3;
  * `environment.docker_hosts`; none means DOCKER_HOST's daemon with `-w` workers.
  */
 export function batchHosts(
-  flags: SwebenchFlags,
+  request: SwebenchRequest,
   config: SwerunConfig,
 ): { hosts: DockerHostConfig[]; source: string } | undefined {
-  const given = asList(flags.dockerHost);
+  const given = request.dockerHosts ?? [];
   const environment = config.environment;
   const docker = environment.environment_class === "docker";
   if (given.length > 0 && !docker)
@@ -83,30 +85,28 @@ export function batchHosts(
  * pulls ahead (`--pull-workers`, default 2), images never removed (`--keep-image`). Instances with a
  * bundled fixture build their image here and pull nothing.
  */
-export function batchImages(flags: SwebenchFlags, config: SwerunConfig): BatchImages | undefined {
-  const pullWorkers = Number(flags.pullWorkers ?? 2);
-  if (!Number.isInteger(pullWorkers) || pullWorkers < 0)
-    throw new UserError(`--pull-workers: expected a whole number ≥ 0, got ${String(flags.pullWorkers)}`);
+export function batchImages(request: SwebenchRequest, config: SwerunConfig): BatchImages | undefined {
+  const pullWorkers = wholeNumber(request.pullWorkers ?? 2, "--pull-workers", 0);
   const environment = config.environment;
   if (environment.environment_class !== "docker") {
-    if (flags.imageBudget !== undefined)
+    if (request.imageBudget !== undefined)
       throw new UserError(
         "--image-budget: the budget is for Docker images; it needs --environment-class docker",
       );
     return undefined;
   }
-  const given = flags.imageBudget ?? environment.image_budget;
-  const source = flags.imageBudget !== undefined ? "--image-budget" : "environment.image_budget";
+  const given = request.imageBudget ?? environment.image_budget;
+  const source = request.imageBudget !== undefined ? "--image-budget" : "environment.image_budget";
   const bytes = given === undefined ? undefined : parseSize(given);
   if (given !== undefined && bytes === undefined)
     throw new UserError(
       `${source} ${String(given)}: expected a size such as 120G, 1.5T, 500Gi or a number of bytes`,
     );
-  const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
+  const template = request.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   return {
     budget: { ...(bytes !== undefined ? { bytes, text: String(given) } : {}), source },
     pullWorkers,
-    keep: asList(flags.keepImage),
+    keep: request.keepImages ?? [],
     imageOf: (instance) => (instance.fixture ? undefined : imageName(instance, template)),
   };
 }
@@ -114,17 +114,73 @@ export function batchImages(flags: SwebenchFlags, config: SwerunConfig): BatchIm
 /** `swerun swebench` flags (commands/options.ts). */
 export type SwebenchFlags = FlagsOf<"swebench">;
 
-/** `-w`, checked before anything loads. */
-function workersFlag(flags: SwebenchFlags): number {
-  const workers = Number(flags.workers ?? 1);
-  if (!Number.isInteger(workers) || workers < 1)
-    throw new UserError(`--workers: expected a whole number ≥ 1, got ${String(flags.workers)}`);
-  return workers;
+/**
+ * A SWE-bench batch as `swerun swebench` runs it: each field is the command's flag of that name, typed (see the
+ * README's "SWE-bench"). Everything is optional: the default is the Lite dataset with the built-in `swebench`
+ * config, one worker, in `runs/<time>-<label or model>`.
+ */
+export interface SwebenchRequest extends SwebenchSelection {
+  /** `-c`: config files, built-in names or `key.path=value`, in order. */
+  config?: string[];
+  /** Overrides applied after `config` (the command's `--model`, `--environment-class`, ... become these). */
+  overrides?: ConfigOverride[];
+  /** `-w`: parallel workers (default 1; with Docker hosts, their sum). */
+  workers?: number;
+  /** `--docker-host url[:workers]`: the Docker daemons to spread the instances over. */
+  dockerHosts?: string[];
+  /** `-o`: the run folder (a folder with a run.json is resumed). */
+  output?: string;
+  /** `--redo-existing`: run instances again even when they finished before. */
+  redoExisting?: boolean;
+  /** `--label`: a label for the run (run.json; `swerun runs`). */
+  label?: string;
+  /** `--image-template`: how an instance's image is named. */
+  imageTemplate?: string;
+  /** `--repo-dir`: a clone of the repository, for the local environment's checkouts. */
+  repoDir?: string;
+  /** `--verbose`: every step of every instance (plain display only). */
+  verbose?: boolean;
+  /** `--events`: the JSON lines event stream's file. */
+  events?: string;
+  /** `--eval`: grade each instance in its container as it ends. */
+  eval?: boolean;
+  /** `--image-budget`: how much disk the instances' images may take (e.g. `120G`). */
+  imageBudget?: string;
+  /** `--pull-workers`: images pulled ahead at once (default 2). */
+  pullWorkers?: number;
+  /** `--keep-image`: images never removed. */
+  keepImages?: string[];
+}
+
+/** A whole number ≥ `min` given to a flag (the flag's value may be text cac could not read as a number). */
+function wholeNumber(value: unknown, flag: string, min: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min)
+    throw new UserError(`${flag}: expected a whole number ≥ ${min}, got ${String(value)}`);
+  return number;
+}
+
+/** `swerun swebench`'s flags as a request, the numbers checked (the flags below commands/ end here). */
+export function swebenchRequest(flags: SwebenchFlags): SwebenchRequest {
+  const { subset, split, slice, filter, shuffle, instanceIds, shard, quiet, output, label } = flags;
+  const { redoExisting, imageTemplate, repoDir, verbose, events, imageBudget } = flags;
+  const request: SwebenchRequest = {
+    ...{ subset, split, slice, filter, shuffle, instanceIds, shard, quiet, output, label },
+    ...{ redoExisting, imageTemplate, repoDir, verbose, events, eval: flags.eval, imageBudget },
+    config: asList(flags.config),
+    overrides: configOverrides("swebench", flags),
+    dockerHosts: asList(flags.dockerHost),
+    keepImages: asList(flags.keepImage),
+  };
+  if (flags.workers !== undefined) request.workers = wholeNumber(flags.workers, "--workers", 1);
+  if (flags.pullWorkers !== undefined)
+    request.pullWorkers = wholeNumber(flags.pullWorkers, "--pull-workers", 0);
+  return request;
 }
 
 /** With a pool of Docker hosts, the workers are the sum of the hosts' worker counts (and `-w` is refused). */
-function poolWorkers(flags: SwebenchFlags, pool: { hosts: DockerHostConfig[]; source: string }): number {
-  if (flags.workers !== undefined)
+function poolWorkers(request: SwebenchRequest, pool: { hosts: DockerHostConfig[]; source: string }): number {
+  if (request.workers !== undefined)
     throw new UserError(
       `--workers: with ${pool.source} each host has its own worker count (URL:N); the total is their sum`,
     );
@@ -132,59 +188,68 @@ function poolWorkers(flags: SwebenchFlags, pool: { hosts: DockerHostConfig[]; so
 }
 
 /** `-o`, else `runs/<time>-<label or model>[-shard-i-of-n]`, checked. */
-function batchFolder(flags: SwebenchFlags, config: SwerunConfig): string {
-  if (flags.output) return resolve(flags.output);
+function batchFolder(request: SwebenchRequest, config: SwerunConfig): string {
+  if (request.output) return resolve(request.output);
   const model = redact(modelDisplayName(config.model)).replace(/[^\w.-]+/g, "_");
-  const name = flags.label !== undefined ? labelSlug(String(flags.label)) : model;
-  const shard = flags.shard ? `-shard-${flags.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
+  const name = request.label !== undefined ? labelSlug(String(request.label)) : model;
+  const shard = request.shard ? `-shard-${request.shard.trim().replace(/\s*\/\s*/, "-of-")}` : "";
   const folder = resolve(join("runs", `${timestampSlug()}-${name}${shard}`));
   checkOutputDir(folder);
   return folder;
 }
 
+/** What a batch ended with, and where its folder is (trajectories, preds.json, run.json; `eval/` with `eval`). */
+export interface SwebenchResult extends BatchSummary {
+  outputDir: string;
+}
+
 /** `swerun swebench`: a dataset (or a slice of it) in parallel workers, with preds.json kept up to date. */
 export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
-  const workersGiven = workersFlag(flags);
-  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
-  if (flags.output) checkOutputDir(resolve(flags.output));
-  const { subset, say, config, instances } = await loadSwebench(flags, configOverrides("swebench", flags));
+  const result = await runSwebench(swebenchRequest(flags), printBatchEnd);
+  if (result.outputFailure) return 1;
+  if (result.hostsDown) return HOSTS_DOWN_EXIT_CODE;
+  return result.interrupted ? 130 : 0;
+}
+
+/**
+ * Runs a SWE-bench batch as `swerun swebench` does (progress on standard error, Ctrl-C as the command's) and
+ * returns its summary. `onBatchEnd` is told it when the agents are done, before an `eval` grading finishes.
+ */
+export async function runSwebench(
+  request: SwebenchRequest,
+  onBatchEnd?: (summary: BatchSummary, outputDir: string) => void,
+): Promise<SwebenchResult> {
+  const workersGiven = wholeNumber(request.workers ?? 1, "--workers", 1);
+  if (request.label !== undefined) checkLabel(String(request.label), "--label");
+  if (request.output) checkOutputDir(resolve(request.output));
+  const { subset, say, config, instances } = await loadSwebench(request, request.overrides ?? []);
   // Again now that the config's own credentials (model_kwargs.api_key, ...) are known, before the folder is named.
-  if (flags.label !== undefined) checkLabel(String(flags.label), "--label");
-  const pool = batchHosts(flags, config);
+  if (request.label !== undefined) checkLabel(String(request.label), "--label");
+  const pool = batchHosts(request, config);
   const answerTimeout = hostAnswerTimeoutMs();
-  const images = batchImages(flags, config);
-  const workers = pool ? poolWorkers(flags, pool) : workersGiven;
-  const outputDir = batchFolder(flags, config);
-  const events = await openEventLog(flags.events, [config.model]);
+  const images = batchImages(request, config);
+  const workers = pool ? poolWorkers(request, pool) : workersGiven;
+  const outputDir = batchFolder(request, config);
+  const events = await openEventLog(request.events, [config.model]);
   // A resumed batch keeps its run id (runBatch reads it too): the grading containers carry it from the start.
   const runId = readRunRecord(runJsonPath(outputDir))?.run_id || newRunId();
-  const tty = Boolean(process.stderr.isTTY) && !flags.quiet;
-  const display = tty ? terminalDisplay(process.stderr, workers) : plainDisplay(say, flags);
-  const grader = flags.eval
-    ? await (await import("../batch/grading.js")).startBatchGrading({
-        instances,
-        subset,
-        split: flags.split ?? "test",
-        imageTemplate: flags.imageTemplate,
-        folder: outputDir,
-        runId,
-        modelName: modelDisplayName(config.model),
-        workers,
-        ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
-        ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
-        say: (line) => display.message(line),
-      })
+  const tty = Boolean(process.stderr.isTTY) && !request.quiet;
+  const display = tty
+    ? terminalDisplay(process.stderr, workers)
+    : plainDisplay(say, { quiet: request.quiet, verbose: request.verbose });
+  const grader = request.eval
+    ? await startGrading(request, { instances, subset, config, outputDir, runId, workers, pool, display })
     : undefined;
-  const imageTemplate = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
+  const imageTemplate = request.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   const summary = await runBatch({
     ...(answerTimeout ? { hostAnswerTimeoutMs: answerTimeout } : {}),
     ...(events ? { eventStreams: events.stream } : {}),
     ...{ instances, config, outputDir, workers, runId, subset, display, imageTemplate },
-    redoExisting: Boolean(flags.redoExisting),
-    label: flags.label,
-    split: flags.split ?? "test",
-    dataset: datasetSelection(flags),
-    prepare: instancePreparer(flags, datasetDirOf(subset)),
+    redoExisting: Boolean(request.redoExisting),
+    label: request.label,
+    split: request.split ?? "test",
+    dataset: datasetSelection(request),
+    prepare: instancePreparer({ imageTemplate, repoDir: request.repoDir }, datasetDirOf(subset)),
     removeContainers: async (runId, hosts) =>
       (await import("../environments/docker/cleanup.js")).removeLeftoverContainers(runId, hosts),
     removePods: async (runId) => {
@@ -197,21 +262,49 @@ export async function swebenchCommand(flags: SwebenchFlags): Promise<number> {
     ...(images ? { images } : {}),
     ...(grader ? grader.hooks : {}),
   }).finally(() => events?.close());
-  printBatchEnd(summary, outputDir);
+  onBatchEnd?.(summary, outputDir);
   if (grader) await grader.finish();
-  if (summary.outputFailure) return 1;
-  if (summary.hostsDown) return HOSTS_DOWN_EXIT_CODE;
-  return summary.interrupted ? 130 : 0;
+  return { ...summary, outputDir };
+}
+
+/** `--eval`: the grading that follows the batch, its instances graded as they end. */
+async function startGrading(
+  request: SwebenchRequest,
+  batch: {
+    instances: Instance[];
+    subset: string;
+    config: SwerunConfig;
+    outputDir: string;
+    runId: string;
+    workers: number;
+    pool: { hosts: DockerHostConfig[]; source: string } | undefined;
+    display: BatchDisplay;
+  },
+) {
+  const { config, pool, display } = batch;
+  return (await import("../batch/grading.js")).startBatchGrading({
+    instances: batch.instances,
+    subset: batch.subset,
+    split: request.split ?? "test",
+    imageTemplate: request.imageTemplate,
+    folder: batch.outputDir,
+    runId: batch.runId,
+    modelName: modelDisplayName(config.model),
+    workers: batch.workers,
+    ...(pool ? { hosts: pool.hosts, hostsSource: pool.source } : {}),
+    ...(config.environment.environment_class === "kubernetes" ? { kubernetes: config.environment } : {}),
+    say: (line) => display.message(line),
+  });
 }
 
 /** How the instances were selected, as run.json records it. */
-function datasetSelection(flags: SwebenchFlags): BatchOptions["dataset"] {
+function datasetSelection(request: SwebenchSelection): BatchOptions["dataset"] {
   return {
-    slice: flags.slice ?? null,
-    filter: flags.filter ?? null,
-    instance_ids: flags.instanceIds ?? null,
-    shuffle: Boolean(flags.shuffle),
-    shard: flags.shard?.replace(/\s+/g, "") ?? null,
+    slice: request.slice ?? null,
+    filter: request.filter ?? null,
+    instance_ids: request.instanceIds ?? null,
+    shuffle: Boolean(request.shuffle),
+    shard: request.shard?.replace(/\s+/g, "") ?? null,
   };
 }
 

@@ -1,9 +1,17 @@
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-// zod/mini (a tenth of classic zod's code to load and build, bench/lean.ts) sets no messages itself: the
-// English ones, as classic zod's, for every config error.
-z.config(en());
+let english: z.core.$ZodErrorMap | undefined;
+
+/**
+ * zod/mini (a tenth of classic zod's code to load and build, bench/lean.ts) sets no messages itself: the
+ * English ones, as classic zod's, handed to each parse (`schema.safeParse(value, { error: englishMessages() })`)
+ * and made on first use, so that importing swerun sets nothing in zod's global config.
+ */
+export function englishMessages(): z.core.$ZodErrorMap {
+  english ??= en().localeError;
+  return english;
+}
 
 /** Non-negative number; mini-swe-agent configs write integers as `0.` or `3.`, so floats are floored where ints are meant. */
 export const count = z.pipe(

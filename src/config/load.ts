@@ -6,6 +6,7 @@ import { UserError } from "../errors.js";
 import { packageRoot } from "../util/package-root.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { decodeUtf8 } from "../util/utf8.js";
+import { englishMessages } from "./common.js";
 import { KUBERNETES_REFUSED_KEYS } from "./kubernetes.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
 import {
@@ -396,7 +397,7 @@ export function loadConfig(
   }
   normalizeClasses(merged, provenance);
   // Without the JIT fast path: one parse per run does not repay compiling it (new Function), ~3 ms of a start.
-  const result = configSchema.safeParse(merged, { jitless: true });
+  const result = configSchema.safeParse(merged, { jitless: true, error: englishMessages() });
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new ConfigError(issue ? formatIssue(issue, provenance) : "invalid config");

@@ -1,3 +1,4 @@
+import { englishMessages } from "../config/common.js";
 import { modelSchema } from "../config/model.js";
 import { describeModel, type ModelFacts } from "../models/model-facts.js";
 import type { RunFacts } from "./run-facts.js";
@@ -40,6 +41,7 @@ export async function modelLimitsOf(
   if (!found) {
     const parsed = modelSchema.safeParse(
       Object.fromEntries(Object.entries(wanted).filter(([, value]) => value !== undefined && value !== null)),
+      { error: englishMessages() },
     );
     found = parsed.success ? describeModel(parsed.data).then(limitsOf) : Promise.resolve(NO_LIMITS);
     cache.set(key, found);

@@ -4,12 +4,15 @@ import type { Instance } from "../datasets/dataset.js";
 import { checkImageTemplate, DEFAULT_IMAGE_TEMPLATE, imageName } from "../datasets/image-name.js";
 import { UserError } from "../errors.js";
 
-/** Sets each instance's image (Docker, Kubernetes) or makes its local checkout (local environment). */
+/**
+ * Sets each instance's image (Docker, Kubernetes; named by `imageTemplate`) or makes its local checkout (local
+ * environment; a worktree of `repoDir` when given).
+ */
 export function instancePreparer(
-  flags: { imageTemplate?: string; repoDir?: string },
+  source: { imageTemplate?: string; repoDir?: string },
   datasetDir: string | undefined,
 ) {
-  const template = flags.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
+  const template = source.imageTemplate ?? DEFAULT_IMAGE_TEMPLATE;
   checkImageTemplate(template);
   return async (config: SwerunConfig, instance: Instance): Promise<Checkout | undefined> => {
     // A cluster's nodes pull the image themselves (a bundled instance's must be on them already).
@@ -32,7 +35,7 @@ export function instancePreparer(
       return undefined;
     }
     let checkout: Checkout;
-    if (flags.repoDir) checkout = worktreeAtBase(instance, flags.repoDir);
+    if (source.repoDir) checkout = worktreeAtBase(instance, source.repoDir);
     else if (instance.fixture && datasetDir) checkout = materializeFixture(instance, datasetDir);
     else {
       throw new UserError(

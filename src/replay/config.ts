@@ -1,4 +1,5 @@
 import { bubblewrapEnvironmentSchema } from "../config/bubblewrap.js";
+import { englishMessages } from "../config/common.js";
 import { dockerEnvironmentSchema } from "../config/docker.js";
 import {
   ConfigError,
@@ -145,7 +146,7 @@ function validEnvironment(
   environment: Record<string, unknown>,
   provenance: Map<string, string>,
 ): EnvironmentConfig {
-  const result = environmentSchema.safeParse(environment);
+  const result = environmentSchema.safeParse(environment, { error: englishMessages() });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = ["environment", ...(issue?.path ?? []).map(String)].join(".");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { englishMessages } from "../../src/config/common.js";
 import { dockerEnvironmentSchema } from "../../src/config/docker.js";
 import { parseMemory, translateRunArgs } from "../../src/config/docker-run-args.js";
 import { loadConfig } from "../../src/config/load.js";
@@ -106,7 +107,10 @@ describe("the docker environment config", () => {
 
   it("takes image_budget as a size, and refuses what is not one", () => {
     const parse = (value: unknown) =>
-      dockerEnvironmentSchema.safeParse({ environment_class: "docker", image: "x", image_budget: value });
+      dockerEnvironmentSchema.safeParse(
+        { environment_class: "docker", image: "x", image_budget: value },
+        { error: englishMessages() },
+      );
     expect(parse("120G").data?.image_budget).toBe("120G");
     expect(parse(5e9).data?.image_budget).toBe(5e9);
     expect(parse("lots").error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
@@ -135,7 +139,10 @@ describe("the docker environment config", () => {
 
   it("takes exec_mode session or exec, and names the choices otherwise", () => {
     const parse = (exec_mode: string) =>
-      dockerEnvironmentSchema.safeParse({ environment_class: "docker", image: "x", exec_mode });
+      dockerEnvironmentSchema.safeParse(
+        { environment_class: "docker", image: "x", exec_mode },
+        { error: englishMessages() },
+      );
     expect(parse("exec").data?.exec_mode).toBe("exec");
     expect(parse("fork").error?.issues[0]).toMatchObject({ path: ["exec_mode"] });
     expect(parse("fork").error?.issues[0]?.message).toMatch(/"session".*"exec"/);

@@ -6,6 +6,7 @@ import type { Instance } from "../../src/datasets/dataset.js";
 import { evalInstances } from "../../src/eval/eval-instance.js";
 import { gradeInstance } from "../../src/eval/grade-instance.js";
 import { startGradingContainer } from "../../src/eval/grading-container.js";
+import { waitFor } from "../helpers/cli.js";
 import { describeDocker, dockerFixture } from "../helpers/docker.js";
 import { EVAL_FIXTURES, ensureEvalImage } from "../helpers/eval-images.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -90,14 +91,17 @@ await describeDocker("grading a large test output", () => {
     });
     const container = (await started).container;
     const logDir = join(out, "logs", "run_evaluation", "stream-live", "test__model", gold.instance_id);
-    let seen = false;
-    for (let i = 0; i < 300 && !seen; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const written = () => {
       const files = existsSync(logDir)
         ? readdirSync(logDir).filter((name) => name.includes("test_output"))
         : [];
-      seen = files.some((name) => statSync(join(logDir, name)).size > 6 * 1024 * 1024);
-    }
+      return files.some((name) => statSync(join(logDir, name)).size > 6 * 1024 * 1024);
+    };
+    // Until the output is on the host (or 30 s); the tests end either way, so the grading ends.
+    const seen = await waitFor(written, 30_000).then(
+      () => true,
+      () => false,
+    );
     const exec = await container.exec({ Cmd: ["touch", "/tmp/go"] });
     await exec.start({ hijack: false, stdin: false });
     const result = await grading;
