@@ -297,7 +297,7 @@ describe("Agent with the scripted model and the local environment", () => {
   it("ends with UserInterruption when stopped", async () => {
     const stopped = scriptedAgent({ outputs: [act("sleep 300"), SUBMIT] });
     stopped.agent.bus.subscribe((event) => {
-      if (event.type === "action_start") setTimeout(() => stopped.agent.stop(), 100);
+      if (event.type === "action_start") stopped.agent.stop();
     });
     expect((await stopped.agent.run("stop")).exit_status).toBe("UserInterruption");
     expect(JSON.parse(readFileSync(stopped.output_path, "utf8")).info.exit_status).toBe("UserInterruption");

@@ -1,9 +1,13 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../../src/agent/agent.js";
 import type { Interaction } from "../../src/agent/interaction.js";
 import { InteractiveAgent } from "../../src/agent/interactive.js";
 import { exitMessage, UserInterruption } from "../../src/errors.js";
 import { act, SUBMIT, scriptedAgent } from "../helpers/agent.js";
+import { waitFor } from "../helpers/cli.js";
+import { tempDir } from "../helpers/tmp.js";
 
 /** The agent of a scenario with an interaction is an InteractiveAgent. */
 function interactive(agent: Agent): InteractiveAgent {
@@ -58,20 +62,19 @@ describe("InteractiveAgent: a person confirms, interrupts, and sends the agent b
   });
 
   it("on interrupt stops the running command and asks the user, whose note goes to the model", async () => {
+    const started = join(tempDir(), "started");
     const interaction: Interaction = {
       confirmActions: async () => null,
       onInterrupt: async () => "please try something faster",
       confirmExit: async () => null,
     };
     const { agent, events } = scriptedAgent({
-      outputs: [act("echo started; sleep 300"), SUBMIT],
+      outputs: [act(`echo started; touch '${started}'; sleep 300`), SUBMIT],
       interaction,
     });
     events.length = 0;
-    agent.bus.subscribe((event) => {
-      if (event.type === "action_start" && event.step === 1)
-        setTimeout(() => interactive(agent).interrupt(), 100);
-    });
+    // Interrupted once the command has printed its line (the flag file follows the echo).
+    waitFor(() => existsSync(started)).then(() => interactive(agent).interrupt());
     expect((await agent.run("interrupt")).exit_status).toBe("Submitted");
     expect(agent.messages[3]?.extra).toMatchObject({ returncode: -1, raw_output: "started\n" });
     expect(agent.messages[4]).toMatchObject({ role: "user", content: "please try something faster" });
@@ -87,7 +90,7 @@ describe("InteractiveAgent: a person confirms, interrupts, and sends the agent b
     };
     const quit = scriptedAgent({ outputs: [act("sleep 300"), SUBMIT], interaction: quitting });
     quit.agent.bus.subscribe((event) => {
-      if (event.type === "action_start") setTimeout(() => interactive(quit.agent).interrupt(), 100);
+      if (event.type === "action_start") interactive(quit.agent).interrupt();
     });
     expect((await quit.agent.run("quit")).exit_status).toBe("UserInterruption");
   });
