@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { hasType, type Json, type Row, type SeedOutputs } from "./outputs.js";
+import { hasType, itemRow, type Json, type Row, type SeedOutputs } from "./outputs.js";
 
 /** Every summary line and full judge record, single runs and batch instances, each with its trajectory. */
 const summaries = (o: SeedOutputs) => [
@@ -29,16 +29,10 @@ function summaryField(
   meaning: string,
   check?: (o: SeedOutputs) => void,
 ): Row<SeedOutputs> {
-  return {
-    item: `summary.${key}`,
-    type,
-    meaning,
-    check: (o) => {
-      for (const { name, line } of summaries(o))
-        expect(hasType(line[key], type), `${name}: ${key}`).toBe(true);
-      check?.(o);
-    },
+  const holds = (o: SeedOutputs) => {
+    for (const { name, line } of summaries(o)) expect(hasType(line[key], type), `${name}: ${key}`).toBe(true);
   };
+  return itemRow(`summary.${key}`, type, meaning, holds, check);
 }
 
 function fullField(
@@ -47,18 +41,13 @@ function fullField(
   meaning: string,
   check?: (o: SeedOutputs) => void,
 ): Row<SeedOutputs> {
-  return {
-    item: `full.${key}`,
-    type,
-    meaning,
-    check: (o) => {
-      for (const { name, record } of records(o)) {
-        const value = key.split(".").reduce((v: Json, k) => v?.[k], record);
-        expect(hasType(value, type), `${name}: ${key} = ${JSON.stringify(value)}`).toBe(true);
-      }
-      check?.(o);
-    },
+  const holds = (o: SeedOutputs) => {
+    for (const { name, record } of records(o)) {
+      const value = key.split(".").reduce((v: Json, k) => v?.[k], record);
+      expect(hasType(value, type), `${name}: ${key} = ${JSON.stringify(value)}`).toBe(true);
+    }
   };
+  return itemRow(`full.${key}`, type, meaning, holds, check);
 }
 
 function stepField(
@@ -67,19 +56,14 @@ function stepField(
   valueType: string,
   meaning: string,
   check?: (o: SeedOutputs) => void,
-) {
-  return {
-    item: `step:${type}.${key}`,
-    type: valueType,
-    meaning,
-    check: (o: SeedOutputs) => {
-      const found = steps(o, type);
-      expect(found.length).toBeGreaterThan(0);
-      for (const step of found)
-        expect(hasType(step[key], valueType), `${JSON.stringify(step)}: ${key}`).toBe(true);
-      check?.(o);
-    },
-  } satisfies Row<SeedOutputs>;
+): Row<SeedOutputs> {
+  const holds = (o: SeedOutputs) => {
+    const found = steps(o, type);
+    expect(found.length).toBeGreaterThan(0);
+    for (const step of found)
+      expect(hasType(step[key], valueType), `${JSON.stringify(step)}: ${key}`).toBe(true);
+  };
+  return itemRow(`step:${type}.${key}`, valueType, meaning, holds, check);
 }
 
 const NO_PLANS = "swerun's agent makes no plans";
