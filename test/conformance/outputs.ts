@@ -130,6 +130,10 @@ export interface Row<C> {
   notProduced?: string;
 }
 
+/** A row of a seed's table checked against the seed runs' outputs, and a check of it. */
+export type SeedRow = Row<SeedOutputs>;
+export type SeedCheck = (outputs: SeedOutputs) => void;
+
 /**
  * A row whose check first runs `holds` (the item is in the outputs, with its type), then the row's own `check`
  * (its meaning), if any.

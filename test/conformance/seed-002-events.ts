@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { CONTEXT_WINDOW } from "../helpers/seed-runs.js";
-import { hasType, itemRow, type Json, type Row, type SeedOutputs } from "./outputs.js";
+import { hasType, itemRow, type Json, type SeedCheck, type SeedOutputs, type SeedRow } from "./outputs.js";
 
 const batchEvents = (o: SeedOutputs): Json[] => o.batch.run.events;
 /** Every event of every run (single runs and the batch). */
@@ -12,7 +12,7 @@ const ofType = (o: SeedOutputs, type: string) => all(o).filter((event) => event.
 const events = (o: SeedOutputs, run: string): Json[] => o.runs[run]?.run.events ?? [];
 
 /** An event type: emitted by these runs. */
-function event(type: string, meaning: string, check?: (o: SeedOutputs) => void): Row<SeedOutputs> {
+function event(type: string, meaning: string, check?: SeedCheck): SeedRow {
   const holds = (o: SeedOutputs) => {
     expect(ofType(o, type).length, `no ${type}`).toBeGreaterThan(0);
   };
@@ -20,13 +20,7 @@ function event(type: string, meaning: string, check?: (o: SeedOutputs) => void):
 }
 
 /** A root field of an event type: every such event has it with its type. */
-function root(
-  type: string,
-  key: string,
-  valueType: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
+function root(type: string, key: string, valueType: string, meaning: string, check?: SeedCheck): SeedRow {
   const holds = (o: SeedOutputs) => {
     const found = ofType(o, type);
     expect(found.length, `no ${type}`).toBeGreaterThan(0);
@@ -37,12 +31,7 @@ function root(
 }
 
 /** A usage key of agent_step/agent_stop (context keys only when the model's context window is known). */
-function usage(
-  key: string,
-  valueType: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
+function usage(key: string, valueType: string, meaning: string, check?: SeedCheck): SeedRow {
   const holds = (o: SeedOutputs) => {
     const found = events(o, "full").filter((e: Json) => e.type === "agent_step" || e.type === "agent_stop");
     expect(found.length).toBeGreaterThan(0);
@@ -63,7 +52,7 @@ const usages = (o: SeedOutputs) =>
     .map((e: Json) => e.usage);
 
 /** Seed 002 (SwarmSDK's event payloads) item by item, checked against `--events` of real runs. */
-export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
+export const EVENTS_TABLE: Array<SeedRow> = [
   {
     item: "common.type",
     type: "string",
@@ -305,7 +294,7 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
   root("user_prompt", "source", "string", "always user"),
   root("user_prompt", "metadata", "object", "the full context, with the prompt"),
   ...["prompt", "message_count", "model", "provider", "tools", "delegates_to", "source", "timestamp"].map(
-    (key): Row<SeedOutputs> => ({
+    (key): SeedRow => ({
       item: `user_prompt.metadata.${key}`,
       type: "unknown",
       meaning: key === "prompt" ? "the user message sent (the rendered task prompt)" : `as the root's ${key}`,
