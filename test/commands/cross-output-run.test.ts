@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
 import { type RunWorkspace, runWorkspace, runArgs as workspaceRunArgs } from "../helpers/openai-run.js";
 import { completion, OpenAIServer, toolCall } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";
+import { viewPageData } from "../helpers/view-page.js";
 
 /**
  * One `swerun run`, every output (console, trajectory, --report, --events, exports, the view), every figure
@@ -49,18 +49,6 @@ function runArgs(
     extra,
     events: true,
   });
-}
-
-/** The page's detail records, as the browser unpacks them. */
-function viewDetails(file: string): { page: Json; details: Json[] } {
-  const html = readFileSync(file, "utf8");
-  const page = JSON.parse(
-    /<script type="application\/json" id="swerun-view-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "null",
-  );
-  const details = [
-    ...html.matchAll(/<script type="application\/gzip\+base64" id="d-0-\d+">(.*?)<\/script>/gs),
-  ].map((match) => JSON.parse(gunzipSync(Buffer.from(match[1] ?? "", "base64")).toString("utf8")));
-  return { page, details };
 }
 
 describe("one run, one story", () => {
@@ -113,7 +101,7 @@ describe("one run, one story", () => {
     const events = lines(readFileSync(join(dir, "events.jsonl"), "utf8"));
     const line = JSON.parse(summary.stdout);
     const full = lines(readFileSync(join(dir, "j.full.jsonl"), "utf8"))[0] as Json;
-    const { page, details } = viewDetails(join(dir, "view.html"));
+    const { page, details } = viewPageData(join(dir, "view.html"));
     const row = page.runs[0].rows[0];
     const detail = details[0] as Json;
     const stop = events.find((event) => event.type === "swarm_stop") as Json;
