@@ -23,7 +23,6 @@ import { describeExtraDaemons } from "../helpers/docker-daemons-suite.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const IMAGE = "swerun-demo/calc:latest";
-const DOCKER = SCRIPTED_IN_DOCKER;
 
 /** The main daemon as `--docker-host URL:workers` (its tcp or ssh port, if any, before the worker count). */
 function mainHostFlag(workers: number): string {
@@ -216,7 +215,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
       "swebench",
       "--subset",
       path,
-      ...DOCKER,
+      ...SCRIPTED_IN_DOCKER,
       ...hosts.flatMap((host) => ["--docker-host", host]),
       "-o",
       out,
@@ -253,7 +252,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
       "--subset",
       "demo",
       "--eval",
-      ...DOCKER,
+      ...SCRIPTED_IN_DOCKER,
       "--docker-host",
       mainHostFlag(1),
       "--docker-host",
@@ -498,7 +497,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     const { dir, path, ids } = await dataset(8);
     await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
     const out = join(dir, "out");
-    const args = ["swebench", "--subset", path, ...DOCKER, "-o", out];
+    const args = ["swebench", "--subset", path, ...SCRIPTED_IN_DOCKER, "-o", out];
     const run = startCli([...args, "--docker-host", `${b.host}:1`, "--docker-host", `${c.host}:1`]);
     const finished = () => {
       try {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
-import { SCRIPTED_IN_DOCKER, step, writeImageDataset } from "../helpers/datasets.js";
+import { SCRIPTED_IN_DOCKER as DOCKER, step, writeImageDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, REQUIRE_DOCKER } from "../helpers/docker.js";
 import {
   type LocalRegistry,
@@ -14,8 +14,6 @@ import {
   startRegistry,
 } from "../helpers/local-registry.js";
 import { tempDir } from "../helpers/tmp.js";
-
-const DOCKER = SCRIPTED_IN_DOCKER;
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 

@@ -104,7 +104,7 @@ export function ensureEvalImage(docker: Docker, log: (line: string) => void = ()
   return once(building, docker, () => buildEvalImage(docker, log));
 }
 
-function buildEvalImage(docker: Docker, log: (line: string) => void): Promise<string> {
+async function buildEvalImage(docker: Docker, log: (line: string) => void): Promise<string> {
   const hash = sha(testbedHash(), execFileSync(PYTHON, ["--version"], { encoding: "utf8" }));
   return buildImage(docker, { repository: "swerun-test/eval-mathx", hash }, log, (rootfs) => {
     addPythonAndTools(rootfs);

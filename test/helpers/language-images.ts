@@ -147,7 +147,7 @@ export function ensureLanguageImage(
   return promise;
 }
 
-function buildLanguageImage(
+async function buildLanguageImage(
   docker: Docker,
   language: Language,
   log: (line: string) => void,
