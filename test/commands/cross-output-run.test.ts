@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
 import { runCli } from "../helpers/cli.js";
-import { completion, OpenAIServer, TEST_KEY, TEST_PRICES, toolCall } from "../helpers/openai-server.js";
+import { type RunWorkspace, runWorkspace, runArgs as workspaceRunArgs } from "../helpers/openai-run.js";
+import { completion, OpenAIServer, toolCall } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";
+import { viewPageData } from "../helpers/view-page.js";
 
 /**
  * One `swerun run`, every output (console, trajectory, --report, --events, exports, the view), every figure
@@ -33,64 +34,21 @@ const usage = (prompt: number, cached = 0) => ({
 const SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat greeting.txt";
 
 /** A workspace with a price registry for `openai/test-model`, and the environment to run the CLI in. */
-function workspace() {
-  const dir = tempDir();
-  const work = join(dir, "work");
-  const settings = join(dir, "settings");
-  mkdirSync(work, { recursive: true });
-  mkdirSync(settings, { recursive: true });
-  writeFileSync(join(work, "greeting.txt"), "hello\n");
-  const registry = join(settings, "prices.json");
-  writeFileSync(registry, JSON.stringify(TEST_PRICES));
-  return { dir, work, registry, env: { OPENAI_API_KEY: TEST_KEY, SWERUN_GLOBAL_CONFIG_DIR: settings } };
-}
+const workspace = () => runWorkspace(tempDir());
 
-/** `swerun run` of `openai/test-model` at `server`, with --report and --events, and its outputs' paths. */
+/** `swerun run` of `model` at `server`, with --report and --events, fast retries, then `extra`. */
 function runArgs(
-  space: ReturnType<typeof workspace>,
+  space: RunWorkspace,
   server: OpenAIServer,
   extra: string[] = [],
   model = "openai/test-model",
 ) {
-  const { dir, work, registry } = space;
-  return [
-    "run",
-    "-m",
+  return workspaceRunArgs(space, server, {
     model,
-    "-t",
-    "greeting.txt should say hello, world",
-    "--yolo",
-    "--exit-immediately",
-    "-c",
-    `model.model_kwargs.api_base=${server.url}`,
-    "-c",
-    `model.litellm_model_registry=${registry}`,
-    "-c",
-    "model.retry_min_wait=0.01",
-    "-c",
-    "model.retry_max_wait=0.02",
-    "-c",
-    `environment.cwd=${work}`,
-    ...extra,
-    "-o",
-    join(dir, "run.traj.json"),
-    "--report",
-    join(dir, "run.report.json"),
-    "--events",
-    join(dir, "events.jsonl"),
-  ];
-}
-
-/** The page's detail records, as the browser unpacks them. */
-function viewDetails(file: string): { page: Json; details: Json[] } {
-  const html = readFileSync(file, "utf8");
-  const page = JSON.parse(
-    /<script type="application\/json" id="swerun-view-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "null",
-  );
-  const details = [
-    ...html.matchAll(/<script type="application\/gzip\+base64" id="d-0-\d+">(.*?)<\/script>/gs),
-  ].map((match) => JSON.parse(gunzipSync(Buffer.from(match[1] ?? "", "base64")).toString("utf8")));
-  return { page, details };
+    config: ["model.retry_min_wait=0.01", "model.retry_max_wait=0.02"],
+    extra,
+    events: true,
+  });
 }
 
 describe("one run, one story", () => {
@@ -143,7 +101,7 @@ describe("one run, one story", () => {
     const events = lines(readFileSync(join(dir, "events.jsonl"), "utf8"));
     const line = JSON.parse(summary.stdout);
     const full = lines(readFileSync(join(dir, "j.full.jsonl"), "utf8"))[0] as Json;
-    const { page, details } = viewDetails(join(dir, "view.html"));
+    const { page, details } = viewPageData(join(dir, "view.html"));
     const row = page.runs[0].rows[0];
     const detail = details[0] as Json;
     const stop = events.find((event) => event.type === "swarm_stop") as Json;

@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { gunzipSync } from "node:zlib";
 import { expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { describeDocker } from "../helpers/docker.js";
 import { completion, OpenAIServer, TEST_KEY, TEST_PRICES, toolCall } from "../helpers/openai-server.js";
 import { tempDir } from "../helpers/tmp.js";
+import { viewPageData } from "../helpers/view-page.js";
 
 /**
  * One batch, every output, every figure two outputs name alike (issue 32). Three instances run one after the
@@ -76,18 +76,6 @@ const expected = Object.fromEntries(
 ) as Record<string, { steps: number; cost: number; totalTokens: number; cached: number }>;
 const round4 = (value: number) => Math.round(value * 10000) / 10000;
 const usd = (value: number) => `$${value.toFixed(4)}`;
-
-/** The page's overview data and its detail records (gzip+base64), as the browser unpacks them. */
-function viewData(file: string): { page: Json; details: Json[] } {
-  const html = readFileSync(file, "utf8");
-  const page = JSON.parse(
-    /<script type="application\/json" id="swerun-view-data">(.*?)<\/script>/s.exec(html)?.[1] ?? "null",
-  );
-  const details = [
-    ...html.matchAll(/<script type="application\/gzip\+base64" id="d-0-\d+">(.*?)<\/script>/gs),
-  ].map((match) => JSON.parse(gunzipSync(Buffer.from(match[1] ?? "", "base64")).toString("utf8")));
-  return { page, details };
-}
 
 /** The server's answers, in the order the batch asks (one worker: calc, greet, count). */
 function script(server: OpenAIServer): void {
@@ -206,7 +194,7 @@ await describeDocker("one set of facts across every output", () => {
     const runs = JSON.parse(shown.stdout);
     const list = (JSON.parse(listed.stdout) as Json[]).find((entry) => entry.id === run.run_id) as Json;
     const comparison = JSON.parse(comparedJson.stdout);
-    const view = viewData(join(dir, "view.html"));
+    const view = viewPageData(join(dir, "view.html"));
     const totals = Object.fromEntries(view.page.runs[0].totals as Array<[string, string]>);
     const harness = readJson(join(out, run.eval.report));
     const printed = `${batch.stdout}\n${batch.stderr}`;

@@ -4,7 +4,7 @@ import os from "node:os";
 import { basename, join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runBatch } from "../../src/batch/batch.js";
+import { type BatchOptions, type BatchSummary, runBatch } from "../../src/batch/batch.js";
 import type { BatchDisplay } from "../../src/batch/display.js";
 import { batchGrader } from "../../src/batch/grader.js";
 import type { DockerHostConfig } from "../../src/config/docker-hosts.js";
@@ -16,24 +16,13 @@ import { ensureFixtureImage } from "../../src/fixture-images/fixture-image.js";
 import { instancePreparer } from "../../src/fixture-images/instance-preparer.js";
 import { HostPool } from "../../src/images/host-pool.js";
 import { runCli, startCli, waitFor } from "../helpers/cli.js";
-import { writeDataset } from "../helpers/datasets.js";
+import { SCRIPTED_IN_DOCKER, writeDataset } from "../helpers/datasets.js";
 import { dockerFixture, swerunContainers } from "../helpers/docker.js";
 import { type ExtraDaemon, loadImages, startDaemon } from "../helpers/docker-daemons.js";
 import { describeExtraDaemons } from "../helpers/docker-daemons-suite.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const IMAGE = "swerun-demo/calc:latest";
-const DOCKER = [
-  "-c",
-  "swebench",
-  "-c",
-  "swebench-demo",
-  "--environment-class",
-  "docker",
-  "-c",
-  'environment.run_args=["--rm","--network","none"]',
-  "-q",
-];
 
 /** The main daemon as `--docker-host URL:workers` (its tcp or ssh port, if any, before the worker count). */
 function mainHostFlag(workers: number): string {
@@ -44,6 +33,65 @@ function mainHostFlag(workers: number): string {
 }
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+/** A display that shows nothing. */
+const SILENT: BatchDisplay = {
+  start: () => {},
+  instanceStart: () => {},
+  event: () => {},
+  instanceEnd: () => {},
+  message: () => {},
+  stop: () => {},
+};
+
+/**
+ * A display that keeps the batch's messages in `lines` and calls `act` once, with the instance's id, as the first
+ * instance on `host` starts a command.
+ */
+function actOnFirstCommand(
+  host: string,
+  lines: string[],
+  act: (id: string | undefined) => void,
+): BatchDisplay {
+  const workerHost = new Map<number, string | undefined>();
+  let acted = false;
+  return {
+    ...SILENT,
+    instanceStart: (worker, id, on) => workerHost.set(worker, on ? `${on} ${id}` : undefined),
+    event: (worker, event) => {
+      const [at, id] = workerHost.get(worker)?.split(" ") ?? [];
+      if (event.type === "action_start" && at === host && !acted) {
+        acted = true;
+        act(id);
+      }
+    },
+    message: (line) => lines.push(line),
+  };
+}
+
+/**
+ * runBatch of the scripted `instances` (the dataset file `path`, prepared in `dir`) over `hosts` in Docker with
+ * networking off; `more` gives the output folder, workers, run id and display, and any other option.
+ */
+function runOnHosts(
+  batch: { dir: string; path: string; instances: Instance[] },
+  hosts: DockerHostConfig[],
+  more: Pick<BatchOptions, "outputDir" | "workers" | "runId" | "display"> & Partial<BatchOptions>,
+): Promise<BatchSummary> {
+  return runBatch({
+    instances: batch.instances,
+    config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+    redoExisting: false,
+    subset: batch.path,
+    split: "test",
+    prepare: instancePreparer({}, batch.dir),
+    hosts,
+    hostsSource: "--docker-host",
+    hostProbeMs: 60_000,
+    imageOf: (instance) => String(instance.image_name),
+    ...more,
+  });
+}
 
 /** The pid of a process that has exited (a crashed run's pid label). */
 function deadPid(): number {
@@ -167,7 +215,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
       "swebench",
       "--subset",
       path,
-      ...DOCKER,
+      ...SCRIPTED_IN_DOCKER,
       ...hosts.flatMap((host) => ["--docker-host", host]),
       "-o",
       out,
@@ -204,7 +252,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
       "--subset",
       "demo",
       "--eval",
-      ...DOCKER,
+      ...SCRIPTED_IN_DOCKER,
       "--docker-host",
       mainHostFlag(1),
       "--docker-host",
@@ -265,28 +313,11 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     });
     let lost: string | undefined;
     let killing: Promise<void> | undefined;
-    const summary = await runBatch({
-      instances,
-      config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+    const summary = await runOnHosts({ dir, path, instances }, hosts, {
       outputDir: out,
       workers: 2,
-      redoExisting: false,
       runId: `hosts-eval-${process.pid}`,
-      subset: path,
-      split: "test",
-      display: {
-        start: () => {},
-        instanceStart: () => {},
-        event: () => {},
-        instanceEnd: () => {},
-        message: () => {},
-        stop: () => {},
-      },
-      prepare: instancePreparer({}, dir),
-      hosts,
-      hostsSource: "--docker-host",
-      hostProbeMs: 60_000,
-      imageOf: (instance) => String(instance.image_name),
+      display: SILENT,
       onInstanceStart: (id, host) => grader.prepareEarly(id, host),
       onInstanceRunning: (id, host) => grader.prepare(id, host),
       onInstanceLost: (id) => grader.lost(id),
@@ -334,40 +365,19 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     const mainHost = resolveDockerEndpoint().host;
     const hosts: DockerHostConfig[] = [mainHost, b.host, c.host].map((host) => ({ host, workers: 1 }));
     const lines: string[] = [];
-    const workerHost = new Map<number, string | undefined>();
     let lost: string | undefined;
     let killing: Promise<void> | undefined;
-    const display: BatchDisplay = {
-      start: () => {},
-      instanceStart: (worker, id, host) => workerHost.set(worker, host ? `${host} ${id}` : undefined),
-      event: (worker, event) => {
-        // The first action of the first instance on b: b's dockerd is killed while the instance runs.
-        const [host, id] = workerHost.get(worker)?.split(" ") ?? [];
-        if (event.type === "action_start" && host === b.host && !killing) {
-          lost = id;
-          killing = b.kill();
-        }
-      },
-      instanceEnd: () => {},
-      message: (line) => lines.push(line),
-      stop: () => {},
-    };
+    // The first action of the first instance on b: b's dockerd is killed while the instance runs.
+    const display = actOnFirstCommand(b.host, lines, (id) => {
+      lost = id;
+      killing = b.kill();
+    });
     const out = join(dir, "out");
-    const summary = await runBatch({
-      instances,
-      config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+    const summary = await runOnHosts({ dir, path, instances }, hosts, {
       outputDir: out,
       workers: 3,
-      redoExisting: false,
       runId: `hosts-test-${process.pid}`,
-      subset: path,
-      split: "test",
       display,
-      prepare: instancePreparer({}, dir),
-      hosts,
-      hostsSource: "--docker-host",
-      hostProbeMs: 60_000,
-      imageOf: (instance) => String(instance.image_name),
     });
     await killing;
     expect(lost).toBeDefined();
@@ -400,41 +410,20 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
     const hosts: DockerHostConfig[] = [b.host, c.host].map((host) => ({ host, workers: 1 }));
     const lines: string[] = [];
-    const workerHost = new Map<number, string | undefined>();
     let frozen: string | undefined;
-    const display: BatchDisplay = {
-      start: () => {},
-      instanceStart: (worker, id, host) => workerHost.set(worker, host ? `${host} ${id}` : undefined),
-      event: (worker, event) => {
-        // b's dockerd is frozen as the first instance on it starts a command.
-        const [host, id] = workerHost.get(worker)?.split(" ") ?? [];
-        if (event.type === "action_start" && host === b.host && !frozen) {
-          frozen = id;
-          process.kill(b.pid(), "SIGSTOP");
-        }
-      },
-      instanceEnd: () => {},
-      message: (line) => lines.push(line),
-      stop: () => {},
-    };
+    // b's dockerd is frozen as the first instance on it starts a command.
+    const display = actOnFirstCommand(b.host, lines, (id) => {
+      frozen = id;
+      process.kill(b.pid(), "SIGSTOP");
+    });
     const out = join(dir, "out");
     try {
-      const summary = await runBatch({
-        instances,
-        config: loadConfig(["swebench", "swebench-demo", 'environment.run_args=["--rm","--network","none"]']),
+      const summary = await runOnHosts({ dir, path, instances }, hosts, {
         outputDir: out,
         workers: 2,
-        redoExisting: false,
         runId: `frozen-test-${process.pid}`,
-        subset: path,
-        split: "test",
         display,
-        prepare: instancePreparer({}, dir),
-        hosts,
-        hostsSource: "--docker-host",
-        hostProbeMs: 60_000,
         hostAnswerTimeoutMs: 2000,
-        imageOf: (instance) => String(instance.image_name),
       });
       expect(frozen).toBeDefined();
       expect(summary.statuses.get("Submitted")?.sort()).toEqual(ids);
@@ -508,7 +497,7 @@ await describeExtraDaemons("a batch across several Docker hosts (real extra daem
     const { dir, path, ids } = await dataset(8);
     await Promise.all([loadImages(main, b.docker(), [IMAGE]), loadImages(main, c.docker(), [IMAGE])]);
     const out = join(dir, "out");
-    const args = ["swebench", "--subset", path, ...DOCKER, "-o", out];
+    const args = ["swebench", "--subset", path, ...SCRIPTED_IN_DOCKER, "-o", out];
     const run = startCli([...args, "--docker-host", `${b.host}:1`, "--docker-host", `${c.host}:1`]);
     const finished = () => {
       try {

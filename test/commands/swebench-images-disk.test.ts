@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { step } from "../helpers/datasets.js";
+import { SCRIPTED_IN_DOCKER, writeImageDataset } from "../helpers/datasets.js";
 import { dockerFixture } from "../helpers/docker.js";
 import { type ExtraDaemon, startDaemon } from "../helpers/docker-daemons.js";
 import { describeExtraDaemons } from "../helpers/docker-daemons-suite.js";
@@ -49,34 +49,13 @@ await describeExtraDaemons("swebench images on a daemon whose disk fills (a loop
     await registry?.stop();
   });
 
-  function dataset(dir: string): string {
-    const path = join(dir, "dataset.json");
-    const instances = images.map((pushed, i) => ({
-      instance_id: `disk__case-${i + 1}`,
-      problem_statement: "print a fix",
-      image_name: pushed.image,
-      swerun_scripted_outputs: [
-        step("true"),
-        step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
-      ],
-    }));
-    writeFileSync(path, JSON.stringify(instances));
-    return path;
-  }
+  const dataset = (dir: string) => writeImageDataset(dir, images, { prefix: "disk" });
 
   const args = (path: string, out: string) => [
     "swebench",
     "--subset",
     path,
-    "-c",
-    "swebench",
-    "-c",
-    "swebench-demo",
-    "--environment-class",
-    "docker",
-    "-c",
-    'environment.run_args=["--rm","--network","none"]',
-    "-q",
+    ...SCRIPTED_IN_DOCKER,
     "--docker-host",
     `${daemon.host}:1`,
     "-o",

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { step } from "../helpers/datasets.js";
+import { SCRIPTED_IN_DOCKER, writeImageDataset } from "../helpers/datasets.js";
 import { dockerFixture } from "../helpers/docker.js";
 import { type ExtraDaemon, startDaemon } from "../helpers/docker-daemons.js";
 import { describeExtraDaemons } from "../helpers/docker-daemons-suite.js";
@@ -72,17 +72,7 @@ await describeExtraDaemons(
 
     it("a batch over two hosts, its images 4x the budget of each, ends with every prediction and each host within its budget", async () => {
       const dir = tempDir();
-      const instances = images.map((pushed, i) => ({
-        instance_id: `hosts__case-${i + 1}`,
-        problem_statement: "print a fix",
-        image_name: pushed.image,
-        swerun_scripted_outputs: [
-          step("sleep 0.5"),
-          step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
-        ],
-      }));
-      const dataset = join(dir, "dataset.json");
-      writeFileSync(dataset, JSON.stringify(instances));
+      const dataset = writeImageDataset(dir, images, { prefix: "hosts", before: "sleep 0.5" });
       const imageBytes = images[0]?.bytes ?? 0;
       // Two images per host: the batch's 8 images are 4x what each host may hold.
       const budget = 2 * imageBytes + Math.floor(imageBytes / 2);
@@ -93,15 +83,7 @@ await describeExtraDaemons(
           "swebench",
           "--subset",
           dataset,
-          "-c",
-          "swebench",
-          "-c",
-          "swebench-demo",
-          "--environment-class",
-          "docker",
-          "-c",
-          'environment.run_args=["--rm","--network","none"]',
-          "-q",
+          ...SCRIPTED_IN_DOCKER,
           ...daemons.flatMap((daemon) => ["--docker-host", `${daemon.host}:1`]),
           "--image-budget",
           String(budget),

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
-import { step } from "../helpers/datasets.js";
+import { SCRIPTED_IN_DOCKER as DOCKER, step, writeImageDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, REQUIRE_DOCKER } from "../helpers/docker.js";
 import {
   type LocalRegistry,
@@ -15,35 +15,35 @@ import {
 } from "../helpers/local-registry.js";
 import { tempDir } from "../helpers/tmp.js";
 
-const DOCKER = [
-  "-c",
-  "swebench",
-  "-c",
-  "swebench-demo",
-  "--environment-class",
-  "docker",
-  "-c",
-  'environment.run_args=["--rm","--network","none"]',
-  "-q",
-];
-
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
 /** A dataset whose instance i runs in `images[i]`: a scripted agent that runs `before`, then submits "fix-i". */
-function writeImageDataset(dir: string, images: PushedImage[], before = "true"): string {
+function writeImagesDataset(dir: string, images: PushedImage[], before = "true"): string {
+  return writeImageDataset(dir, images, { prefix: "images", before, repo: "test/images" });
+}
+
+/**
+ * A dataset whose instance i (`<prefix>__case-<i>`) runs in `images[i]`: its agent writes fix.txt and submits the
+ * diff; its grading runs `wait` (a shell line), then passes where fix.txt is there.
+ */
+function writeGradedDataset(dir: string, images: PushedImage[], prefix: string, wait = "") {
   const instances = images.map((pushed, i) => ({
-    instance_id: `images__case-${i + 1}`,
-    problem_statement: "print a fix",
+    instance_id: `${prefix}__case-${i + 1}`,
+    problem_statement: "add a file",
     repo: "test/images",
     image_name: pushed.image,
+    eval_script: `#!/bin/bash\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\n${wait}test -f fix.txt && echo 'PASSED t.py::test_fix'\n: '>>>>> End Test Output'\n`,
+    log_parser: "parse_log_pytest",
+    FAIL_TO_PASS: '["t.py::test_fix"]',
+    PASS_TO_PASS: "[]",
     swerun_scripted_outputs: [
-      step(before),
-      step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
+      step(`cd /testbed && git init -q . && echo fix-${i + 1} > fix.txt && git add -A`),
+      step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cd /testbed && git diff --cached"),
     ],
   }));
-  const path = join(dir, "dataset.json");
-  writeFileSync(path, JSON.stringify(instances, null, 2));
-  return path;
+  const dataset = join(dir, "dataset.json");
+  writeFileSync(dataset, JSON.stringify(instances));
+  return { dataset, instances };
 }
 
 /** Pulls an image the test itself needs on the daemon (as a user would have before a batch). */
@@ -112,7 +112,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       const dir = tempDir();
       const stateDir = join(dir, "state");
       const env = { SWERUN_STATE_DIR: stateDir };
-      const dataset = writeImageDataset(dir, images);
+      const dataset = writeImagesDataset(dir, images);
       // The first instance's image is on the daemon before either batch: it is never removed.
       const [first] = images;
       if (!first) throw new Error("no images");
@@ -176,23 +176,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
       const dir = tempDir();
       // Each agent writes a new file and submits its diff; each grading takes 2 s in a container of the image.
-      const instances = images.slice(0, 4).map((pushed, i) => ({
-        instance_id: `graded__case-${i + 1}`,
-        problem_statement: "add a file",
-        repo: "test/images",
-        image_name: pushed.image,
-        eval_script:
-          "#!/bin/bash\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\nsleep 2\ntest -f fix.txt && echo 'PASSED t.py::test_fix'\n: '>>>>> End Test Output'\n",
-        log_parser: "parse_log_pytest",
-        FAIL_TO_PASS: '["t.py::test_fix"]',
-        PASS_TO_PASS: "[]",
-        swerun_scripted_outputs: [
-          step(`cd /testbed && git init -q . && echo fix-${i + 1} > fix.txt && git add -A`),
-          step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cd /testbed && git diff --cached"),
-        ],
-      }));
-      const dataset = join(dir, "dataset.json");
-      writeFileSync(dataset, JSON.stringify(instances));
+      const { dataset } = writeGradedDataset(dir, images.slice(0, 4), "graded", "sleep 2\n");
       const imageBytes = images[0]?.bytes ?? 0;
       // Room for the two running instances' images and half of a third: a grading's image must go first.
       const budget = 2 * imageBytes + Math.floor(imageBytes / 2);
@@ -235,23 +219,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       for (const { tag } of await ours()) await docker.getImage(tag).remove({ force: true });
       const dir = tempDir();
       const env = { SWERUN_STATE_DIR: join(dir, "state") };
-      const instances = images.slice(0, 3).map((pushed, i) => ({
-        instance_id: `earlier__case-${i + 1}`,
-        problem_statement: "add a file",
-        repo: "test/images",
-        image_name: pushed.image,
-        eval_script:
-          "#!/bin/bash\nexec 2>&1\ncd /testbed\n: '>>>>> Start Test Output'\ntest -f fix.txt && echo 'PASSED t.py::test_fix'\n: '>>>>> End Test Output'\n",
-        log_parser: "parse_log_pytest",
-        FAIL_TO_PASS: '["t.py::test_fix"]',
-        PASS_TO_PASS: "[]",
-        swerun_scripted_outputs: [
-          step(`cd /testbed && git init -q . && echo fix-${i + 1} > fix.txt && git add -A`),
-          step("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cd /testbed && git diff --cached"),
-        ],
-      }));
-      const dataset = join(dir, "dataset.json");
-      writeFileSync(dataset, JSON.stringify(instances));
+      const { dataset, instances } = writeGradedDataset(dir, images.slice(0, 3), "earlier");
       const imageBytes = images[0]?.bytes ?? 0;
       // Room for one image and a half: the batch without --eval removes all but the last image it used.
       const budget = imageBytes + Math.floor(imageBytes / 2);
@@ -297,7 +265,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       const before = await startWith(first.image);
       const dir = tempDir();
       const env = { SWERUN_STATE_DIR: join(dir, "state") };
-      const dataset = writeImageDataset(dir, images, "sleep 1");
+      const dataset = writeImagesDataset(dir, images, "sleep 1");
       const out = join(dir, "out");
       const budget = 3 * (images[1]?.bytes ?? 0);
       const args = ["swebench", "--subset", dataset, ...DOCKER, "-w", "1", "--image-budget", String(budget)];
@@ -357,7 +325,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
       const three = images.slice(0, 3);
       const [first, , last] = three;
       if (!first || !last) throw new Error("no images");
-      const dataset = writeImageDataset(dir, three);
+      const dataset = writeImagesDataset(dir, three);
       const out = join(dir, "out");
       // Room for one image and a half: a batch ends holding only the last image it used.
       const budget = first.bytes + Math.floor(first.bytes / 2);
@@ -406,7 +374,7 @@ await describeDocker("swebench images: pull ahead, a disk budget, cleanup (a rea
     "preflight: a budget below the largest image or above the free space, and bad flags, are one line and exit 2 before any instance",
     async () => {
       const dir = tempDir();
-      const dataset = writeImageDataset(dir, images.slice(0, 2));
+      const dataset = writeImagesDataset(dir, images.slice(0, 2));
       const out = join(dir, "out");
       const base = ["swebench", "--subset", dataset, ...DOCKER, "-o", out];
       const env = { SWERUN_STATE_DIR: join(dir, "state") };

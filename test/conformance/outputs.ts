@@ -129,3 +129,29 @@ export interface Row<C> {
   /** Why swerun does not produce this item (also in the README). */
   notProduced?: string;
 }
+
+/** A row of a seed's table checked against the seed runs' outputs, and a check of it. */
+export type SeedRow = Row<SeedOutputs>;
+export type SeedCheck = (outputs: SeedOutputs) => void;
+
+/**
+ * A row whose check first runs `holds` (the item is in the outputs, with its type), then the row's own `check`
+ * (its meaning), if any.
+ */
+export function itemRow<C>(
+  item: string,
+  type: string,
+  meaning: string,
+  holds: (outputs: C) => void,
+  check?: (outputs: C) => void,
+): Row<C> {
+  return {
+    item,
+    type,
+    meaning,
+    check: (outputs) => {
+      holds(outputs);
+      check?.(outputs);
+    },
+  };
+}

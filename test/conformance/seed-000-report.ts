@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { CONTEXT_WINDOW } from "../helpers/seed-runs.js";
-import { hasType, type Json, type Row, type SeedOutputs } from "./outputs.js";
+import { hasType, itemRow, type Json, type SeedCheck, type SeedOutputs, type SeedRow } from "./outputs.js";
 
 /** Every report (the live one and the later one) of every single run, with its run. */
 const reports = (o: SeedOutputs) =>
@@ -12,60 +12,39 @@ const timeline = (report: Json, type: string): Json[] => report.timeline.filter(
 const at = (report: Json, path: string) => path.split(".").reduce((value, key) => value?.[key], report);
 
 /** A documented field: every report has it with its type, unless `nullable` says when it is null. */
-function field(
-  item: string,
-  type: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
-  return {
-    item,
-    type,
-    meaning,
-    check: (o) => {
-      for (const { r, report } of reports(o)) {
-        const value = at(report, item);
-        if (item === "result.error_message" && report.result.outcome !== "error") {
-          expect(value, r.run.name).toBeUndefined();
-          continue;
-        }
-        expect(hasType(value, type), `${r.run.name}: ${item} = ${JSON.stringify(value)} is not ${type}`).toBe(
-          true,
-        );
+function field(item: string, type: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    for (const { r, report } of reports(o)) {
+      const value = at(report, item);
+      if (item === "result.error_message" && report.result.outcome !== "error") {
+        expect(value, r.run.name).toBeUndefined();
+        continue;
       }
-      check?.(o);
-    },
+      expect(hasType(value, type), `${r.run.name}: ${item} = ${JSON.stringify(value)} is not ${type}`).toBe(
+        true,
+      );
+    }
   };
+  return itemRow(item, type, meaning, holds, check);
 }
 
 /** A documented timeline entry field: every entry of that type has it with its type. */
-function entry(
-  type: string,
-  key: string,
-  valueType: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-) {
-  return {
-    item: `timeline:${type}.${key}`,
-    type: valueType,
-    meaning,
-    check: (o: SeedOutputs) => {
-      const entries = reports(o).flatMap(({ report }) => timeline(report, type));
-      expect(entries.length, `no ${type} entries`).toBeGreaterThan(0);
-      for (const e of entries) {
-        if (key === "error" && e.succeeded !== false) continue;
-        expect(hasType(e[key], valueType), `${JSON.stringify(e)}: ${key} is not ${valueType}`).toBe(true);
-      }
-      check?.(o);
-    },
-  } satisfies Row<SeedOutputs>;
+function entry(type: string, key: string, valueType: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    const entries = reports(o).flatMap(({ report }) => timeline(report, type));
+    expect(entries.length, `no ${type} entries`).toBeGreaterThan(0);
+    for (const e of entries) {
+      if (key === "error" && e.succeeded !== false) continue;
+      expect(hasType(e[key], valueType), `${JSON.stringify(e)}: ${key} is not ${valueType}`).toBe(true);
+    }
+  };
+  return itemRow(`timeline:${type}.${key}`, valueType, meaning, holds, check);
 }
 
 const NO_COMPACTION = "swerun never trims the conversation: it has no context compaction or turn dropping";
 
 /** Seed 000 (swival's `--report`) item by item, checked against `--report` and `swerun report` of real runs. */
-export const REPORT_TABLE: Array<Row<SeedOutputs>> = [
+export const REPORT_TABLE: Array<SeedRow> = [
   field("version", "int", "schema version, 1", (o) => {
     for (const { report } of reports(o)) expect(report.version).toBe(1);
   }),

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { hasType, type Json, type Row, type SeedOutputs } from "./outputs.js";
+import { hasType, itemRow, type Json, type SeedCheck, type SeedOutputs, type SeedRow } from "./outputs.js";
 
 /** Every summary line and full judge record, single runs and batch instances, each with its trajectory. */
 const summaries = (o: SeedOutputs) => [
@@ -23,42 +23,21 @@ const steps = (o: SeedOutputs, type: string): Json[] =>
 const markdowns = (o: SeedOutputs) => [...Object.values(o.runs).map((r) => r.markdown), o.batch.markdown];
 const wallMs = (trajectory: Json) => Math.round(trajectory.info.swerun_timing.wall_time_s * 1000);
 
-function summaryField(
-  key: string,
-  type: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
-  return {
-    item: `summary.${key}`,
-    type,
-    meaning,
-    check: (o) => {
-      for (const { name, line } of summaries(o))
-        expect(hasType(line[key], type), `${name}: ${key}`).toBe(true);
-      check?.(o);
-    },
+function summaryField(key: string, type: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    for (const { name, line } of summaries(o)) expect(hasType(line[key], type), `${name}: ${key}`).toBe(true);
   };
+  return itemRow(`summary.${key}`, type, meaning, holds, check);
 }
 
-function fullField(
-  key: string,
-  type: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
-  return {
-    item: `full.${key}`,
-    type,
-    meaning,
-    check: (o) => {
-      for (const { name, record } of records(o)) {
-        const value = key.split(".").reduce((v: Json, k) => v?.[k], record);
-        expect(hasType(value, type), `${name}: ${key} = ${JSON.stringify(value)}`).toBe(true);
-      }
-      check?.(o);
-    },
+function fullField(key: string, type: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    for (const { name, record } of records(o)) {
+      const value = key.split(".").reduce((v: Json, k) => v?.[k], record);
+      expect(hasType(value, type), `${name}: ${key} = ${JSON.stringify(value)}`).toBe(true);
+    }
   };
+  return itemRow(`full.${key}`, type, meaning, holds, check);
 }
 
 function stepField(
@@ -66,26 +45,21 @@ function stepField(
   key: string,
   valueType: string,
   meaning: string,
-  check?: (o: SeedOutputs) => void,
-) {
-  return {
-    item: `step:${type}.${key}`,
-    type: valueType,
-    meaning,
-    check: (o: SeedOutputs) => {
-      const found = steps(o, type);
-      expect(found.length).toBeGreaterThan(0);
-      for (const step of found)
-        expect(hasType(step[key], valueType), `${JSON.stringify(step)}: ${key}`).toBe(true);
-      check?.(o);
-    },
-  } satisfies Row<SeedOutputs>;
+  check?: SeedCheck,
+): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    const found = steps(o, type);
+    expect(found.length).toBeGreaterThan(0);
+    for (const step of found)
+      expect(hasType(step[key], valueType), `${JSON.stringify(step)}: ${key}`).toBe(true);
+  };
+  return itemRow(`step:${type}.${key}`, valueType, meaning, holds, check);
 }
 
 const NO_PLANS = "swerun's agent makes no plans";
 
 /** Seed 001 (the ACP harness's summary and judge formats) item by item, checked against exports of real runs. */
-export const EXPORT_TABLE: Array<Row<SeedOutputs>> = [
+export const EXPORT_TABLE: Array<SeedRow> = [
   summaryField("id", "string", "the instance id (a single run: its trajectory's name)", (o) => {
     expect(o.batch.summaries.map((line: Json) => line.id).sort()).toEqual(
       Object.keys(o.batch.trajectories).sort(),

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { CONTEXT_WINDOW } from "../helpers/seed-runs.js";
-import { hasType, type Json, type Row, type SeedOutputs } from "./outputs.js";
+import { hasType, itemRow, type Json, type SeedCheck, type SeedOutputs, type SeedRow } from "./outputs.js";
 
 const batchEvents = (o: SeedOutputs): Json[] => o.batch.run.events;
 /** Every event of every run (single runs and the batch). */
@@ -12,59 +12,33 @@ const ofType = (o: SeedOutputs, type: string) => all(o).filter((event) => event.
 const events = (o: SeedOutputs, run: string): Json[] => o.runs[run]?.run.events ?? [];
 
 /** An event type: emitted by these runs. */
-function event(type: string, meaning: string, check?: (o: SeedOutputs) => void): Row<SeedOutputs> {
-  return {
-    item: `event:${type}`,
-    type: "object",
-    meaning,
-    check: (o) => {
-      expect(ofType(o, type).length, `no ${type}`).toBeGreaterThan(0);
-      check?.(o);
-    },
+function event(type: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    expect(ofType(o, type).length, `no ${type}`).toBeGreaterThan(0);
   };
+  return itemRow(`event:${type}`, "object", meaning, holds, check);
 }
 
 /** A root field of an event type: every such event has it with its type. */
-function root(
-  type: string,
-  key: string,
-  valueType: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-) {
-  return {
-    item: `${type}.${key}`,
-    type: valueType,
-    meaning,
-    check: (o: SeedOutputs) => {
-      const found = ofType(o, type);
-      expect(found.length, `no ${type}`).toBeGreaterThan(0);
-      for (const e of found)
-        expect(hasType(e[key], valueType), `${type}.${key} = ${JSON.stringify(e[key])}`).toBe(true);
-      check?.(o);
-    },
-  } satisfies Row<SeedOutputs>;
+function root(type: string, key: string, valueType: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    const found = ofType(o, type);
+    expect(found.length, `no ${type}`).toBeGreaterThan(0);
+    for (const e of found)
+      expect(hasType(e[key], valueType), `${type}.${key} = ${JSON.stringify(e[key])}`).toBe(true);
+  };
+  return itemRow(`${type}.${key}`, valueType, meaning, holds, check);
 }
 
 /** A usage key of agent_step/agent_stop (context keys only when the model's context window is known). */
-function usage(
-  key: string,
-  valueType: string,
-  meaning: string,
-  check?: (o: SeedOutputs) => void,
-): Row<SeedOutputs> {
-  return {
-    item: `usage.${key}`,
-    type: valueType,
-    meaning,
-    check: (o) => {
-      const found = events(o, "full").filter((e: Json) => e.type === "agent_step" || e.type === "agent_stop");
-      expect(found.length).toBeGreaterThan(0);
-      for (const e of found)
-        expect(hasType(e.usage[key], valueType), `usage.${key} = ${e.usage[key]}`).toBe(true);
-      check?.(o);
-    },
+function usage(key: string, valueType: string, meaning: string, check?: SeedCheck): SeedRow {
+  const holds = (o: SeedOutputs) => {
+    const found = events(o, "full").filter((e: Json) => e.type === "agent_step" || e.type === "agent_stop");
+    expect(found.length).toBeGreaterThan(0);
+    for (const e of found)
+      expect(hasType(e.usage[key], valueType), `usage.${key} = ${e.usage[key]}`).toBe(true);
   };
+  return itemRow(`usage.${key}`, valueType, meaning, holds, check);
 }
 
 const NO_DELEGATION = "swerun runs one agent per swarm: no agent delegates to another";
@@ -78,7 +52,7 @@ const usages = (o: SeedOutputs) =>
     .map((e: Json) => e.usage);
 
 /** Seed 002 (SwarmSDK's event payloads) item by item, checked against `--events` of real runs. */
-export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
+export const EVENTS_TABLE: Array<SeedRow> = [
   {
     item: "common.type",
     type: "string",
@@ -320,7 +294,7 @@ export const EVENTS_TABLE: Array<Row<SeedOutputs>> = [
   root("user_prompt", "source", "string", "always user"),
   root("user_prompt", "metadata", "object", "the full context, with the prompt"),
   ...["prompt", "message_count", "model", "provider", "tools", "delegates_to", "source", "timestamp"].map(
-    (key): Row<SeedOutputs> => ({
+    (key): SeedRow => ({
       item: `user_prompt.metadata.${key}`,
       type: "unknown",
       meaning: key === "prompt" ? "the user message sent (the rendered task prompt)" : `as the root's ${key}`,

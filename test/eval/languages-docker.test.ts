@@ -8,6 +8,7 @@ import { instanceLanguage } from "../../src/eval/parser-language.js";
 import { evalReport, readLogText } from "../../src/eval/verdict.js";
 import { pythonJson } from "../../src/python/json-dumps-indent.js";
 import { runCli } from "../helpers/cli.js";
+import { SCRIPTED_IN_DOCKER } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
 import { ensureLanguageImage, LANGUAGES, LANGUAGES_DIR } from "../helpers/language-images.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -59,15 +60,7 @@ await describeDocker("Multilingual-shaped instances end to end (Go, JavaScript, 
       "--subset",
       dataset,
       "--eval",
-      "-c",
-      "swebench",
-      "-c",
-      "swebench-demo",
-      "--environment-class",
-      "docker",
-      "-c",
-      'environment.run_args=["--rm","--network","none"]',
-      "-q",
+      ...SCRIPTED_IN_DOCKER,
       "-w",
       "3",
       "-o",

@@ -39,3 +39,40 @@ export function writeDataset(
   writeFileSync(path, JSON.stringify(instances, null, 2));
   return path;
 }
+
+/** The flags of a quiet swebench batch of scripted instances in Docker containers with networking off. */
+export const SCRIPTED_IN_DOCKER = [
+  "-c",
+  "swebench",
+  "-c",
+  "swebench-demo",
+  "--environment-class",
+  "docker",
+  "-c",
+  'environment.run_args=["--rm","--network","none"]',
+  "-q",
+];
+
+/**
+ * A dataset file in `dir` whose instance i (`<prefix>__case-<i>`, from 1) runs in `images[i]`: a scripted
+ * agent that runs `before`, then submits "fix-<i>".
+ */
+export function writeImageDataset(
+  dir: string,
+  images: { image: string }[],
+  options: { prefix: string; before?: string; repo?: string },
+): string {
+  const instances = images.map((pushed, i) => ({
+    instance_id: `${options.prefix}__case-${i + 1}`,
+    problem_statement: "print a fix",
+    ...(options.repo === undefined ? {} : { repo: options.repo }),
+    image_name: pushed.image,
+    swerun_scripted_outputs: [
+      step(options.before ?? "true"),
+      step(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo fix-${i + 1}`),
+    ],
+  }));
+  const path = join(dir, "dataset.json");
+  writeFileSync(path, JSON.stringify(instances, null, 2));
+  return path;
+}

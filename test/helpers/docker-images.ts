@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -11,6 +11,8 @@ import {
   RootfsCollector,
   sha,
 } from "../../src/fixture-images/rootfs.js";
+
+import { addTestbed, once } from "./image-build.js";
 
 export { rootfsTar } from "../../src/fixture-images/rootfs.js";
 
@@ -79,7 +81,7 @@ export function commitFixedRepo(dir: string, message: string): void {
 }
 
 /** A git repository holding SWEBENCH_FILES, committed once, made with this machine's git. */
-function swebenchRepo(): string {
+export function swebenchRepo(): string {
   const dir = mkdtempSync(join(os.tmpdir(), "swerun-testbed-"));
   for (const [name, content] of Object.entries(SWEBENCH_FILES)) {
     writeFileSync(join(dir, name), content, { mode: name.endsWith(".sh") ? 0o755 : 0o644 });
@@ -95,12 +97,7 @@ export function ensureTestImages(
   docker: Docker,
   log: (line: string) => void = () => {},
 ): Promise<TestImages> {
-  let promise = building.get(docker);
-  if (!promise) {
-    promise = buildTestImages(docker, log);
-    building.set(docker, promise);
-  }
-  return promise;
+  return once(building, docker, () => buildTestImages(docker, log));
 }
 
 async function buildTestImages(docker: Docker, log: (line: string) => void): Promise<TestImages> {
@@ -117,12 +114,7 @@ async function buildTestImages(docker: Docker, log: (line: string) => void): Pro
   if (!(await imageExists(docker, swebench))) {
     const started = Date.now();
     const rootfs = baseRootfs();
-    const repo = swebenchRepo();
-    try {
-      rootfs.addTree(repo, "testbed");
-    } finally {
-      rmSync(repo, { recursive: true, force: true });
-    }
+    addTestbed(rootfs, swebenchRepo());
     await importImage(docker, rootfs.tar(), "swerun-test/swebench-calc", swebenchHash);
     log(`built ${swebench} in ${Date.now() - started} ms`);
   }

@@ -1,17 +1,22 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import {
-  baseRootfs,
-  imageExists,
-  importImage,
-  type RootfsCollector,
-  sha,
-} from "../../src/fixture-images/rootfs.js";
+import { type RootfsCollector, sha } from "../../src/fixture-images/rootfs.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { commitFixedRepo } from "./docker-images.js";
+import {
+  addAll,
+  addPython,
+  addTestbed,
+  buildImage,
+  files,
+  once,
+  PYTHON,
+  pythonVersion,
+  stdlibDir,
+} from "./image-build.js";
 
 /** The grading tests' repository: `add` subtracts; its tests run under pytest (test/fixtures/eval/docker). */
 export const EVAL_FIXTURES = join(packageRoot(), "test", "fixtures", "eval", "docker");
@@ -19,7 +24,6 @@ const TESTBED = join(EVAL_FIXTURES, "testbed");
 
 /** Bump when the recipe changes, so old tags are not reused. */
 const RECIPE = "swerun-eval-image-1";
-const PYTHON = "/usr/bin/python3";
 /** Parts of the standard library that pytest never needs. */
 const STDLIB_SKIP = new Set([
   "test",
@@ -33,46 +37,32 @@ const STDLIB_SKIP = new Set([
 /** What Debian's python3-pytest needs from dist-packages. */
 const PYTEST_PACKAGES = ["pytest", "_pytest", "pluggy", "iniconfig", "packaging", "attr", "py.py"];
 
-function addWalk(rootfs: RootfsCollector, dir: string, skip: Set<string> = new Set()): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (skip.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory() && !lstatSync(path).isSymbolicLink()) addWalk(rootfs, path);
-    else rootfs.add(path);
-  }
+/** The files at `path`: every file below it when it is a folder (not a symlink), else the path itself. */
+function filesAt(path: string): string[] {
+  return lstatSync(path).isDirectory() ? files(path) : [path];
 }
 
-function sharedLibraries(paths: string[]): string[] {
-  let output = "";
-  try {
-    output = execFileSync("ldd", paths, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  } catch (error) {
-    output = String((error as { stdout?: unknown }).stdout ?? "");
-  }
-  return [...output.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1] ?? "").filter(Boolean);
-}
-
-/** Debian's python3 (with its standard library and lib-dynload modules) and python3-pytest, from this machine. */
-function addPython(rootfs: RootfsCollector): void {
+/**
+ * Debian's python3 (with its standard library but the top-level entries STDLIB_SKIP names, and lib-dynload
+ * modules), python3-pytest, `patch` and `tail`, from this machine.
+ */
+function addPythonAndTools(rootfs: RootfsCollector): void {
   if (!existsSync(PYTHON) || !existsSync("/usr/lib/python3/dist-packages/pytest"))
     throw new Error(
       "the grading test image needs Debian's python3 and python3-pytest (apt-get install python3-pytest)",
     );
-  const version = execFileSync(PYTHON, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], {
-    encoding: "utf8",
-  }).trim();
-  const stdlib = `/usr/lib/python${version}`;
-  rootfs.add(PYTHON);
-  addWalk(rootfs, stdlib, STDLIB_SKIP);
+  const version = pythonVersion();
+  const stdlib = stdlibDir(version);
+  const kept = readdirSync(stdlib).filter((name) => !STDLIB_SKIP.has(name));
+  addPython(
+    rootfs,
+    version,
+    kept.flatMap((name) => filesAt(join(stdlib, name))),
+  );
   for (const name of PYTEST_PACKAGES) {
     const path = join("/usr/lib/python3/dist-packages", name);
-    if (!existsSync(path)) continue;
-    if (lstatSync(path).isDirectory()) addWalk(rootfs, path);
-    else rootfs.add(path);
+    if (existsSync(path)) addAll(rootfs, filesAt(path));
   }
-  const dynload = join(stdlib, "lib-dynload");
-  const modules = readdirSync(dynload).map((name) => join(dynload, name));
-  for (const lib of sharedLibraries([PYTHON, ...modules])) rootfs.add(lib);
   for (const program of ["patch", "tail"]) {
     const path = ["/usr/bin", "/bin"]
       .map((dir) => join(dir, program))
@@ -111,29 +101,13 @@ const building = new WeakMap<Docker, Promise<string>>();
  * mathx repository at /testbed. Built offline once per content hash (a few seconds), then reused.
  */
 export function ensureEvalImage(docker: Docker, log: (line: string) => void = () => {}): Promise<string> {
-  let promise = building.get(docker);
-  if (!promise) {
-    promise = buildEvalImage(docker, log);
-    building.set(docker, promise);
-  }
-  return promise;
+  return once(building, docker, () => buildEvalImage(docker, log));
 }
 
 async function buildEvalImage(docker: Docker, log: (line: string) => void): Promise<string> {
   const hash = sha(testbedHash(), execFileSync(PYTHON, ["--version"], { encoding: "utf8" }));
-  const tag = `swerun-test/eval-mathx:${hash}`;
-  if (await imageExists(docker, tag)) return tag;
-  const started = Date.now();
-  const rootfs = baseRootfs();
-  addPython(rootfs);
-  const repo = testbedRepo();
-  try {
-    rootfs.addTree(repo, "testbed");
-  } finally {
-    rmSync(repo, { recursive: true, force: true });
-  }
-  const tar = rootfs.tar();
-  await importImage(docker, tar, "swerun-test/eval-mathx", hash);
-  log(`built ${tag} (${(tar.length / 1e6).toFixed(1)} MB) in ${Date.now() - started} ms`);
-  return tag;
+  return buildImage(docker, { repository: "swerun-test/eval-mathx", hash }, log, (rootfs) => {
+    addPythonAndTools(rootfs);
+    addTestbed(rootfs, testbedRepo());
+  });
 }

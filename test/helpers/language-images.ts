@@ -1,26 +1,12 @@
 import { execFileSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import {
-  baseRootfs,
-  imageExists,
-  importImage,
-  type RootfsCollector,
-  sha,
-} from "../../src/fixture-images/rootfs.js";
+import { type RootfsCollector, sha } from "../../src/fixture-images/rootfs.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { commitFixedRepo } from "./docker-images.js";
+import { addAll, addTestbed, buildImage, files, sharedLibraries } from "./image-build.js";
 
 /**
  * SWE-bench Multilingual-shaped test instances in Go (go test), JavaScript (vitest) and Ruby (test-unit):
@@ -33,32 +19,6 @@ export type Language = (typeof LANGUAGES)[number];
 
 /** Bump when a recipe changes, so old tags are not reused. */
 const RECIPE = "swerun-lang-image-2";
-
-function sharedLibraries(paths: string[]): string[] {
-  let output = "";
-  try {
-    output = execFileSync("ldd", paths, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  } catch (error) {
-    output = String((error as { stdout?: unknown }).stdout ?? "");
-  }
-  return [...output.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((match) => match[1] ?? "").filter(Boolean);
-}
-
-/** Every file under `dir` (following no symlinked folders), except folders named in `skip`. */
-function files(dir: string, skip: Set<string> = new Set()): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (skip.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory() && !lstatSync(path).isSymbolicLink()) found.push(...files(path, skip));
-    else found.push(path);
-  }
-  return found;
-}
-
-function addAll(rootfs: RootfsCollector, paths: string[]): void {
-  for (const path of paths) rootfs.add(path);
-}
 
 function need(path: string, what: string): string {
   if (!existsSync(path)) throw new Error(`the ${what} test image needs ${path} (see .ci/run)`);
@@ -192,23 +152,12 @@ async function buildLanguageImage(
   language: Language,
   log: (line: string) => void,
 ): Promise<string> {
-  const hash = recipeHash(language);
-  const repository = `swerun-test/lang-${language}`;
-  const tag = `${repository}:${hash}`;
-  if (await imageExists(docker, tag)) return tag;
-  const started = Date.now();
-  const rootfs = baseRootfs();
-  const repo = testbedRepo(language);
-  try {
-    if (language === "go") addGo(rootfs, repo);
-    if (language === "js") addNode(rootfs);
-    if (language === "ruby") addRuby(rootfs);
-    rootfs.addTree(repo, "testbed");
-  } finally {
-    rmSync(repo, { recursive: true, force: true });
-  }
-  const tar = rootfs.tar();
-  await importImage(docker, tar, repository, hash);
-  log(`built ${tag} (${(tar.length / 1e6).toFixed(1)} MB) in ${Date.now() - started} ms`);
-  return tag;
+  const image = { repository: `swerun-test/lang-${language}`, hash: recipeHash(language) };
+  return buildImage(docker, image, log, (rootfs) => {
+    addTestbed(rootfs, testbedRepo(language), (repo) => {
+      if (language === "go") addGo(rootfs, repo);
+      if (language === "js") addNode(rootfs);
+      if (language === "ruby") addRuby(rootfs);
+    });
+  });
 }

@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, startCli, waitFor } from "./cli.js";
-import { completion, OpenAIServer, TEST_KEY, TEST_PRICES, toolCall } from "./openai-server.js";
+import { type RunWorkspace, runArgs, runWorkspace } from "./openai-run.js";
+import { completion, OpenAIServer, toolCall } from "./openai-server.js";
 
 /** What a recorded scenario left behind. */
 export interface Scenario {
@@ -12,45 +12,14 @@ export interface Scenario {
   code: number | null;
 }
 
-/** Writes a workspace (greeting.txt), the isolated settings dir and the price registry under `dir`. */
-function prepare(dir: string) {
-  const work = join(dir, "work");
-  const settings = join(dir, "settings");
-  mkdirSync(work, { recursive: true });
-  mkdirSync(settings, { recursive: true });
-  writeFileSync(join(work, "greeting.txt"), "hello\n");
-  const registry = join(settings, "prices.json");
-  writeFileSync(registry, JSON.stringify(TEST_PRICES));
-  const env = { OPENAI_API_KEY: TEST_KEY, SWERUN_GLOBAL_CONFIG_DIR: settings };
-  return { work, settings, registry, env };
-}
-
-function runArgs(server: OpenAIServer, dir: string, registry: string, work: string, task: string) {
-  return [
-    "run",
-    "-m",
-    "openai/test-model",
-    "-t",
-    task,
-    "--yolo",
-    "--exit-immediately",
-    "-c",
-    `model.model_kwargs.api_base=${server.url}`,
-    "-c",
+/** `swerun run` of `task` in the workspace at `server`, with the scenarios' model settings and a 2 s command timeout. */
+function scenarioArgs(space: RunWorkspace, server: OpenAIServer, task: string): string[] {
+  const config = [
     "model.model_kwargs.temperature=0.2",
-    "-c",
     "model.model_kwargs.max_tokens=256",
-    "-c",
-    `model.litellm_model_registry=${registry}`,
-    "-c",
-    `environment.cwd=${work}`,
-    "-c",
     "environment.timeout=2",
-    "-o",
-    join(dir, "run.traj.json"),
-    "--report",
-    join(dir, "run.report.json"),
   ];
+  return runArgs(space, server, { task, config });
 }
 
 /**
@@ -59,7 +28,7 @@ function runArgs(server: OpenAIServer, dir: string, registry: string, work: stri
  * that times out, a command that prints the API key (redacted), and a submission.
  */
 export async function recordFullScenario(dir: string): Promise<Scenario> {
-  const { work, registry, env } = prepare(dir);
+  const space = runWorkspace(dir);
   const server = await OpenAIServer.start();
   const usage = (prompt: number) => ({
     prompt_tokens: prompt,
@@ -119,13 +88,10 @@ export async function recordFullScenario(dir: string): Promise<Scenario> {
     },
   );
   try {
-    const result = await runCli(
-      runArgs(server, dir, registry, work, "greeting.txt should say hello, world"),
-      {
-        cwd: dir,
-        env,
-      },
-    );
+    const result = await runCli(scenarioArgs(space, server, "greeting.txt should say hello, world"), {
+      cwd: dir,
+      env: space.env,
+    });
     return { trajectory: join(dir, "run.traj.json"), report: join(dir, "run.report.json"), ...result };
   } finally {
     await server.close();
@@ -134,7 +100,7 @@ export async function recordFullScenario(dir: string): Promise<Scenario> {
 
 /** A real `swerun run` stopped by SIGTERM while it waits for the model's second reply: UserInterruption. */
 export async function recordInterruptedScenario(dir: string): Promise<Scenario> {
-  const { work, registry, env } = prepare(dir);
+  const space = runWorkspace(dir);
   const server = await OpenAIServer.start();
   server.push(
     {
@@ -147,7 +113,7 @@ export async function recordInterruptedScenario(dir: string): Promise<Scenario> 
     { stall: true },
   );
   try {
-    const run = startCli(runArgs(server, dir, registry, work, "tidy up the greeting"), { cwd: dir, env });
+    const run = startCli(scenarioArgs(space, server, "tidy up the greeting"), { cwd: dir, env: space.env });
     await waitFor(() => server.requests.length >= 2, 20_000, run.child);
     run.child.kill("SIGTERM");
     const result = await run.done;

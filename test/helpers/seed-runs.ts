@@ -1,14 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, startCli, waitFor } from "./cli.js";
-import {
-  completion,
-  OpenAIServer,
-  type ScriptedResponse,
-  TEST_KEY,
-  TEST_PRICES,
-  toolCall,
-} from "./openai-server.js";
+import { type RunWorkspace, runArgs, runWorkspace } from "./openai-run.js";
+import { completion, OpenAIServer, type ScriptedResponse, TEST_PRICES, toolCall } from "./openai-server.js";
 
 /** The context window the conformance runs' price registry gives `openai/test-model`. */
 export const CONTEXT_WINDOW = 4000;
@@ -44,56 +38,27 @@ function readEvents(path: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** A workspace, isolated settings and a price registry (with a context window) under `dir`. */
-function prepare(dir: string) {
-  const work = join(dir, "work");
-  const settings = join(dir, "settings");
-  mkdirSync(work, { recursive: true });
-  mkdirSync(settings, { recursive: true });
-  writeFileSync(join(work, "greeting.txt"), "hello\n");
-  const registry = join(settings, "prices.json");
-  writeFileSync(
-    registry,
-    JSON.stringify({
-      "openai/test-model": { ...TEST_PRICES["openai/test-model"], max_input_tokens: CONTEXT_WINDOW },
-    }),
-  );
-  return { work, registry, env: { OPENAI_API_KEY: TEST_KEY, SWERUN_GLOBAL_CONFIG_DIR: settings } };
+/** A workspace under `dir` whose price registry gives `openai/test-model` a context window of CONTEXT_WINDOW. */
+function prepare(dir: string): RunWorkspace {
+  return runWorkspace(dir, {
+    "openai/test-model": { ...TEST_PRICES["openai/test-model"], max_input_tokens: CONTEXT_WINDOW },
+  });
 }
 
-function runArgs(dir: string, server: OpenAIServer, registry: string, work: string, extra: string[]) {
-  return [
-    "run",
-    "-m",
-    extra.includes("--unknown-model") ? "openai/unknown-model" : "openai/test-model",
-    "-t",
-    "greeting.txt should say hello, world",
-    "--yolo",
-    "--exit-immediately",
-    "-c",
-    `model.model_kwargs.api_base=${server.url}`,
-    "-c",
-    "model.model_kwargs.temperature=0.2",
-    "-c",
-    "model.model_kwargs.max_tokens=256",
-    "-c",
-    `model.litellm_model_registry=${registry}`,
-    "-c",
-    "model.retry_min_wait=0.01",
-    "-c",
-    "model.retry_max_wait=0.02",
-    "-c",
-    `environment.cwd=${work}`,
-    "-c",
-    "environment.timeout=8",
-    ...extra.filter((arg) => arg !== "--unknown-model"),
-    "-o",
-    join(dir, "run.traj.json"),
-    "--report",
-    join(dir, "run.report.json"),
-    "--events",
-    join(dir, "events.jsonl"),
-  ];
+/** `swerun run` in the workspace at `server` with --events, fast retries, an 8 s command timeout, then `extra`. */
+function seedArgs(space: RunWorkspace, server: OpenAIServer, extra: string[]): string[] {
+  return runArgs(space, server, {
+    model: extra.includes("--unknown-model") ? "openai/unknown-model" : "openai/test-model",
+    config: [
+      "model.model_kwargs.temperature=0.2",
+      "model.model_kwargs.max_tokens=256",
+      "model.retry_min_wait=0.01",
+      "model.retry_max_wait=0.02",
+      "environment.timeout=8",
+    ],
+    extra: extra.filter((arg) => arg !== "--unknown-model"),
+    events: true,
+  });
 }
 
 /** A `swerun run` against a fresh local OpenAI server answering `responses`; `interrupt` sends SIGTERM once it has `interrupt` requests. */
@@ -105,11 +70,12 @@ async function serverRun(
   interrupt?: number,
 ): Promise<SeedRun> {
   mkdirSync(dir, { recursive: true });
-  const { work, registry, env } = prepare(dir);
+  const space = prepare(dir);
+  const { env } = space;
   const server = await OpenAIServer.start();
   server.push(...responses);
   try {
-    const args = runArgs(dir, server, registry, work, extra);
+    const args = seedArgs(space, server, extra);
     let result: { code: number | null; stderr: string };
     if (interrupt === undefined) {
       result = await runCli(args, { cwd: dir, env });

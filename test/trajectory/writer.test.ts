@@ -27,6 +27,28 @@ function step(messages: Message[], index: number): { cost: number } {
   return { cost: 0.0123 * (index + 1) };
 }
 
+/**
+ * A `swerun run` (the demo config) of five scripted steps writing the trajectory `out`, killed by SIGKILL at
+ * `point`. Each step sleeps, so the first save's whole-file write is done before the next save comes (saves that
+ * arrive during a write coalesce, and the last one is a whole-file write again).
+ */
+function killedRun(dir: string, out: string, point: string) {
+  const outputs = Array.from({ length: 5 }, (_, i) => ({
+    role: "assistant",
+    content: `step ${i}`,
+    extra: { actions: [{ command: `sleep 0.3; echo step ${i}` }], cost: 0.5 },
+  }));
+  const path = join(dir, "c.json");
+  writeFileSync(
+    path,
+    JSON.stringify({ model: { model_class: "deterministic", outputs }, environment: { cwd: dir } }),
+  );
+  return killAt(point, ["run", "-c", "demo", "-c", path, "-t", "t", "-o", out]);
+}
+
+/** The roles of a trajectory's messages after `steps` steps. */
+const roles = (steps: number) => ["system", "user", ...Array(steps).fill(["assistant", "user"]).flat()];
+
 describe("TrajectoryWriter", () => {
   it("keeps the file a complete trajectory after every save, in bytes linear in its final size", async () => {
     const path = join(tempDir(), "t.traj.json");
@@ -95,38 +117,12 @@ describe("TrajectoryWriter", () => {
   it("a kill after a step's messages were appended, before its stats were, leaves every step in valid JSON", async () => {
     const dir = tempDir();
     const out = join(dir, "k.traj.json");
-    // Each step sleeps, so the first save's whole-file write is done before the next save comes (saves
-    // that arrive during a write coalesce, and the last one is a whole-file write again).
-    const outputs = Array.from({ length: 5 }, (_, i) => ({
-      role: "assistant",
-      content: `step ${i}`,
-      extra: { actions: [{ command: `sleep 0.3; echo step ${i}` }], cost: 0.5 },
-    }));
-    const path = join(dir, "c.json");
-    writeFileSync(
-      path,
-      JSON.stringify({ model: { model_class: "deterministic", outputs }, environment: { cwd: dir } }),
-    );
-    const result = await killAt("trajectory-appended", [
-      "run",
-      "-c",
-      "demo",
-      "-c",
-      path,
-      "-t",
-      "t",
-      "-o",
-      out,
-    ]);
+    const result = await killedRun(dir, out, "trajectory-appended");
     expect(result.signal).toBe("SIGKILL");
     const trajectory = readJson(out);
     const steps = (trajectory.messages.length - 2) / 2;
     expect(steps).toBeGreaterThanOrEqual(2);
-    expect(trajectory.messages.map((m: Message) => m.role)).toEqual([
-      "system",
-      "user",
-      ...Array(steps).fill(["assistant", "user"]).flat(),
-    ]);
+    expect(trajectory.messages.map((m: Message) => m.role)).toEqual(roles(steps));
     expect(trajectory.messages.at(-1).content).toMatch(new RegExp(`step ${steps - 1}`));
     // The stats are those of the save before: the kill came between the messages and the stats.
     expect(trajectory.info.model_stats.api_calls).toBeLessThan(steps);
@@ -173,18 +169,7 @@ describe("TrajectoryWriter", () => {
   it("a kill inside a step's in-place write leaves a cut file that the undo journal repairs, every earlier step whole", async () => {
     const dir = tempDir();
     const out = join(dir, "cut.traj.json");
-    const outputs = Array.from({ length: 5 }, (_, i) => ({
-      role: "assistant",
-      content: `step ${i}`,
-      extra: { actions: [{ command: `sleep 0.3; echo step ${i}` }], cost: 0.5 },
-    }));
-    const path = join(dir, "c.json");
-    writeFileSync(
-      path,
-      JSON.stringify({ model: { model_class: "deterministic", outputs }, environment: { cwd: dir } }),
-    );
-    const args = ["run", "-c", "demo", "-c", path, "-t", "t", "-o", out];
-    const result = await killAt("trajectory-tail-cut", args);
+    const result = await killedRun(dir, out, "trajectory-tail-cut");
     expect(result.signal).toBe("SIGKILL");
     // Killed with half of the step written over the old closing lines: the file does not parse.
     expect(() => readJson(out)).toThrow();
@@ -192,11 +177,7 @@ describe("TrajectoryWriter", () => {
     const loaded = loadTrajectory(out);
     const steps = (loaded.messages.length - 2) / 2;
     expect(steps).toBeGreaterThanOrEqual(1);
-    expect(loaded.messages.map((m) => m.role)).toEqual([
-      "system",
-      "user",
-      ...Array(steps).fill(["assistant", "user"]).flat(),
-    ]);
+    expect(loaded.messages.map((m) => m.role)).toEqual(roles(steps));
     expect(String(loaded.messages.at(-1)?.content)).toMatch(new RegExp(`step ${steps - 1}`));
     // Repaired on disk (for any reader: mini-swe-agent's, a watcher), the journal gone, the stats of that save.
     expect(readJson(out).messages).toEqual(loaded.messages);

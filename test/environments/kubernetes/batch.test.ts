@@ -2,61 +2,22 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeInformer, type V1Pod } from "@kubernetes/client-node";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { killAt, runCli, startCli, waitFor } from "../../helpers/cli.js";
 import { writeDataset } from "../../helpers/datasets.js";
+import { demoCluster, runDemo } from "../../helpers/kubernetes-demo.js";
 import { tempDir } from "../../helpers/tmp.js";
-import {
-  clusterPid,
-  demoImages,
-  describeKubernetes,
-  importImages,
-  nodeReady,
-  onCluster,
-  podWithFile,
-  runPods,
-  type TestCluster,
-  testCluster,
-} from "./cluster.js";
+import { clusterPid, describeKubernetes, nodeReady, onCluster, podWithFile, runPods } from "./cluster.js";
 
 await describeKubernetes("swebench batches in pods (test cluster)", () => {
-  let cluster: TestCluster;
-
-  beforeAll(async () => {
-    cluster = await testCluster();
-    importImages(...(await demoImages()));
-  });
-
-  afterAll(async () => {
-    expect(await runPods(cluster)).toEqual([]);
-  });
+  const theCluster = demoCluster();
 
   it("the demo batch in pods writes the same preds.json as in Docker", async () => {
+    const cluster = theCluster();
     const dir = tempDir();
-    const docker = await runCli([
-      "swebench",
-      "--subset",
-      "demo",
-      "--environment-class",
-      "docker",
-      "-w",
-      "3",
-      "-q",
-      "-o",
-      join(dir, "docker"),
-    ]);
+    const docker = await runDemo(join(dir, "docker"), ["-q"]);
     expect(docker.code).toBe(0);
-    const pods = await runCli([
-      "swebench",
-      "--subset",
-      "demo",
-      "-w",
-      "3",
-      "-q",
-      "-o",
-      join(dir, "pods"),
-      ...onCluster(cluster),
-    ]);
+    const pods = await runDemo(join(dir, "pods"), ["-q"], cluster);
     expect(pods.stderr).toBe("");
     expect(pods.code).toBe(0);
     const read = (name: string) => JSON.parse(readFileSync(join(dir, name, "preds.json"), "utf8"));
@@ -70,6 +31,7 @@ await describeKubernetes("swebench batches in pods (test cluster)", () => {
 
   /** A batch of `count` scripted instances whose first action is `before`, on the cluster. */
   function startBatch(count: number, before: string, ...specs: string[]) {
+    const cluster = theCluster();
     const dir = tempDir();
     const dataset = writeDataset(dir, count, before);
     const out = join(dir, "out");
@@ -98,6 +60,7 @@ await describeKubernetes("swebench batches in pods (test cluster)", () => {
   }
 
   it("a pod deleted mid-run re-queues its instance once; the batch ends with every instance submitted", async () => {
+    const cluster = theCluster();
     const { out, args } = startBatch(2, "touch /tmp/started; sleep 4");
     const run = startCli(args);
     const runId = await runIdOf(out, run.child);
@@ -116,6 +79,7 @@ await describeKubernetes("swebench batches in pods (test cluster)", () => {
   });
 
   it("a node that stops answering (NotReady) re-queues its instance once, onto the other node", async (context) => {
+    const cluster = theCluster();
     if (cluster.nodes < 2) context.skip();
     const affinity = {
       spec: {
@@ -162,6 +126,7 @@ await describeKubernetes("swebench batches in pods (test cluster)", () => {
   });
 
   it("SIGKILL mid-batch, then the same command: what the killed run left is deleted and each instance runs once", async () => {
+    const cluster = theCluster();
     const { out, args } = startBatch(3, "true");
     const killed = await killAt("action-start", args);
     expect(killed.signal).toBe("SIGKILL");
@@ -179,6 +144,7 @@ await describeKubernetes("swebench batches in pods (test cluster)", () => {
   });
 
   it("places the pods of a batch on both nodes (spread by the scheduler)", async (context) => {
+    const cluster = theCluster();
     if (cluster.nodes < 2) context.skip();
     const spread = `spread-${process.pid}`;
     const template = {

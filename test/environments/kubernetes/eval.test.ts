@@ -1,18 +1,9 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { runCli } from "../../helpers/cli.js";
+import { expect, it } from "vitest";
+import { demoCluster, runDemo } from "../../helpers/kubernetes-demo.js";
 import { tempDir } from "../../helpers/tmp.js";
-import {
-  demoImages,
-  describeKubernetes,
-  importImages,
-  ON_NODE1,
-  onCluster,
-  runPods,
-  type TestCluster,
-  testCluster,
-} from "./cluster.js";
+import { describeKubernetes, ON_NODE1 } from "./cluster.js";
 
 const IDS = ["swerun-demo__calc-1", "swerun-demo__count-3", "swerun-demo__greet-2"];
 
@@ -32,43 +23,14 @@ function report(out: string, id: string): unknown {
 }
 
 await describeKubernetes("swebench --eval in pods (test cluster)", () => {
-  let cluster: TestCluster;
-
-  beforeAll(async () => {
-    cluster = await testCluster();
-    importImages(...(await demoImages()));
-  });
-
-  afterAll(async () => {
-    expect(await runPods(cluster)).toEqual([]);
-  });
+  const theCluster = demoCluster();
 
   it("grades each instance in a fresh pod, with the same reports and verdicts as the grading in Docker", async () => {
     const dir = tempDir();
-    const docker = await runCli([
-      "swebench",
-      "--subset",
-      "demo",
-      "--environment-class",
-      "docker",
-      "--eval",
-      "-w",
-      "3",
-      "-o",
-      join(dir, "docker"),
-    ]);
+    const docker = await runDemo(join(dir, "docker"), ["--eval"]);
     expect(docker.code).toBe(0);
-    const pods = await runCli([
-      "swebench",
-      "--subset",
-      "demo",
-      "--eval",
-      "-w",
-      "3",
-      "-o",
-      join(dir, "pods"),
-      ...onCluster(cluster, `environment.pod_template=${JSON.stringify(ON_NODE1)}`),
-    ]);
+    const onNode1 = `environment.pod_template=${JSON.stringify(ON_NODE1)}`;
+    const pods = await runDemo(join(dir, "pods"), ["--eval"], theCluster(), onNode1);
     expect(pods.code, pods.stderr).toBe(0);
     expect(pods.stdout).toContain("resolved: 3/3 (3 graded, 0 empty, 0 errors)");
     for (const id of IDS) expect(report(join(dir, "pods"), id)).toEqual(report(join(dir, "docker"), id));
