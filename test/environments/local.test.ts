@@ -155,6 +155,39 @@ describe("LocalEnvironment", () => {
     expect(pids.filter(alive)).toEqual([]);
   });
 
+  it("runs each command as the leader of a process group of its own, with default signal dispositions", async () => {
+    const result = await env().execute({
+      command: 'read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo "$$ $3"; grep SigIgn /proc/$$/status',
+    });
+    const [pid, group] = result.output.split("\n")[0]?.split(" ") ?? [];
+    expect(group).toBe(pid);
+    expect(result.output).toMatch(/SigIgn:\s+0+\n/);
+  });
+
+  it("gives a command exactly its environment and stdin from /dev/null", async () => {
+    process.env.SWERUN_TEST_INHERITED = "a b\nc='d'";
+    const result = await env({ env: { GREETING: "hi" } }).execute({
+      command: "tr '\\0' '\\n' < /proc/$$/environ; readlink /proc/$$/fd/0",
+    });
+    const expected = { ...process.env, GREETING: "hi" };
+    delete process.env.SWERUN_TEST_INHERITED;
+    const lines = result.output.split("\n");
+    expect(lines.at(-2)).toBe("/dev/null");
+    const seen = lines.slice(0, -2).join("\n");
+    expect(seen).toContain("SWERUN_TEST_INHERITED=a b\nc='d'");
+    for (const [name, value] of Object.entries(expected)) expect(seen).toContain(`${name}=${value}`);
+    expect(seen).toMatch(/^SWERUN_PROCESS_TAG=/m);
+  });
+
+  it("survives a command's kill of its own process group, and runs commands side by side", async () => {
+    const local = env();
+    expect((await local.execute({ command: "kill -9 0" })).returncode).toBe(-9);
+    const results = await Promise.all(
+      ["a", "b", "c"].map((word) => local.execute({ command: `sleep 0.2; echo ${word}` })),
+    );
+    expect(results.map((result) => result.output)).toEqual(["a\n", "b\n", "c\n"]);
+  });
+
   it("stops a command when the signal aborts", async () => {
     const controller = new AbortController();
     const pending = env().execute({ command: "echo go; sleep 300" }, { signal: controller.signal });
