@@ -11,6 +11,15 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
+import { randomId } from "../util/random-id.js";
+
+/**
+ * What every tag this process gives starts with, so the watchdog finds exactly this process's commands: its
+ * pid (no other live process has it) and a random part (in case a pid namespace reuses it).
+ */
+export function newTagPrefix(): string {
+  return `${process.pid.toString(36)}${randomId(8)}-`;
+}
 
 /** What the spawner tells about one command. */
 export interface SpawnerEvents {
@@ -54,8 +63,8 @@ export class CommandSpawner {
   }
 
   /** Starts one now and leaves it where `take` finds it: the bin's bundle and the CLI's are two. */
-  static startEarly(prefix: string): void {
-    const spawner = CommandSpawner.start(prefix);
+  static startEarly(): void {
+    const spawner = CommandSpawner.start(newTagPrefix());
     if (spawner) (globalThis as Record<symbol, unknown>)[EARLY] = spawner;
   }
 

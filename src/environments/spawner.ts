@@ -3,8 +3,7 @@ import os from "node:os";
 import { join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
-import { randomId } from "../util/random-id.js";
-import { CommandSpawner } from "./command-spawner.js";
+import { CommandSpawner, newTagPrefix } from "./command-spawner.js";
 import { markNewProcesses, PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
 
 /**
@@ -17,14 +16,6 @@ import { markNewProcesses, PROCESS_TAG, reap, signal, whenGone } from "./process
  */
 
 export { PROCESS_TAG };
-
-/**
- * What every tag this process gives starts with, so the watchdog finds exactly this process's commands: its
- * pid (no other live process has it) and a random part (in case a pid namespace reuses it).
- */
-export function newTagPrefix(): string {
-  return `${process.pid.toString(36)}${randomId(8)}-`;
-}
 
 export interface SpawnRequest {
   file: string;
