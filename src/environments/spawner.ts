@@ -57,7 +57,11 @@ function tagPrefix(): string {
 
 /** Without a spawner: a shell watchdog whose stdin is the pipe whose end tells it that swerun is gone. */
 function watch(line: string): void {
-  if (commandSpawner()?.alive) return spawner?.watch(line);
+  const runner = commandSpawner();
+  if (runner) {
+    runner.watch(line);
+    return;
+  }
   if (!shellWatchdog) {
     try {
       const child = spawn("/bin/sh", [join(packageRoot(), "shell", "command-watchdog.sh"), tagPrefix()], {
@@ -81,14 +85,25 @@ export function startCommandRunner(): void {
   commandSpawner();
 }
 
-/** Freezes and kills a command's process group, its process tree and every process carrying its tag. */
-function killTree(pid: number, own: string): void {
+/**
+ * Freezes and kills a command's process group, its process tree and every process carrying its tag; the
+ * promise resolves once those it found are gone (a loaded machine may take a while to schedule their ends).
+ */
+function killTree(pid: number, own: string): Promise<void> {
   signal(-pid, "SIGSTOP");
-  reap([pid], (tag) => tag === own);
+  const found = reap([pid], (tag) => tag === own);
   signal(-pid, "SIGKILL");
+  return whenGone(found);
 }
 
 const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+
+/** A wait status (exit code << 8, or the signal's number) as Node reports an exit. */
+function exitOf(status: number | undefined): SpawnResult {
+  if (status === undefined) return { code: null, signal: null };
+  if ((status & 127) === 0) return { code: status >> 8, signal: null };
+  return { code: null, signal: (SIGNAL_NAMES.get(status & 127) ?? "SIGKILL") as NodeJS.Signals };
+}
 
 /** Starts a command in its own process group; `kill` kills it and every process it started. */
 export function spawnCommand(request: SpawnRequest): Spawned {
@@ -97,74 +112,105 @@ export function spawnCommand(request: SpawnRequest): Spawned {
   const own = `${tagPrefix()}${request.tag}:${nextId}`;
   const args = typeof request.args === "function" ? request.args(own) : request.args;
   const env = { ...request.env, [PROCESS_TAG]: own };
+  const direct = () => spawnDirectly(request.file, args, request, env, own);
   const runner = commandSpawner();
-  if (!runner) return spawnDirectly(request.file, args, request, env, own);
-  let pid: number | undefined;
-  let killed = false;
-  let direct: Spawned | undefined;
-  let status: number | undefined;
-  let ended = false;
-  let stopping: NodeJS.Timeout | undefined;
-  let resolveDone: (result: SpawnResult | Promise<SpawnResult>) => void = () => {};
-  const done = new Promise<SpawnResult>((resolve) => {
-    resolveDone = resolve;
-  });
-  const result = (): SpawnResult =>
-    status === undefined
-      ? { code: null, signal: null }
-      : (status & 127) === 0
-        ? { code: status >> 8, signal: null }
-        : { code: null, signal: (SIGNAL_NAMES.get(status & 127) ?? "SIGKILL") as NodeJS.Signals };
-  let id: number | undefined;
-  const finish = () => {
-    clearTimeout(stopping);
-    if (id !== undefined) runner.done(id);
-    resolveDone(result());
-  };
-  // A killed command ends once its own process has: what is still in the pipe arrives within moments,
-  // then reading stops, whoever still holds the pipe.
-  const stopReading = () => {
-    stopping ??= setTimeout(() => {
-      if (id !== undefined) runner.drop(id);
-      finish();
-    }, 50);
-  };
-  id = runner.run(request.file, [request.file, ...args], resolve(request.cwd), env, {
-    started(started) {
-      pid = started;
-      if (killed) killTree(started, own);
-    },
-    notRun() {
-      if (killed) return resolveDone({ code: null, signal: null });
-      direct = spawnDirectly(request.file, args, request, env, own);
-      resolveDone(direct.done);
-    },
+  if (!runner) return direct();
+  const run = new SpawnerRun(runner, own, direct);
+  run.id = runner.run(request.file, [request.file, ...args], resolve(request.cwd), env, {
+    started: (pid) => run.started(pid),
+    notRun: () => run.notRun(),
     output: request.onData,
-    outputEnd() {
-      ended = true;
-      if (status !== undefined) finish();
-    },
-    exited(value) {
-      status = value;
-      if (ended) finish();
-      else if (killed) stopReading();
-    },
-    lost() {
-      if (pid !== undefined) killTree(pid, own);
-      status ??= 9;
-      finish();
-    },
+    outputEnd: () => run.outputEnd(),
+    exited: (status) => run.exited(status),
+    lost: () => run.lost(),
   });
-  if (id === undefined) return spawnDirectly(request.file, args, request, env, own);
-  const kill = () => {
-    if (killed) return;
-    killed = true;
-    direct?.kill();
-    if (pid === undefined) return;
-    killTree(pid, own);
-    if (status !== undefined) stopReading();
-  };
-  return { done, kill };
+  if (run.id === undefined) return direct();
+  return { done: run.done, kill: () => run.kill() };
+}
+
+/**
+ * One command in the spawner: done once its output has ended and its process has exited. A killed command
+ * ends once its own process has: what is still in the pipe arrives within moments, then reading stops,
+ * whoever still holds the pipe. One the spawner could not start is spawned directly.
+ */
+class SpawnerRun {
+  id: number | undefined;
+  readonly done: Promise<SpawnResult>;
+  readonly #runner: CommandSpawner;
+  readonly #own: string;
+  readonly #direct: () => Spawned;
+  #resolve: (result: SpawnResult | Promise<SpawnResult>) => void = () => {};
+  #pid: number | undefined;
+  #status: number | undefined;
+  #ended = false;
+  #killed = false;
+  #killing: Promise<void> = Promise.resolve();
+  #directRun: Spawned | undefined;
+  #stopping: NodeJS.Timeout | undefined;
+
+  constructor(runner: CommandSpawner, own: string, direct: () => Spawned) {
+    this.#runner = runner;
+    this.#own = own;
+    this.#direct = direct;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  started(pid: number): void {
+    this.#pid = pid;
+    if (this.#killed) this.#killing = killTree(pid, this.#own);
+  }
+
+  notRun(): void {
+    if (this.#killed) {
+      this.#resolve({ code: null, signal: null });
+      return;
+    }
+    this.#directRun = this.#direct();
+    this.#resolve(this.#directRun.done);
+  }
+
+  outputEnd(): void {
+    this.#ended = true;
+    if (this.#status !== undefined) this.#finish();
+  }
+
+  exited(status: number): void {
+    this.#status = status;
+    if (this.#ended) this.#finish();
+    else if (this.#killed) this.#stopReading();
+  }
+
+  /** The spawner died: the command may still run. */
+  lost(): void {
+    if (this.#pid !== undefined) this.#killing = killTree(this.#pid, this.#own);
+    this.#status ??= 9;
+    this.#finish();
+  }
+
+  kill(): void {
+    if (this.#killed) return;
+    this.#killed = true;
+    this.#directRun?.kill();
+    if (this.#pid === undefined) return;
+    this.#killing = killTree(this.#pid, this.#own);
+    if (this.#status !== undefined) this.#stopReading();
+  }
+
+  #stopReading(): void {
+    this.#stopping ??= setTimeout(() => {
+      if (this.id !== undefined) this.#runner.drop(this.id);
+      this.#finish();
+    }, 50);
+  }
+
+  #finish(): void {
+    clearTimeout(this.#stopping);
+    if (this.id !== undefined) this.#runner.done(this.id);
+    const result = exitOf(this.#status);
+    void this.#killing.then(() => this.#resolve(result));
+  }
 }
 
 /**
@@ -193,6 +239,7 @@ function spawnDirectly(
   const pid = child.pid;
   if (pid) watch(`+${pid}`);
   let killed = false;
+  let killing: Promise<void> = Promise.resolve();
   let stopReading = () => {};
   const done = new Promise<SpawnResult>((resolve) => {
     let finished = false;
@@ -200,7 +247,7 @@ function spawnDirectly(
       if (finished) return;
       finished = true;
       if (pid) watch(`-${pid}`);
-      resolve(result);
+      void killing.then(() => resolve(result));
     };
     child.stdout?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
     child.stderr?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
@@ -216,7 +263,7 @@ function spawnDirectly(
   const kill = () => {
     if (killed || !pid) return;
     killed = true;
-    killTree(pid, own);
+    killing = killTree(pid, own);
     if (child.exitCode !== null || child.signalCode !== null) stopReading();
     else child.once("exit", stopReading);
   };

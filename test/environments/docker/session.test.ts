@@ -39,6 +39,7 @@ const AWKWARD = [
   // Signals as an exec's process has them (a background job of a shell would ignore SIGINT and SIGQUIT).
   "grep -E '^Sig(Ign|Blk)' /proc/self/status",
   // A session of its own, as each exec has.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
   'read -r stat < /proc/self/stat; set -- ${stat##*) }; [ "$4" = $$ ] && echo "session leader"',
   "echo before; (sleep 0.3; echo after) & exit 3",
   "exit 7",
