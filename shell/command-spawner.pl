@@ -25,7 +25,8 @@
 use strict;
 
 # Ctrl-C, a closed terminal or a signal to swerun's process group must not end the watchdog before swerun.
-$SIG{$_} = 'IGNORE' for qw(INT HUP TERM QUIT PIPE);
+# Handlers, not ignored signals: exec resets a handler to the default, so the commands get the defaults.
+$SIG{$_} = sub { } for qw(INT HUP TERM QUIT PIPE);
 # A handler (not the default) so that select returns when a child ends.
 $SIG{CHLD} = sub { };
 my $prefix = $ARGV[0] // '';
@@ -37,10 +38,19 @@ my %id_of;        # pid -> id
 my %output;       # id -> read end of its output pipe
 my %direct;       # pid -> 1: commands swerun spawned itself
 my $input = '';
+open my $devnull, '<', '/dev/null' or die;
 binmode STDIN;
 binmode STDOUT;
 
-sub say_ { my ($text) = @_; my $off = 0; while ($off < length $text) { my $n = syswrite STDOUT, $text, length($text) - $off, $off; if (!defined $n) { next if $!{EINTR}; exit 0 } $off += $n } }
+sub say_ {
+  my ($text) = @_;
+  my $off = 0;
+  while ($off < length $text) {
+    my $n = syswrite STDOUT, $text, length($text) - $off, $off;
+    if (!defined $n) { next if $!{EINTR}; watchdog() }
+    $off += $n;
+  }
+}
 
 sub start {
   my ($id, $payload) = @_;
@@ -48,23 +58,22 @@ sub start {
   pop @fields;
   my ($cwd, $file, $argc) = splice @fields, 0, 3;
   my @argv = splice @fields, 0, $argc;
+  # The command's variables are set here, before the fork, so that the child (whose every write to this
+  # process's memory costs a page copy) only changes folder, files and process group, and execs.
+  %ENV = ();
+  for (@fields) { my $at = index $_, '='; $ENV{substr $_, 0, $at} = substr $_, $at + 1 }
   pipe my $read, my $write or return say_("f$id pipe " . ($! + 0) . "\n");
   pipe my $err_read, my $err_write or return say_("f$id pipe " . ($! + 0) . "\n");
   my $pid = fork;
   if (!defined $pid) { return say_("f$id fork " . ($! + 0) . "\n") }
   if ($pid == 0) {
-    close $read; close $err_read;
     setpgrp 0, 0;
-    $SIG{$_} = 'DEFAULT' for qw(INT HUP TERM QUIT PIPE);
     my $stage = 'cwd';
     if (chdir $cwd) {
       $stage = 'exec';
-      open STDIN, '<', '/dev/null';
+      open STDIN, '<&', $devnull;
       open STDOUT, '>&', $write;
       open STDERR, '>&', $write;
-      close $write;
-      %ENV = ();
-      for (@fields) { my $at = index $_, '='; $ENV{substr $_, 0, $at} = substr $_, $at + 1 }
       exec { $file } @argv;
     }
     syswrite $err_write, "$stage " . ($! + 0);

@@ -114,13 +114,12 @@ export class CommandSpawner {
       fields.push(`${name}=${value}`);
     }
     if (fields.some((field) => field.includes("\0"))) return undefined;
-    const payload = Buffer.from(`${fields.join("\0")}\0`);
+    const payload = `${fields.join("\0")}\0`;
     this.#nextId += 1;
     const id = this.#nextId;
     this.#runs.set(id, events);
     this.#stdout.ref?.();
-    this.#stdin.write(`r${id} ${payload.length}\n`);
-    this.#stdin.write(payload);
+    this.#stdin.write(`r${id} ${Buffer.byteLength(payload)}\n${payload}`);
     return id;
   }
 
