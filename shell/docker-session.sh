@@ -22,7 +22,7 @@
 # The loop ends when its stdin closes (swerun ended or died), or, with `keep`, sleeps out its lifetime
 # so the container can be entered; SIGALRM from the lifetime timer ends it at any time.
 #
-# Each action's `cat` starts before swerun sends the action, while swerun reads the last action's output
+# Each action's `cat` starts before swerun sends the action, while swerun handles the last action's output
 # (a background job reading a fresh pipe, made from an empty here-document and opened for writing through
 # /proc/self/fd), and the action's exit code is the status of the loop's own subshell: on the way of an
 # action, what the loop adds to a bare read-and-run loop is the `setsid` (a session of its own, as each
@@ -92,14 +92,14 @@ E
   return 1
 }
 
-# The end line of the last action, printed once the next action's `cat` runs: that `cat` starts while
-# swerun reads the last action's output. q counts the requests read.
+# The end line of the last action is printed first, then the next action's `cat` starts while swerun
+# handles the last action's output (a fork not on the action's way). q counts the requests read.
 z=
 q=0
 while :; do
   j=
-  start_cat && j=1
   printf '%s' "$z"; z=
+  start_cat && j=1
   if [ -z "$j" ]; then
     run_here "$@" || break
     continue
