@@ -2,9 +2,8 @@
 # a run (exec_mode: session). See src/environments/docker/session.ts for the other side.
 #
 # The container's command is `/bin/sh -c 'IFS= read -r l && eval "$l"' swerun-session <interpreter...>`.
-# swerun writes one line that sets `lifetime` (a `sleep` duration), `keep` (empty or 1) and `o` (this
-# session's output marker), reads this file up to the line "swerun-session-script-end" and evals it;
-# "$@" is the interpreter (bash -lc).
+# swerun writes one line that sets `lifetime` (a `sleep` duration) and `keep` (empty or 1), reads this
+# file up to the line "swerun-session-script-end" and evals it; "$@" is the interpreter (bash -lc).
 #
 # Protocol, on the container's stdin and stdout:
 #   1. The loop prints "swerun-session ready", then the container's uname -s -n -r -v -m, tab-separated.
@@ -14,21 +13,11 @@
 #   3. The interpreter runs the command in a new process session (setsid, when the image has it), stdin
 #      from /dev/null, stderr merged into stdout, SWERUN_ACTION_ID=<marker> in its environment (so a
 #      timeout can find and kill all of its processes). Its output goes through `cat`, which ends when
-#      every process holding the output has closed it, as a `docker exec` stream does; the `cat` of the
-#      session's k-th request has SWERUN_OUTPUT_OF=<o>.<k>. in its environment, so swerun can end it when
-#      a process it cannot kill holds the output.
+#      every process holding the output has closed it, as a `docker exec` stream does.
 #   4. Then the loop prints "\n<nonce> <exit code>\n". The nonce is never in the command's environment,
 #      so no output can fake the end of an action.
 # The loop ends when its stdin closes (swerun ended or died), or, with `keep`, sleeps out its lifetime
 # so the container can be entered; SIGALRM from the lifetime timer ends it at any time.
-#
-# Each action's `cat` starts before swerun sends the action, while swerun handles the last action's output
-# (a background job reading a fresh pipe, made from an empty here-document and opened for writing through
-# /proc/self/fd), and the action's exit code is the status of the loop's own subshell: on the way of an
-# action, what the loop adds to a bare read-and-run loop is the `setsid` (a session of its own, as each
-# `docker exec` has) and the wait for the `cat`. Where the pipe cannot be made that way (a shell whose
-# here-documents are not pipes) or a fork failed, the loop starts the `cat` with the action, as a pipeline,
-# and captures the exit code past it.
 
 # No `cat`, no output: exit, and swerun falls back to one exec per action.
 command -v cat >/dev/null 2>&1 || exit 3
@@ -46,19 +35,9 @@ u=$(uname -s -n -r -v -m 2>/dev/null) || u=
 k=${u%% *}; u=${u#* }; n=${u%% *}; u=${u#* }; m=${u%% *}; u=${u#* }
 case $u in *' '*) ;; *) k= ;; esac
 printf 'swerun-session ready\t%s\t%s\t%s\t%s\t%s\n' "$k" "$n" "$m" "${k:+${u% *}}" "${k:+${u##* }}"
-
-# Reads one request into n m d e c; returns 1 when stdin has closed.
-read_request() {
-  IFS=' ' read -r n m && IFS= read -r d || return 1
-  q=$((q + 1))
-  e= c=
+while IFS=' ' read -r n m && IFS= read -r d && e= && c=; do
   while IFS= read -r x && [ "$x" != "$n" ]; do e="$e$x$l"; done
   IFS= read -r c; while IFS= read -r x && [ "$x" != "$n" ]; do c="$c$l$x"; done
-}
-
-# Reads one request and runs it with helpers started now; returns 1 when stdin has closed. "$@": the interpreter.
-run_here() {
-  read_request || return 1
   # The action. `set --` keeps the marker, setsid, interpreter and command out of reach of the exported
   # snippet, whatever names it sets. fd 4 carries the exit code past the output's pipe into r.
   # `command eval` keeps the loop alive when it cannot fork (the container is out of processes). Then r
@@ -70,56 +49,11 @@ run_here() {
           cd "$d" && eval "$e" && SWERUN_ACTION_ID=$1 && shift && export SWERUN_ACTION_ID && exec "$@"
         ) </dev/null 2>&1 3>&- 4>&-
         echo $? >&4
-      } | SWERUN_OUTPUT_OF=$o.$q. cat >&3 4>&-
+      } | SWERUN_OUTPUT_OF=$m cat >&3 4>&-
     } 4>&1
   ); x=$?'
   [ -z "$r" ] && [ "${x:-2}" = 2 ] && r=fork-failed
   printf '\n%s %s\n' "$n" "${r:-$x}"
-}
-
-# Starts the next action's `cat` on a fresh pipe whose write end is fd 7 (a here-document's pipe, opened
-# for writing through /proc/self/fd): a background job, as it may be (it ignores SIGINT and SIGQUIT, which
-# the action does not: the action is no background job). Returns 1 when it cannot.
-start_cat() {
-  exec 6<<E
-E
-  [ -p /proc/self/fd/6 ] && command exec 7>/proc/self/fd/6 2>/dev/null || { exec 6<&-; return 1; }
-  a=$!
-  command eval 'SWERUN_OUTPUT_OF=$o.$((q + 1)). cat <&6 >&3 3>&- 6<&- 7>&- &' 2>/dev/null
-  exec 6<&-
-  [ "$!" != "$a" ] && a=$! && return 0
-  exec 7>&-
-  return 1
-}
-
-# The end line of the last action is printed first, then the next action's `cat` starts while swerun
-# handles the last action's output (a fork not on the action's way). q counts the requests read.
-z=
-q=0
-while :; do
-  j=
-  printf '%s' "$z"; z=
-  start_cat && j=1
-  if [ -z "$j" ]; then
-    run_here "$@" || break
-    continue
-  fi
-  if ! read_request; then
-    exec 7>&-
-    wait "$a"
-    break
-  fi
-  # The action, as run_here runs it, its output on fd 7. Its exit code is the subshell's: no capture.
-  x=
-  command eval '( set -- "$m" $s "$@" "$c"
-      cd "$d" && eval "$e" && SWERUN_ACTION_ID=$1 && shift && export SWERUN_ACTION_ID && exec "$@"
-    ) </dev/null >&7 2>&1 3>&- 7>&-; x=$?'
-  exec 7>&-
-  # `wait` returns early when a trapped signal arrives: wait again until the `cat` has ended. A `cat`
-  # that was killed (`kill -9 -1`) cut the output: the action ends as killed.
-  wait "$a"; y=$?; while kill -0 "$a" 2>/dev/null; do wait "$a"; y=$?; done
-  [ "$y" -gt 128 ] && x=$y
-  z="$l$n ${x:-fork-failed}$l"
 done
 if [ -n "$keep" ]; then exec sleep $lifetime; fi
 exit 0

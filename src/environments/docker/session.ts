@@ -12,7 +12,7 @@ import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./
 /** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
 
-/** Marks the `cat` that carries the action's output, for when the action's own processes cannot be found. */
+/** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
 const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 
 /** The session loop, shipped as a shell script of its own; read once. */
@@ -37,13 +37,12 @@ export function sessionCommand(interpreter: string[]): string[] {
 
 /**
  * What swerun writes to a new session: a line that sets the loop's `lifetime` (a `sleep` duration, like
- * the `sleep` container's), `keep` (sleep out the lifetime when stdin closes, so the container can be
- * entered) and `o` (the output marker, letters and digits: the `cat` carrying the k-th action's output has
- * SWERUN_OUTPUT_OF=<o>.<k>.), then reads the script up to SCRIPT_END and evals it; then the script and SCRIPT_END.
+ * the `sleep` container's) and `keep` (sleep out the lifetime when stdin closes, so the container can be
+ * entered), then reads the script up to SCRIPT_END and evals it; then the script and SCRIPT_END.
  */
-export function sessionProgram(lifetime: string, keep: boolean, outputMarker: string): string {
+export function sessionProgram(lifetime: string, keep: boolean): string {
   const loader =
-    `lifetime=${lifetime} keep=${keep ? "1" : ""} o=${outputMarker}; l=$(printf '\\nx'); l=\${l%x}; p=; ` +
+    `lifetime=${lifetime} keep=${keep ? "1" : ""}; l=$(printf '\\nx'); l=\${l%x}; p=; ` +
     `while IFS= read -r x && [ "$x" != ${SCRIPT_END} ]; do p="$p$x$l"; done; eval "$p"`;
   const body = sessionScript();
   return `${loader}\n${body}${body.endsWith("\n") ? "" : "\n"}${SCRIPT_END}\n`;
@@ -113,10 +112,6 @@ export class DockerSession {
   /** An action given up on while its output stays open: what it prints is dropped until its end line. */
   #abandoned: { end: Buffer; held: Buffer } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  /** What the `cat` carrying the k-th action's output has in its environment: SWERUN_OUTPUT_OF=<this>.<k>. */
-  readonly #outputMarker = randomBytes(8).toString("hex");
-  /** The requests written to the session so far. */
-  #requests = 0;
 
   private constructor(container: Docker.Container, stream: Duplex) {
     this.#container = container;
@@ -159,7 +154,7 @@ export class DockerSession {
    */
   async begin(options: { lifetime: string; keep: boolean; timeoutMs?: number }): Promise<boolean> {
     const ready = new Promise<boolean>((resolve) => this.#readyWaiters.push(resolve));
-    this.#stream.write(sessionProgram(options.lifetime, options.keep, this.#outputMarker));
+    this.#stream.write(sessionProgram(options.lifetime, options.keep));
     let timer: NodeJS.Timeout | undefined;
     const answered = await Promise.race([
       ready,
@@ -197,14 +192,14 @@ export class DockerSession {
     const collector = new OutputCollector(request.maxOutputBytes);
     if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
     if (!this.#alive) throw new SessionEndedError("the container's shell session has ended");
+    // 64 bits: the session reads each request a byte at a time.
     const nonce = randomBytes(8).toString("hex");
-    const index = ++this.#requests;
     const marker = randomBytes(8).toString("hex");
     const end = Buffer.from(`\n${nonce} `);
     const killer = new ActionKiller(this.#container, marker, request, async () => {
       // Something that left the action's marker behind holds the output: end the output's `cat`, so the
       // loop goes on to the next action; that process keeps running, as it would after an exec.
-      await killMarked(this.#container, `${this.#outputMarker}.${index}.`, OUTPUT_MARKER).catch(() => {});
+      await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const pending = this.#pending;
       if (pending?.end !== end) return;

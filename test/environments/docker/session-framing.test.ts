@@ -121,7 +121,7 @@ describe("the session script (shell/docker-session.sh)", () => {
     const request = (nonce: string, cwd: string, exports: string, command: string) =>
       `${nonce} marker${nonce}\n${cwd}\n${exports}${nonce}\n${command}\n${nonce}\n`;
     const input =
-      sessionProgram("60", false, "0123456789abcdef") +
+      sessionProgram("60", false) +
       request("n1", "/", "export c='not the command'\n", 'echo "$c"; echo "$SWERUN_ACTION_ID"; exit 3') +
       request("n2", "/tmp", "", "pwd; echo err >&2");
     const output = execFileSync(shell, args, { input, encoding: "latin1" });
