@@ -42,14 +42,18 @@ open my $devnull, '<', '/dev/null' or die;
 binmode STDIN;
 binmode STDOUT;
 
-sub say_ {
-  my ($text) = @_;
+# Answers are gathered and written once per turn of the loop: a command that printed, ended and exited
+# between two turns costs swerun one read.
+my $answers = '';
+sub say_ { $answers .= $_[0] }
+sub flush {
   my $off = 0;
-  while ($off < length $text) {
-    my $n = syswrite STDOUT, $text, length($text) - $off, $off;
+  while ($off < length $answers) {
+    my $n = syswrite STDOUT, $answers, length($answers) - $off, $off;
     if (!defined $n) { next if $!{EINTR}; watchdog() }
     $off += $n;
   }
+  $answers = '';
 }
 
 sub start {
@@ -103,15 +107,24 @@ sub reap_children {
   }
 }
 
+# Reads what the command's output holds, and its end when that follows at once (a few reads at most, so
+# that one command cannot hold up the others).
 sub read_output {
   my ($id) = @_;
   my $fh = $output{$id};
-  my $n = sysread $fh, my $chunk, 65536;
-  return if !defined $n && $!{EINTR};
-  if ($n) { say_("o$id $n\n$chunk"); return }
-  close $fh;
-  delete $output{$id};
-  say_("e$id\n");
+  for (1 .. 4) {
+    my $n = sysread $fh, my $chunk, 65536;
+    return if !defined $n && $!{EINTR};
+    if (!$n) {
+      close $fh;
+      delete $output{$id};
+      return say_("e$id\n");
+    }
+    say_("o$id $n\n$chunk");
+    my $bits = '';
+    vec($bits, fileno $fh, 1) = 1;
+    return unless select($bits, undef, undef, 0) > 0;
+  }
 }
 
 sub requests {
@@ -165,6 +178,7 @@ sub watchdog {
 
 for (;;) {
   reap_children();
+  flush();
   my $bits = '';
   vec($bits, fileno STDIN, 1) = 1;
   vec($bits, fileno $output{$_}, 1) = 1 for keys %output;
