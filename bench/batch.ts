@@ -8,7 +8,7 @@
  * session's guarantees).
  * Usage: node dist/bench/batch.js [instances, default 20] [steps, default 20] [workers, default 1,2,4]
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBatch } from "../src/batch/batch.js";
@@ -134,6 +134,8 @@ async function main(): Promise<void> {
     "| workers | wall time (s) | containers alone (s) | vs containers alone | containers + commands (s) | vs containers + commands | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
+  const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const loadBefore = loadAverage();
   try {
     for (const workers of WORKERS) {
       const config = loadConfig([
@@ -177,6 +179,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     rmSync(dir, { recursive: true, force: true });
   }
+  rows.push("", `load average before: ${loadBefore}, after: ${loadAverage()}`);
   process.stdout.write(`${rows.join("\n")}\n`);
 }
 

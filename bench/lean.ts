@@ -2,7 +2,7 @@
  * Start and memory (`npm run bench`, `node dist/bench/lean.js [rounds]`): swerun as a user runs it (the built
  * bin, through its shebang), against floors measured in the same run, interleaved, medians:
  * - start: `swerun --help` and a 0-step local run (the scripted model submits at once; one command runs)
- *   against `node -e 0`;
+ *   against `node -e 0`, median and minimum of the rounds, with the load average before and after;
  * - memory: the peak, over a 250-step local run (each action prints 10 KB), of the sum over every process of
  *   the run's tree (swerun, its command runner, the commands) of PSS and of RSS, sampled every 20 ms.
  * With mini-swe-agent installed (`SWERUN_BENCH_MINI=<path of its mini>`, see /work/shared/reference/README.md)
@@ -28,6 +28,8 @@ const ROUNDS = Number(process.argv[2] ?? 11);
 const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 const MINI = process.env.SWERUN_BENCH_MINI;
 const COMMAND = "yes abcdefghi | head -c 10240";
+
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -198,6 +200,7 @@ async function main(): Promise<void> {
     await tool.help();
     await tool.run(zero, out(tool.name));
   }
+  const loadBefore = loadAverage();
   const starts = {
     floor: [] as number[],
     help: list.map(() => [] as number[]),
@@ -211,14 +214,21 @@ async function main(): Promise<void> {
     }
   }
   const base = median(starts.floor);
-  const rows = ["| start | wall (ms) | vs `node -e 0` |", "| :--- | ---: | ---: |"];
-  rows.push(`| \`node -e 0\` (floor) | ${base.toFixed(0)} | 1.00x |`);
+  const least = Math.min(...starts.floor);
+  const rows = [
+    "| start | wall (ms), median / min | vs `node -e 0`, median / min |",
+    "| :--- | ---: | ---: |",
+  ];
+  rows.push(`| \`node -e 0\` (floor) | ${base.toFixed(0)} / ${least.toFixed(0)} | 1.00x / 1.00x |`);
+  const cell = (values: number[]) => {
+    const [middle, low] = [median(values), Math.min(...values)];
+    return `${middle.toFixed(0)} / ${low.toFixed(0)} | ${(middle / base).toFixed(2)}x / ${(low / least).toFixed(2)}x`;
+  };
   for (const [index, tool] of list.entries()) {
-    const help = median(starts.help[index] ?? []);
-    const run = median(starts.zero[index] ?? []);
-    rows.push(`| ${tool.name} \`--help\` | ${help.toFixed(0)} | ${(help / base).toFixed(2)}x |`);
-    rows.push(`| ${tool.name} 0-step local run | ${run.toFixed(0)} | ${(run / base).toFixed(2)}x |`);
+    rows.push(`| ${tool.name} \`--help\` | ${cell(starts.help[index] ?? [])} |`);
+    rows.push(`| ${tool.name} 0-step local run | ${cell(starts.zero[index] ?? [])} |`);
   }
+  rows.push("", `load average before: ${loadBefore}, after the start rounds: ${loadAverage()}`);
   process.stdout.write(`${rows.join("\n")}\n\n`);
 
   const memoryRounds = Math.max(1, Math.ceil(ROUNDS / 4));
@@ -250,7 +260,7 @@ async function main(): Promise<void> {
     ];
     table.push(`| ${tool.name} | ${cells.join(" | ")} |`);
   }
-  process.stdout.write(`${table.join("\n")}\n`);
+  process.stdout.write(`${table.join("\n")}\nload average at the end: ${loadAverage()}\n`);
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -1,7 +1,10 @@
 /**
- * Local step overhead: a bare `bash -c` spawn per action (the floor) against swerun's full step path
- * (scripted model, local environment, observation template, trajectory saved after every step),
- * over 50-, 250- and 1000-step runs whose actions each print 10 KB; medians of alternating rounds (5, 5, 3).
+ * Local step overhead: swerun's full step path (scripted model, local environment, observation template,
+ * trajectory saved after every step) against two floors measured in the same run, alternating with it:
+ * `sh -c` spawned from a small process (Python's subprocess.run, which vforks: the floor of issue 35) and
+ * a bare `bash -c` spawned from Node (which forks the whole process), over 50-, 250- and 1000-step runs
+ * whose actions each print 10 KB; medians and minimums of alternating rounds (5, 5, 3), the load average
+ * before and after. Without python3 the small-process floor is a `/bin/sh` loop.
  * Also per run: the bytes the trajectory writer wrote against the final file's size (the writer's own count
  * of what write(2) returned, undo journal included, and the process's `wchar` from /proc/self/io; the run's
  * timing goes into the last save, as `swerun run` does: run/timing.ts), and the time per step against the
@@ -43,6 +46,39 @@ async function floor(steps: number): Promise<number> {
   for (let i = 0; i < steps; i++) await bareSpawn(COMMAND);
   return (performance.now() - start) / steps;
 }
+
+/** Python's subprocess.run of `sh -c`, output captured, `steps` times; prints ms per step. */
+const PYTHON_FLOOR = `import subprocess, sys, time
+n = int(sys.argv[1]); start = time.perf_counter()
+for _ in range(n): subprocess.run(["sh", "-c", sys.argv[2]], capture_output=True)
+print((time.perf_counter() - start) * 1000 / n)`;
+
+/** The same loop in /bin/sh (which vforks where it is dash), for a machine without python3. */
+const SHELL_FLOOR = `n=$1; i=0; t=$(date +%s%N)
+while [ $i -lt $n ]; do i=$((i + 1)); x=$(sh -c "$2"); done
+echo $(( ($(date +%s%N) - t) / n ))e-6`;
+
+let smallFloorName = "python3";
+
+/** `sh -c` spawned from a small process, ms per step (the floor of issue 35's goal). */
+function smallFloor(steps: number): Promise<number> {
+  const run = (file: string, args: string[]) =>
+    new Promise<number>((resolve, reject) => {
+      const child = spawn(file, args, { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`${file} ${code}`))));
+    });
+  return run("python3", ["-c", PYTHON_FLOOR, String(steps), COMMAND]).catch(() => {
+    smallFloorName = "/bin/sh";
+    return run("/bin/sh", ["-c", SHELL_FLOOR, "floor", String(steps), COMMAND]);
+  });
+}
+
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 /**
  * Bytes this process's threads have passed to write(2) and its kin so far: the sum over its threads (the
@@ -112,43 +148,62 @@ async function swerun(steps: number): Promise<{
   };
 }
 
+const minimum = (values: number[]) => Math.min(...values);
+
 async function main(): Promise<void> {
+  const steps50 = process.argv[2] ? process.argv[2].split(",").map(Number) : [50, 250, 1000];
   await floor(10);
+  await smallFloor(10);
   await swerun(10);
+  const loadBefore = loadAverage();
   const rows: string[] = [];
   rows.push(
-    "| steps | bare bash -c (ms) | swerun step (ms) | overhead (ms) | of which: command (spawn, output) | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
+    "| steps | sh -c from a small process (ms, median / min) | bare bash -c from Node (ms) | swerun step (ms, median / min) | vs small-process floor (median / min) | of which: command (spawn, output) | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
   );
-  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   let at50 = Number.NaN;
-  for (const [steps, rounds] of [
-    [50, ROUNDS],
-    [250, ROUNDS],
-    [1000, 3],
-  ] as const) {
-    // Floor and swerun alternate, and each column is the median: the machine's noise (another process,
-    // a slow disk flush) lands on both.
+  for (const steps of steps50) {
+    const rounds = steps >= 1000 ? 3 : ROUNDS;
+    // The floors and swerun alternate, and each column is the median: the machine's noise (another
+    // process, a slow disk flush) lands on all of them.
     const bares: number[] = [];
+    const smalls: number[] = [];
     const runs: Awaited<ReturnType<typeof swerun>>[] = [];
     for (let round = 0; round < rounds; round++) {
-      bares.push(await floor(steps));
+      smalls.push(await smallFloor(steps));
       runs.push(await swerun(steps));
+      bares.push(await floor(steps));
     }
     const bare = median(bares);
-    const perStep = median(runs.map((run) => run.perStep));
+    const small = median(smalls);
+    const steps_ = runs.map((run) => run.perStep);
+    const perStep = median(steps_);
     if (steps === 50) at50 = perStep;
     const action = median(runs.map((run) => run.actionPerStep));
     const saving = median(runs.map((run) => run.savePerStep));
-    const cells = [bare, perStep, perStep - bare, action - bare, perStep - action - saving, saving].map(
-      (ms) => ms.toFixed(2),
-    );
+    const ms = (value: number) => value.toFixed(2);
     const bytes = median(runs.map((run) => run.bytes));
     const ratio = (value: number) => `${(value / bytes).toFixed(2)}x`;
-    rows.push(
-      `| ${steps} | ${cells.join(" | ")} | ${(perStep / at50).toFixed(2)}x | ${(bytes / 1e6).toFixed(1)} MB | ${ratio(median(runs.map((run) => run.written)))} | ${ratio(median(runs.map((run) => run.wchar)))} |`,
-    );
+    const cells = [
+      steps,
+      `${ms(small)} / ${ms(minimum(smalls))}`,
+      ms(bare),
+      `${ms(perStep)} / ${ms(minimum(steps_))}`,
+      `${(perStep / small).toFixed(2)}x / ${(minimum(steps_) / minimum(smalls)).toFixed(2)}x`,
+      ms(action - small),
+      ms(perStep - action - saving),
+      ms(saving),
+      `${(perStep / at50).toFixed(2)}x`,
+      `${(bytes / 1e6).toFixed(1)} MB`,
+      ratio(median(runs.map((run) => run.written))),
+      ratio(median(runs.map((run) => run.wchar))),
+    ];
+    rows.push(`| ${cells.join(" | ")} |`);
   }
   process.stdout.write(`${rows.join("\n")}\n`);
+  process.stdout.write(
+    `small-process floor: ${smallFloorName}; load average before: ${loadBefore}, after: ${loadAverage()}\n`,
+  );
 }
 
 await main();

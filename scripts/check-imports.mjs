@@ -2,7 +2,7 @@
 // Checks the import graph of src/: no import cycles between files (through static or dynamic imports), and no
 // folder importing a folder above it.
 // Layers, top to bottom (a file may import its own layer and the layers below):
-//   commands, cli.ts, index.ts > batch (a SWE-bench batch: run, record, grade) > eval (grading one instance)
+//   commands, cli.ts, bin.ts, index.ts > batch (a SWE-bench batch: run, record, grade) > eval (grading one instance)
 //   > fixture-images (Docker images built from host files) > images (the batch's image pool and hosts) > run
 //   > facts, tracking, view (readers of what runs wrote), reports (the writers of the seeds' formats) > console
 //   > datasets (SWE-bench instances and predictions), agent, models, environments, replay
@@ -22,7 +22,7 @@ const LAYERS = [
   ["fixture-images"],
   ["eval"],
   ["batch"],
-  ["commands", "cli.ts", "index.ts"],
+  ["commands", "cli.ts", "bin.ts", "index.ts"],
 ];
 
 
@@ -40,7 +40,7 @@ function files(dir) {
 function unit(path) {
   const parts = relative(src, path).split(sep);
   if (parts.length > 1) return parts[0];
-  return parts[0] === "cli.ts" || parts[0] === "index.ts" ? parts[0] : "(root)";
+  return ["cli.ts", "bin.ts", "index.ts"].includes(parts[0]) ? parts[0] : "(root)";
 }
 
 function level(name) {

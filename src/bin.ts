@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
+import { CommandSpawner } from "./environments/command-spawner.js";
 import { cacheRoot } from "./util/cache-root.js";
 import { codeCacheFile, runWithCodeCache } from "./util/code-cache.js";
 
@@ -29,6 +30,14 @@ if (args.length === 0 || only === "--help" || only === "-h") {
   // optimizing compilers its process holds ~18 MiB less (bench/lean.ts) for about the same CPU time.
   // Batches and grading (log parsers, datasets) keep them.
   if (args[0] === "run") {
+    // A local run's commands go through a spawner (environments/command-spawner.ts): started first, Perl is
+    // up on the other core by the time the CLI has loaded. Not for an explicit Docker or Kubernetes run.
+    const remote = args.some(
+      (arg, index) =>
+        /^--environment-class=(docker|kubernetes)$/.test(arg) ||
+        (/^(docker|kubernetes)$/.test(arg) && args[index - 1] === "--environment-class"),
+    );
+    if (!remote) CommandSpawner.startEarly();
     const flags = ["--no-opt", "--no-sparkplug", "--optimize-for-size"];
     for (const flag of flags) setFlagsFromString(flag);
     const script = fileURLToPath(new URL("./cli-run.cjs", import.meta.url));

@@ -3,7 +3,8 @@
  * environment carries a tag (which finds those that left the tree by double-forking and the process group
  * with setsid). Found processes are frozen (SIGSTOP) and the scan repeats until it finds nothing new, so a
  * tree that forks while being killed is caught whole; then all get SIGKILL. Without /proc (not Linux) it
- * finds only the roots; spawner.ts kills their process groups too.
+ * finds only the roots; spawner.ts kills their process groups too. A scan reads only the processes created
+ * since the first command when the pids tell which those are (a machine may run thousands of others).
  */
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 
@@ -38,9 +39,52 @@ function startOf(stat: string): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
 }
 
+/** Where pid allocation stood before the first command: forks since boot, and the last pid given. */
+type Allocation = { forks: number; last: number };
+let mark: Allocation | undefined;
+let pidMax: number | undefined;
+
+function allocation(): Allocation | undefined {
+  try {
+    const last = Number(readProc("/proc/loadavg").trim().split(" ").at(-1));
+    const forks = Number(/^processes (\d+)$/m.exec(readProc("/proc/stat"))?.[1]);
+    return Number.isInteger(last) && Number.isInteger(forks) ? { forks, last } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Every process on this machine, as pid -> parent pid (empty without /proc), and those started after this
- * process: only they can carry a tag this process gave (their environment is read; the others' is not).
+ * Notes where pid allocation stands (once; before the first command starts): a process created since then
+ * has a pid the kernel gave after it, which lets a scan skip the machine's older processes.
+ */
+export function markNewProcesses(): void {
+  mark ??= allocation();
+}
+
+/**
+ * A test for the pids that processes created since the mark can have, or undefined when it cannot tell.
+ * The kernel gives the next free pid after the last one, wrapping to 300 past pid_max: until it has gone
+ * a whole lap since the mark (more forks, plus the live pids it skips, than pid_max), every process
+ * created since has a pid between the mark's last pid and the current last pid, going round.
+ */
+function newPids(live: number): ((pid: number) => boolean) | undefined {
+  const now = allocation();
+  try {
+    pidMax ??= Number(readProc("/proc/sys/kernel/pid_max"));
+  } catch {
+    pidMax = 0;
+  }
+  if (!mark || !now || !pidMax || now.forks - mark.forks + live >= pidMax - 300) return undefined;
+  const from = mark.last;
+  const to = now.last;
+  return from <= to ? (pid) => pid > from && pid <= to : (pid) => pid > from || pid <= to;
+}
+
+/**
+ * The processes on this machine that can carry a tag this process gave, as pid -> parent pid (empty
+ * without /proc): those created since the mark when that can be told (see newPids), else every process,
+ * with those started after this process in `younger` (only their environment is read).
  */
 function processParents(): { parents: Map<number, number>; younger: Set<number> } {
   const parents = new Map<number, number>();
@@ -56,9 +100,10 @@ function processParents(): { parents: Map<number, number>; younger: Set<number> 
   } catch {
     return { parents, younger };
   }
+  const isNew = newPids(names.length);
   for (const name of names) {
     const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
+    if (first < 48 || first > 57 || (isNew && !isNew(Number(name)))) continue;
     try {
       const stat = readProc(`/proc/${name}/stat`);
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -1,24 +1,21 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import os from "node:os";
+import { join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
-import { randomId } from "../util/random-id.js";
-import { PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
+import { CommandSpawner, newTagPrefix } from "./command-spawner.js";
+import { markNewProcesses, PROCESS_TAG, reap, signal, whenGone } from "./process-reaper.js";
 
 /**
  * Runs local commands, each in a process group of its own, and kills everything a command started when it
  * times out or is interrupted, or when its environment closes (process-reaper.ts finds them). Commands are
- * spawned by swerun itself (libuv forks: about 1 ms more per command for every 100 MiB swerun holds,
- * bench/lean.ts); if swerun dies, even by SIGKILL, a small shell watchdog (shell/command-watchdog.sh) sees
- * its pipe close and kills every process the commands left.
+ * started by a small Perl spawner (command-spawner.ts), which is also the watchdog that kills what they left
+ * if swerun dies, even by SIGKILL. A command it cannot start (a NUL byte, a missing cwd or program) and
+ * every command on a machine without Perl is spawned by swerun itself (a fork of the Node process), watched
+ * by the spawner or, without one, by a shell watchdog (shell/command-watchdog.sh).
  */
 
 export { PROCESS_TAG };
-
-/**
- * Every tag this process gives starts with this, so the watchdog finds exactly this process's commands: its
- * pid (no other live process has it) and a random part (in case a pid namespace reuses it). */
-const PREFIX = `${process.pid.toString(36)}${randomId(8)}-`;
 
 export interface SpawnRequest {
   file: string;
@@ -37,46 +34,201 @@ export interface SpawnResult {
   error?: string;
 }
 
-let watchdog: Writable | undefined;
+type Spawned = { done: Promise<SpawnResult>; kill: () => void };
+
+let spawner: CommandSpawner | undefined;
+let prefix: string | undefined;
+let shellWatchdog: Writable | undefined;
 let nextId = 0;
 
-/** Starts the watchdog (once); its stdin is the pipe whose end tells it that swerun is gone. */
-function startWatchdog(): Writable | undefined {
-  if (watchdog) return watchdog;
-  let child: ChildProcess;
-  try {
-    child = spawn("/bin/sh", [join(packageRoot(), "shell", "command-watchdog.sh"), PREFIX], {
-      stdio: ["pipe", "ignore", "ignore"],
-      detached: true,
-    });
-  } catch {
-    return undefined;
-  }
-  child.on("error", () => {});
-  child.unref();
-  const stdin = child.stdin as Writable & { unref?: () => void };
-  stdin.on("error", () => {});
-  stdin.unref?.();
-  watchdog = stdin;
-  return watchdog;
+/** The spawner, started (or taken over from the bin) once, and again if it died; undefined without Perl. */
+function commandSpawner(): CommandSpawner | undefined {
+  if (spawner?.alive) return spawner;
+  if (spawner === undefined) spawner = CommandSpawner.take();
+  if (!spawner?.alive) spawner = CommandSpawner.start(prefix ?? newTagPrefix());
+  prefix ??= spawner?.prefix;
+  return spawner;
 }
 
-/** Starts the watchdog now, while the process is small (the CLI calls this first for local runs). */
+function tagPrefix(): string {
+  prefix ??= commandSpawner()?.prefix ?? newTagPrefix();
+  return prefix;
+}
+
+/** Without a spawner: a shell watchdog whose stdin is the pipe whose end tells it that swerun is gone. */
+function watch(line: string): void {
+  const runner = commandSpawner();
+  if (runner) {
+    runner.watch(line);
+    return;
+  }
+  if (!shellWatchdog) {
+    try {
+      const child = spawn("/bin/sh", [join(packageRoot(), "shell", "command-watchdog.sh"), tagPrefix()], {
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true,
+      });
+      child.on("error", () => {});
+      child.unref();
+      shellWatchdog = child.stdin as Writable;
+      shellWatchdog.on("error", () => {});
+      (shellWatchdog as { unref?: () => void }).unref?.();
+    } catch {
+      return;
+    }
+  }
+  shellWatchdog.write(`${line}\n`);
+}
+
+/** Starts the spawner now, while the process is small (the CLI calls this first for local runs). */
 export function startCommandRunner(): void {
-  startWatchdog();
+  commandSpawner();
+}
+
+/**
+ * Freezes and kills a command's process group, its process tree and every process carrying its tag; the
+ * promise resolves once those it found are gone (a loaded machine may take a while to schedule their ends).
+ */
+function killTree(pid: number, own: string): Promise<void> {
+  signal(-pid, "SIGSTOP");
+  const found = reap([pid], (tag) => tag === own);
+  signal(-pid, "SIGKILL");
+  return whenGone(found);
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+
+/** A wait status (exit code << 8, or the signal's number) as Node reports an exit. */
+function exitOf(status: number | undefined): SpawnResult {
+  if (status === undefined) return { code: null, signal: null };
+  if ((status & 127) === 0) return { code: status >> 8, signal: null };
+  return { code: null, signal: (SIGNAL_NAMES.get(status & 127) ?? "SIGKILL") as NodeJS.Signals };
 }
 
 /** Starts a command in its own process group; `kill` kills it and every process it started. */
-export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult>; kill: () => void } {
-  const guard = startWatchdog();
+export function spawnCommand(request: SpawnRequest): Spawned {
+  if (nextId === 0) markNewProcesses();
   nextId += 1;
-  const own = `${PREFIX}${request.tag}:${nextId}`;
+  const own = `${tagPrefix()}${request.tag}:${nextId}`;
+  const args = typeof request.args === "function" ? request.args(own) : request.args;
+  const env = { ...request.env, [PROCESS_TAG]: own };
+  const direct = () => spawnDirectly(request.file, args, request, env, own);
+  const runner = commandSpawner();
+  if (!runner) return direct();
+  const run = new SpawnerRun(runner, own, direct);
+  run.id = runner.run(request.file, [request.file, ...args], resolve(request.cwd), env, {
+    started: (pid) => run.started(pid),
+    notRun: () => run.notRun(),
+    output: request.onData,
+    outputEnd: () => run.outputEnd(),
+    exited: (status) => run.exited(status),
+    lost: () => run.lost(),
+  });
+  if (run.id === undefined) return direct();
+  return { done: run.done, kill: () => run.kill() };
+}
+
+/**
+ * One command in the spawner: done once its output has ended and its process has exited. A killed command
+ * ends once its own process has: what is still in the pipe arrives within moments, then reading stops,
+ * whoever still holds the pipe. One the spawner could not start is spawned directly.
+ */
+class SpawnerRun {
+  id: number | undefined;
+  readonly done: Promise<SpawnResult>;
+  readonly #runner: CommandSpawner;
+  readonly #own: string;
+  readonly #direct: () => Spawned;
+  #resolve: (result: SpawnResult | Promise<SpawnResult>) => void = () => {};
+  #pid: number | undefined;
+  #status: number | undefined;
+  #ended = false;
+  #killed = false;
+  #killing: Promise<void> = Promise.resolve();
+  #directRun: Spawned | undefined;
+  #stopping: NodeJS.Timeout | undefined;
+
+  constructor(runner: CommandSpawner, own: string, direct: () => Spawned) {
+    this.#runner = runner;
+    this.#own = own;
+    this.#direct = direct;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  started(pid: number): void {
+    this.#pid = pid;
+    if (this.#killed) this.#killing = killTree(pid, this.#own);
+  }
+
+  notRun(): void {
+    if (this.#killed) {
+      this.#resolve({ code: null, signal: null });
+      return;
+    }
+    this.#directRun = this.#direct();
+    this.#resolve(this.#directRun.done);
+  }
+
+  outputEnd(): void {
+    this.#ended = true;
+    if (this.#status !== undefined) this.#finish();
+  }
+
+  exited(status: number): void {
+    this.#status = status;
+    if (this.#ended) this.#finish();
+    else if (this.#killed) this.#stopReading();
+  }
+
+  /** The spawner died: the command may still run. */
+  lost(): void {
+    if (this.#pid !== undefined) this.#killing = killTree(this.#pid, this.#own);
+    this.#status ??= 9;
+    this.#finish();
+  }
+
+  kill(): void {
+    if (this.#killed) return;
+    this.#killed = true;
+    this.#directRun?.kill();
+    if (this.#pid === undefined) return;
+    this.#killing = killTree(this.#pid, this.#own);
+    if (this.#status !== undefined) this.#stopReading();
+  }
+
+  #stopReading(): void {
+    this.#stopping ??= setTimeout(() => {
+      if (this.id !== undefined) this.#runner.drop(this.id);
+      this.#finish();
+    }, 50);
+  }
+
+  #finish(): void {
+    clearTimeout(this.#stopping);
+    if (this.id !== undefined) this.#runner.done(this.id);
+    const result = exitOf(this.#status);
+    void this.#killing.then(() => this.#resolve(result));
+  }
+}
+
+/**
+ * Spawns a command from swerun itself (a fork of the Node process) in a session of its own, its pid told
+ * to the watchdog, which kills its process group if swerun dies.
+ */
+function spawnDirectly(
+  file: string,
+  args: string[],
+  request: SpawnRequest,
+  env: NodeJS.ProcessEnv,
+  own: string,
+): Spawned {
   let child: ChildProcess;
   try {
-    const args = typeof request.args === "function" ? request.args(own) : request.args;
-    child = spawn(request.file, args, {
+    child = spawn(file, args, {
       cwd: request.cwd,
-      env: { ...request.env, [PROCESS_TAG]: own },
+      env,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -85,23 +237,22 @@ export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult
     return { done: Promise.resolve({ code: null, signal: null, error: message }), kill: () => {} };
   }
   const pid = child.pid;
-  if (pid) guard?.write(`+${pid}\n`);
+  if (pid) watch(`+${pid}`);
   let killed = false;
+  let killing: Promise<void> = Promise.resolve();
   let stopReading = () => {};
   const done = new Promise<SpawnResult>((resolve) => {
     let finished = false;
     const finish = (result: SpawnResult) => {
       if (finished) return;
       finished = true;
-      if (pid) guard?.write(`-${pid}\n`);
-      resolve(result);
+      if (pid) watch(`-${pid}`);
+      void killing.then(() => resolve(result));
     };
     child.stdout?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
     child.stderr?.on("data", (chunk: Buffer) => finished || request.onData(chunk));
     child.on("error", (error) => finish({ code: null, signal: null, error: error.message }));
     child.on("close", (code, signal) => finish({ code, signal }));
-    // A killed command ends once its own process has: what is still in the pipe arrives within moments,
-    // then reading stops, whoever still holds the pipe.
     stopReading = () =>
       setTimeout(() => {
         child.stdout?.destroy();
@@ -112,9 +263,7 @@ export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult
   const kill = () => {
     if (killed || !pid) return;
     killed = true;
-    signal(-pid, "SIGSTOP");
-    reap([pid], (tag) => tag === own);
-    signal(-pid, "SIGKILL");
+    killing = killTree(pid, own);
     if (child.exitCode !== null || child.signalCode !== null) stopReading();
     else child.once("exit", stopReading);
   };
@@ -127,6 +276,6 @@ export function spawnCommand(request: SpawnRequest): { done: Promise<SpawnResult
  */
 export function reapProcesses(tag: string): Promise<void> {
   if (nextId === 0) return Promise.resolve();
-  const pids = reap([], (value) => value.startsWith(`${PREFIX}${tag}:`));
+  const pids = reap([], (value) => value.startsWith(`${tagPrefix()}${tag}:`));
   return whenGone(pids);
 }

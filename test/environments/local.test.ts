@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localEnvironmentSchema } from "../../src/config/schema.js";
@@ -128,31 +128,86 @@ describe("LocalEnvironment", () => {
     expect(alive(others)).toBe(false);
   });
 
-  it("kills what its commands started when the process that ran them dies by SIGKILL", async () => {
-    const dir = tempDir();
-    const local = join(packageRoot(), "dist", "src", "environments", "local.js");
-    // A running command with a child, one that cleared its environment (found by its process group), one
-    // that left its group, and one that double-forked out of its tree.
-    const command =
-      "sleep 600 & echo $! > child.pid; env -i sleep 600 & echo $! > bare.pid; " +
-      "setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
-      "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); sleep 600";
-    const script = `const { LocalEnvironment } = await import(${JSON.stringify(local)});
+  it.each([
+    ["through the Perl spawner", true],
+    ["spawned directly, without Perl", false],
+  ])(
+    "kills what its commands started when the process that ran them dies by SIGKILL (%s)",
+    async (_, perl) => {
+      const dir = tempDir();
+      // Without Perl on the PATH, commands are spawned by the Node process and a shell watchdog watches.
+      const bin = tempDir();
+      for (const program of ["sleep", "env", "setsid", "sh", "grep"])
+        symlinkSync(
+          execFileSync("sh", ["-c", `command -v ${program}`])
+            .toString()
+            .trim(),
+          join(bin, program),
+        );
+      const path = perl ? process.env.PATH : bin;
+      const local = join(packageRoot(), "dist", "src", "environments", "local.js");
+      // A running command with a child, one that cleared its environment (found by its process group), one
+      // that left its group, and one that double-forked out of its tree.
+      const command =
+        "echo $PPID > parent.pid; sleep 600 & echo $! > child.pid; env -i sleep 600 & echo $! > bare.pid; " +
+        "setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
+        "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); sleep 600";
+      const script = `const { LocalEnvironment } = await import(${JSON.stringify(local)});
       new LocalEnvironment({ cwd: ${JSON.stringify(dir)}, timeout: 600, env: {} }).execute({ command: ${JSON.stringify(command)} });`;
-    const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
-    const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
-    const deadline = Date.now() + 20_000;
-    while (
-      !files.every((file) => existsSync(file) && readFileSync(file, "utf8").trim()) &&
-      Date.now() < deadline
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    const pids = files.map((file) => Number(readFileSync(file, "utf8")));
-    for (const pid of pids) expect(alive(pid)).toBe(true);
-    owner.kill("SIGKILL");
-    const gone = Date.now() + 10_000;
-    while (pids.some(alive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(pids.filter(alive)).toEqual([]);
+      const owner = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: "ignore",
+        env: { ...process.env, PATH: path },
+      });
+      const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
+      const deadline = Date.now() + 20_000;
+      while (
+        !files.every((file) => existsSync(file) && readFileSync(file, "utf8").trim()) &&
+        Date.now() < deadline
+      )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const pids = files.map((file) => Number(readFileSync(file, "utf8")));
+      for (const pid of pids) expect(alive(pid)).toBe(true);
+      const parent = readFileSync(join(dir, "parent.pid"), "utf8").trim();
+      expect(readFileSync(`/proc/${parent}/comm`, "utf8").trim()).toBe(perl ? "perl" : "node");
+      owner.kill("SIGKILL");
+      const gone = Date.now() + 10_000;
+      while (pids.some(alive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(pids.filter(alive)).toEqual([]);
+    },
+  );
+
+  it("runs each command as the leader of a process group of its own, with default signal dispositions", async () => {
+    const result = await env().execute({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+      command: 'read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo "$$ $3"; grep SigIgn /proc/$$/status',
+    });
+    const [pid, group] = result.output.split("\n")[0]?.split(" ") ?? [];
+    expect(group).toBe(pid);
+    expect(result.output).toMatch(/SigIgn:\s+0+\n/);
+  });
+
+  it("gives a command exactly its environment and stdin from /dev/null", async () => {
+    process.env.SWERUN_TEST_INHERITED = "a b\nc='d'";
+    const result = await env({ env: { GREETING: "hi" } }).execute({
+      command: "tr '\\0' '\\n' < /proc/$$/environ; readlink /proc/$$/fd/0",
+    });
+    const expected = { ...process.env, GREETING: "hi" };
+    delete process.env.SWERUN_TEST_INHERITED;
+    const lines = result.output.split("\n");
+    expect(lines.at(-2)).toBe("/dev/null");
+    const seen = lines.slice(0, -2).join("\n");
+    expect(seen).toContain("SWERUN_TEST_INHERITED=a b\nc='d'");
+    for (const [name, value] of Object.entries(expected)) expect(seen).toContain(`${name}=${value}`);
+    expect(seen).toMatch(/^SWERUN_PROCESS_TAG=/m);
+  });
+
+  it("survives a command's kill of its own process group, and runs commands side by side", async () => {
+    const local = env();
+    expect((await local.execute({ command: "kill -9 0" })).returncode).toBe(-9);
+    const results = await Promise.all(
+      ["a", "b", "c"].map((word) => local.execute({ command: `sleep 0.2; echo ${word}` })),
+    );
+    expect(results.map((result) => result.output)).toEqual(["a\n", "b\n", "c\n"]);
   });
 
   it("stops a command when the signal aborts", async () => {

@@ -19,8 +19,15 @@ const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 /** The session loop, shipped as a shell script of its own; read once. */
 let script: string | undefined;
 
-function sessionScript(): string {
-  script ??= readFileSync(join(packageRoot(), "shell", "docker-session.sh"), "utf8");
+/**
+ * The session script without its comment lines and blank lines (the session reads it a byte at a time, and
+ * the comments are two thirds of it). No line of a quoted string in the script starts with `#`.
+ */
+export function sessionScript(): string {
+  script ??= readFileSync(join(packageRoot(), "shell", "docker-session.sh"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.trimStart().startsWith("#"))
+    .join("\n");
   return script;
 }
 
@@ -186,7 +193,8 @@ export class DockerSession {
     const collector = new OutputCollector(request.maxOutputBytes);
     if (request.signal?.aborted) return killedOutput(INTERRUPTED, collector);
     if (!this.#alive) throw new SessionEndedError("the container's shell session has ended");
-    const nonce = randomBytes(16).toString("hex");
+    // 64 bits: the session reads each request a byte at a time.
+    const nonce = randomBytes(8).toString("hex");
     const marker = randomBytes(8).toString("hex");
     const end = Buffer.from(`\n${nonce} `);
     const killer = new ActionKiller(

@@ -36,6 +36,12 @@ const AWKWARD = [
   "mkdir -p '/tmp/a b' && cd '/tmp/a b' && pwd",
   "(sleep 1; echo late) & echo now",
   "kill 0; echo never",
+  // Signals as an exec's process has them (a background job of a shell would ignore SIGINT and SIGQUIT).
+  "grep -E '^Sig(Ign|Blk)' /proc/self/status",
+  // A session of its own, as each exec has.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+  'read -r stat < /proc/self/stat; set -- ${stat##*) }; [ "$4" = $$ ] && echo "session leader"',
+  "echo before; (sleep 0.3; echo after) & exit 3",
   "exit 7",
   "",
   "echo 'a line that is only a nonce-like word:'\n0123456789abcdef0123456789abcdef\necho done",

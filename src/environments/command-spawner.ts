@@ -1,0 +1,197 @@
+/**
+ * A small long-lived Perl process that starts swerun's local commands (shell/command-spawner.pl): a command
+ * costs a fork of that ~5 MiB process instead of a fork of the whole Node process, which on Linux copies
+ * swerun's page tables (libuv clones without CLONE_VM) and costs about twice a spawn from a small process
+ * (bench/local.ts). Each command gets a process group of its own there (setpgid before exec); the
+ * command's output comes back through the spawner, tagged with the command's id. The same process is the
+ * watchdog: when swerun dies, even by SIGKILL, its stdin closes and it kills what the commands left.
+ * Without Perl, spawner.ts spawns commands itself and a shell watchdog watches (shell/command-watchdog.sh).
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { packageRoot } from "../util/package-root.js";
+import { randomId } from "../util/random-id.js";
+
+/**
+ * What every tag this process gives starts with, so the watchdog finds exactly this process's commands: its
+ * pid (no other live process has it) and a random part (in case a pid namespace reuses it).
+ */
+export function newTagPrefix(): string {
+  return `${process.pid.toString(36)}${randomId(8)}-`;
+}
+
+/** What the spawner tells about one command. */
+export interface SpawnerEvents {
+  /** It started (its program was exec'd) as `pid`, the leader of a process group of its own. */
+  started(pid: number): void;
+  /** It did not start (its cwd is missing, its program cannot be exec'd, the spawner is gone): nothing ran. */
+  notRun(): void;
+  output(chunk: Buffer): void;
+  /** Every process holding its output has closed it. */
+  outputEnd(): void;
+  /** Its process ended with this wait status (exit code << 8, or the signal's number). */
+  exited(status: number): void;
+  /** The spawner died while the command ran (the command may still run: kill it). */
+  lost(): void;
+}
+
+/** A handle that can be ref'd and unref'd (a socket of a child's stdio). */
+type Handle = { ref?: () => void; unref?: () => void };
+
+/** The global through which the bin hands a spawner it started early to the CLI's bundle. */
+const EARLY = Symbol.for("swerun.commandSpawner");
+
+export class CommandSpawner {
+  /** Every tag of this swerun process's commands starts with it: the watchdog finds them by it. */
+  readonly prefix: string;
+  /** False once the spawner has ended: it runs no more commands. */
+  alive = true;
+  readonly #stdin: Writable;
+  readonly #stdout: Readable & Handle;
+  readonly #runs = new Map<number, SpawnerEvents & { pid?: number }>();
+  #nextId = 0;
+  #pending: Buffer = Buffer.alloc(0);
+
+  /** Starts a spawner (undefined when Perl cannot be started). */
+  static start(prefix: string): CommandSpawner | undefined {
+    try {
+      return new CommandSpawner(prefix);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Starts one now and leaves it where `take` finds it: the bin's bundle and the CLI's are two. */
+  static startEarly(): void {
+    const spawner = CommandSpawner.start(newTagPrefix());
+    if (spawner) (globalThis as Record<symbol, unknown>)[EARLY] = spawner;
+  }
+
+  /** The spawner the bin started, once (undefined when it started none). */
+  static take(): CommandSpawner | undefined {
+    const global = globalThis as Record<symbol, unknown>;
+    const spawner = global[EARLY] as CommandSpawner | undefined;
+    delete global[EARLY];
+    return spawner?.alive ? spawner : undefined;
+  }
+
+  private constructor(prefix: string) {
+    this.prefix = prefix;
+    // PERL5LIB, PERL5OPT and the like from the user's environment must not reach it: its commands get
+    // the environment of their request, not its own.
+    const child = spawn("perl", [join(packageRoot(), "shell", "command-spawner.pl"), prefix], {
+      stdio: ["pipe", "pipe", "ignore"],
+      detached: true,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
+    });
+    if (!child.pid) {
+      child.on("error", () => {});
+      throw new Error("perl did not start");
+    }
+    this.#stdin = child.stdin as Writable;
+    this.#stdout = child.stdout as Readable & Handle;
+    child.on("error", () => this.#gone());
+    child.on("close", () => this.#gone());
+    for (const stream of [this.#stdin, this.#stdout]) {
+      stream.on("error", () => {});
+      (stream as Handle).unref?.();
+    }
+    this.#stdout.on("data", (chunk: Buffer) => this.#read(chunk));
+    child.unref();
+  }
+
+  /**
+   * Asks the spawner to run `file` with `argv` (argv[0] first) in `cwd` with exactly `env`; its id, or
+   * undefined when a value holds a NUL byte (which no exec can pass: spawn it directly, which says so).
+   */
+  run(file: string, argv: string[], cwd: string, env: NodeJS.ProcessEnv, events: SpawnerEvents) {
+    if (!this.alive) return undefined;
+    const fields = [cwd, file, String(argv.length), ...argv];
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined) continue;
+      if (name === "" || name.includes("=")) return undefined;
+      fields.push(`${name}=${value}`);
+    }
+    if (fields.some((field) => field.includes("\0"))) return undefined;
+    const payload = `${fields.join("\0")}\0`;
+    this.#nextId += 1;
+    const id = this.#nextId;
+    this.#runs.set(id, events);
+    this.#stdout.ref?.();
+    this.#stdin.write(`r${id} ${Buffer.byteLength(payload)}\n${payload}`);
+    return id;
+  }
+
+  /** Stops reading command `id`'s output (a killed command whose output some process still holds). */
+  drop(id: number): void {
+    this.#forget(id);
+    if (this.alive) this.#stdin.write(`d${id}\n`);
+  }
+
+  /** Tells the watchdog of a command swerun spawned itself: "+<pid>" started, "-<pid>" ended. */
+  watch(line: string): void {
+    if (this.alive) this.#stdin.write(`${line}\n`);
+  }
+
+  #forget(id: number): void {
+    this.#runs.delete(id);
+    if (this.#runs.size === 0) this.#stdout.unref?.();
+  }
+
+  /** Parses the spawner's answers: a header line, and after an "o" line that many bytes of output. */
+  #read(chunk: Buffer): void {
+    let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
+    for (;;) {
+      const end = data.indexOf(10);
+      if (end < 0) break;
+      const line = data.toString("latin1", 0, end);
+      const space = line.indexOf(" ");
+      const id = Number(line.slice(1, space < 0 ? undefined : space));
+      const value = space < 0 ? "" : line.slice(space + 1);
+      let used = end + 1;
+      if (line[0] === "o") {
+        used += Number(value);
+        if (data.length < used) break;
+        this.#runs.get(id)?.output(data.subarray(end + 1, used));
+      } else {
+        this.#answer(line[0], id, value);
+      }
+      data = data.subarray(used);
+    }
+    this.#pending = Buffer.from(data);
+  }
+
+  #answer(kind: string | undefined, id: number, value: string): void {
+    const run = this.#runs.get(id);
+    if (!run) return;
+    if (kind === "s") {
+      run.pid = Number(value);
+      run.started(run.pid);
+    } else if (kind === "f") {
+      this.#forget(id);
+      run.notRun();
+    } else if (kind === "e") {
+      run.outputEnd();
+    } else if (kind === "x") {
+      run.exited(Number(value));
+    }
+  }
+
+  /** The spawner ended: commands not yet started did not run; those running are lost. */
+  #gone(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    const runs = [...this.#runs.values()];
+    this.#runs.clear();
+    for (const run of runs) {
+      if (run.pid === undefined) run.notRun();
+      else run.lost();
+    }
+  }
+
+  /** Ends a run's bookkeeping once the command is done (its output ended and its process exited). */
+  done(id: number): void {
+    this.#forget(id);
+  }
+}
