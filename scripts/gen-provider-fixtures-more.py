@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""More provider fixtures, written beside scripts/gen-provider-fixtures.py's (test/fixtures/providers/).
+
+Reuses that script's capture server, reply builders and case runner (loaded from its file) for the cases
+it does not hold: mini-swe-agent's OpenRouterResponseModel and PortkeyResponseAPIModel (the Responses API
+through OpenRouter and Portkey), Gemini on Vertex AI through litellm, and Azure OpenAI with an Azure AD
+token. Written:
+
+    cases-more.json                          the cases (same fields as cases.json)
+    expected/<case>.requests.json            each request sent, as in the first script
+    expected/<case>.traj.json                mini-swe-agent's trajectory of the case
+
+Usage (the virtualenv of the first script, /work/venv-providers):
+    /work/venv-providers/bin/python scripts/gen-provider-fixtures-more.py          # rewrite the fixtures
+    /work/venv-providers/bin/python scripts/gen-provider-fixtures-more.py --check  # exit 1 if out of date
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+_SPEC = importlib.util.spec_from_file_location("gen_provider_fixtures", Path(__file__).with_name("gen-provider-fixtures.py"))
+gen = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(gen)  # starts the capture server
+
+BASE, KEY, SUBMIT = gen.BASE, gen.KEY, gen.SUBMIT
+AZURE_AD_TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.swerun-fixture-azure-ad-token"
+
+
+def openrouter_usage(input_tokens: int, output_tokens: int, cost: float, cached: int = 0, reasoning: int = 0) -> dict:
+    return {**gen.responses_usage(input_tokens, output_tokens, cached=cached, reasoning=reasoning), "cost": cost}
+
+
+def responses_conversation(prefix: str, n: int, usage: Any) -> list[dict]:
+    """Reasoning and two calls, a reply without a call (format error), then the submission."""
+    r, o, f = gen.reasoning_item, gen.output_message, gen.function_call
+    return [
+        gen.responses_reply(
+            [r(n, "Look first."), o(n, "Two commands."), f(n, f"call_{prefix}1", "echo one"), f(n + 1, f"call_{prefix}2", "echo two; exit 4")],
+            usage(400, 120, 0.0021, reasoning=64),
+            n=n,
+        ),
+        gen.responses_reply([r(n + 2, "Oops."), o(n + 2, "No tool call.")], usage(560, 40, 0.0011, cached=384, reasoning=16), n=n + 2),
+        gen.responses_reply([r(n + 3, "Submit."), f(n + 3, f"call_{prefix}3", SUBMIT)], usage(640, 30, 0.0009, cached=512, reasoning=8), n=n + 3),
+    ]
+
+
+def responses_usage(input_tokens: int, output_tokens: int, _cost: float, cached: int = 0, reasoning: int = 0) -> dict:
+    return gen.responses_usage(input_tokens, output_tokens, cached=cached, reasoning=reasoning)
+
+
+CASES: list[dict] = [
+    {
+        "name": "openrouter-responses",
+        "protocol": "openrouter-responses",
+        "task": "The Responses API through OpenRouter.",
+        "model": {
+            "model_name": "openai/gpt-5-codex",
+            "model_class": "openrouter_response",
+            "model_kwargs": {"reasoning": {"effort": "medium"}, "include": ["reasoning.encrypted_content"], "store": False},
+        },
+        "replies": responses_conversation("o", 301, openrouter_usage),
+    },
+    {
+        "name": "portkey-responses",
+        "protocol": "portkey",
+        "task": "The Responses API through Portkey.",
+        "model": {"model_name": "gpt-5-codex", "model_class": "portkey_response", "model_kwargs": {"reasoning": {"effort": "low"}}},
+        "replies": responses_conversation("p", 321, responses_usage),
+    },
+]
+
+_case_env = gen.case_env
+_get_model = gen.get_model
+
+
+def case_env(case: dict) -> dict[str, str]:
+    if case["protocol"] == "openrouter-responses":
+        return {"OPENROUTER_API_KEY": KEY}
+    if case["protocol"] == "azure-ad":
+        return {"AZURE_AD_TOKEN": AZURE_AD_TOKEN, "AZURE_API_BASE": BASE, "AZURE_API_VERSION": "2024-10-21"}
+    return _case_env(case)
+
+
+def get_model(config: dict) -> Any:
+    model = _get_model(config=config)
+    if config.get("model_class") == "openrouter_response":
+        model._api_url = f"{BASE}/api/v1/responses"  # mini's class has no setting for it
+    return model
+
+
+gen.case_env = case_env
+gen.get_model = get_model
+
+
+def main(argv: list[str]) -> int:
+    names = [case["name"] for case in CASES]
+    known = {case["name"] for case in gen.CASES}
+    if len(set(names)) != len(names) or known & set(names):
+        print("duplicate case names", file=sys.stderr)
+        return 1
+    gen.CASES = CASES
+    files = gen.expected_files()
+    files[gen.FIXTURES / "cases-more.json"] = files.pop(gen.FIXTURES / "cases.json")
+    if "--check" in argv:
+        stale = [str(path) for path, data in files.items() if not path.exists() or path.read_bytes() != data]
+        for path in stale:
+            print(f"out of date: {path}", file=sys.stderr)
+        return 1 if stale else 0
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    print(f"wrote {len(files)} files to {gen.FIXTURES}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
