@@ -18,6 +18,7 @@ Usage (the virtualenv of the first script, /work/venv-providers):
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,63 @@ CASES: list[dict] = [
     },
 ]
 
+def gemini_reply(parts: list[dict], usage: dict, n: int, finish: str = "STOP", model: str = "gemini-2.5-pro") -> dict:
+    """A generateContent response as Vertex AI documents it."""
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "createTime": "2026-11-27T00:00:00.000000Z",
+        "responseId": f"gemini-fixture-{n:04d}",
+    }
+
+
+def gemini_usage(prompt: int, candidates: int, thoughts: int = 0, cached: int = 0) -> dict:
+    usage = {"promptTokenCount": prompt, "candidatesTokenCount": candidates, "totalTokenCount": prompt + candidates + thoughts}
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
+    if cached:
+        usage["cachedContentTokenCount"] = cached
+    return usage
+
+
+def call(command: str, signature: str | None = None) -> dict:
+    part: dict = {"functionCall": {"name": "bash", "args": {"command": command}}}
+    if signature:
+        part["thoughtSignature"] = signature
+    return part
+
+
+CASES += [
+    {
+        "name": "vertex-gemini",
+        "protocol": "vertex",
+        "task": "Gemini on Vertex AI.",
+        "model": {"model_name": "vertex_ai/gemini-2.5-pro", "model_kwargs": {"api_base": "<base>", "temperature": 0.0, "max_tokens": 4096}},
+        "replies": [
+            gemini_reply([{"text": "Two commands."}, call("echo one"), call("echo two; exit 5")], gemini_usage(300, 40, thoughts=120), n=1),
+            gemini_reply([{"text": "No tool this time."}], gemini_usage(420, 10, thoughts=30, cached=256), n=2),
+            gemini_reply([call("echo gemini")], gemini_usage(460, 15), n=3),
+            gemini_reply([{"text": "Done."}, call(SUBMIT)], gemini_usage(520, 20, thoughts=60, cached=256), n=4),
+        ],
+    },
+    {
+        "name": "vertex-gemini-thinking",
+        "protocol": "vertex",
+        "task": "Gemini on Vertex AI, thinking with signatures.",
+        "model": {"model_name": "vertex_ai/gemini-2.5-flash", "model_kwargs": {"api_base": "<base>", "reasoning_effort": "low"}},
+        "replies": [
+            gemini_reply(
+                [{"text": "I should look first.", "thought": True}, {"text": "Looking."}, call("echo look", "CiQBfixture-signature-1")],
+                gemini_usage(300, 30, thoughts=200),
+                n=11,
+                model="gemini-2.5-flash",
+            ),
+            gemini_reply([call(SUBMIT, "CiQBfixture-signature-2")], gemini_usage(380, 20, thoughts=90), n=12, model="gemini-2.5-flash"),
+        ],
+    },
+]
+
 _case_env = gen.case_env
 _get_model = gen.get_model
 
@@ -92,6 +150,17 @@ def get_model(config: dict) -> Any:
     return model
 
 
+_placeholders = gen.placeholders
+
+
+def placeholders(text: str) -> str:
+    """The first script's placeholders, and litellm's random tool call ids (Gemini's) numbered in order."""
+    ids: dict[str, str] = {}
+    text = _placeholders(text)
+    return re.sub(r"call_[0-9a-f]{28}", lambda m: ids.setdefault(m.group(0), f"call_<{len(ids) + 1}>"), text)
+
+
+gen.placeholders = placeholders
 gen.case_env = case_env
 gen.get_model = get_model
 
