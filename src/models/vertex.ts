@@ -3,6 +3,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import { AnthropicModel, clientOptions, type MessagesClient } from "./anthropic.js";
+import type { ChatModel } from "./chat-model.js";
 import { configuredModelName, resolvedConfig } from "./model-setup.js";
 import { resolveEndpoint } from "./providers.js";
 
@@ -50,20 +51,21 @@ async function googleAuth(config: ModelConfig, modelName: string, settings?: Set
 
 /**
  * A Claude model on Google Vertex AI (`vertex_ai/claude-...@<version>`) through the Anthropic SDK's Vertex
- * client: the Messages API body on the model's rawPredict path, with an access token from the application-default
- * credentials. Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
+ * client (the Messages API body on the model's rawPredict path), or a Gemini model (`vertex_ai/gemini-...`,
+ * generateContent, gemini.ts); either way with an access token from the application-default credentials. Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
  * location: model_kwargs.vertex_location, VERTEXAI_LOCATION, VERTEX_LOCATION, else us-central1; base URL:
  * model_kwargs.api_base or VERTEXAI_API_BASE (the host; `/v1/projects/...` follows), else the location's.
  */
 export async function vertexModel(
   config: ModelConfig,
   context: { emit?: (event: AgentEvent) => void; textBased: boolean; settings?: SettingsContext },
-): Promise<AnthropicModel> {
+): Promise<ChatModel> {
   const modelName = configuredModelName(config, context.settings);
   const endpoint = resolveEndpoint(modelName, config.model_kwargs, { settings: context.settings });
-  if (!/claude/.test(endpoint.model)) {
+  const gemini = /^gemini/.test(endpoint.model);
+  if (!gemini && !/claude/.test(endpoint.model)) {
     throw new UserError(
-      `model "${modelName}": swerun runs Claude models on Vertex AI (vertex_ai/claude-...); for Gemini use gemini/<model> with GEMINI_API_KEY`,
+      `model "${modelName}": swerun runs Claude and Gemini models on Vertex AI (vertex_ai/claude-..., vertex_ai/gemini-...)`,
     );
   }
   const { auth, client: authClient } = await googleAuth(config, modelName, context.settings);
@@ -85,6 +87,18 @@ export async function vertexModel(
     : location === "global"
       ? "https://aiplatform.googleapis.com/v1"
       : `https://${location}-aiplatform.googleapis.com/v1`;
+  if (gemini) {
+    const { GeminiModel } = await import("./gemini.js");
+    const url = `${baseURL}/projects/${project}/locations/${location}/publishers/google/models/${endpoint.model}:generateContent`;
+    const model = new GeminiModel(
+      resolvedConfig(config, modelName),
+      { ...endpoint, baseURL },
+      { url, authHeaders: () => authClient.getRequestHeaders() },
+      context,
+    );
+    await model.checkPrice(); // a model without a price is refused before its first (paid) call
+    return model;
+  }
   const { AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
   const client = new AnthropicVertex({
     ...clientOptions(config, baseURL),

@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { externalAccount } from "../helpers/cloud-auth.js";
+import { GeminiServer, generateContentProblem } from "../helpers/gemini-server.js";
+import { isolatedSettings } from "../helpers/openai-server.js";
+import {
+  compareMessages,
+  expectedRequests,
+  expectedTrajectory,
+  type Json,
+  PROVIDER_FIXTURES,
+  type ProviderCase,
+  runProviderCase,
+  withoutNulls,
+} from "../helpers/provider-fixtures.js";
+import { tempDir } from "../helpers/tmp.js";
+
+/** Written by scripts/gen-provider-fixtures-more.py from mini-swe-agent + litellm's own runs. */
+const MORE = JSON.parse(readFileSync(join(PROVIDER_FIXTURES, "cases-more.json"), "utf8")) as ProviderCase[];
+const SUBJECT_TOKEN = "swerun-test-oidc-token";
+
+function moreCase(name: string): ProviderCase {
+  const found = MORE.find((c) => c.name === name);
+  if (!found) throw new Error(`no provider fixture case ${name}`);
+  return found;
+}
+
+/** Tool call ids (litellm's and swerun's are random) numbered in order of appearance, signatures kept. */
+function numberedIds(value: Json): Json {
+  const ids = new Map<string, string>();
+  const text = JSON.stringify(value).replace(/call_(?:[0-9a-f]{28}|<\d+>)/g, (id) => {
+    if (!ids.has(id)) ids.set(id, `call_#${ids.size + 1}`);
+    return ids.get(id) as string;
+  });
+  return JSON.parse(text);
+}
+
+/** What swerun records differently from litellm, deliberately (README, "Providers"). */
+function recordedDifferences(message: Json): Json {
+  if (typeof message.extra?.cost === "number")
+    message.extra.cost = Number(message.extra.cost.toPrecision(12));
+  // litellm's response object (its Vertex metadata lists, creation time): swerun keeps the usage.
+  if (message.extra?.response) message.extra.response = { usage: message.extra.response.usage };
+  return withoutNulls(message);
+}
+
+/** Application-default credentials (an external account) whose token endpoint is the server's. */
+function googleEnv(server: GeminiServer): Record<string, string> {
+  const dir = tempDir("swerun-gemini-adc-");
+  writeFileSync(join(dir, "oidc-token"), SUBJECT_TOKEN);
+  const keyFile = join(dir, "adc.json");
+  writeFileSync(keyFile, JSON.stringify(externalAccount(`${server.url}/token`, join(dir, "oidc-token"))));
+  return {
+    VERTEXAI_PROJECT: "swerun-fixture",
+    VERTEXAI_LOCATION: "us-east5",
+    GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+  };
+}
+
+describe("Gemini on Vertex AI, as litellm sends and records it (test/fixtures/providers)", () => {
+  let server: GeminiServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    vi.unstubAllEnvs();
+  });
+
+  for (const name of ["vertex-gemini", "vertex-gemini-thinking"]) {
+    it(`${name}: the same requests, the same trajectory and costs but for the listed differences`, async () => {
+      const fixture = moreCase(name);
+      server = await GeminiServer.start(SUBJECT_TOKEN);
+      vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
+      for (const [variable, value] of Object.entries(googleEnv(server))) vi.stubEnv(variable, value);
+      server.push(...fixture.replies.map((body) => ({ body })));
+      const { trajectory } = await runProviderCase(fixture, server.url);
+      const expected = expectedRequests(name);
+      const sent = server.requests.filter((r) => r.path !== "/token");
+      expect(numberedIds(sent.map((r) => withoutNulls(r.body)))).toEqual(
+        numberedIds(expected.map((r) => withoutNulls(r.body))),
+      );
+      expect(sent.map((r) => [decodeURIComponent(r.path), r.query])).toEqual(
+        expected.map((r) => [r.path, r.query]),
+      );
+      const mini = expectedTrajectory(name);
+      const pairs = compareMessages(mini, trajectory, recordedDifferences);
+      expect(numberedIds(pairs.actual)).toEqual(numberedIds(pairs.expected));
+      expect(trajectory.info.model_stats.instance_cost).toBeCloseTo(mini.info.model_stats.instance_cost, 12);
+      expect(trajectory.info.model_stats.api_calls).toBe(mini.info.model_stats.api_calls);
+      expect(trajectory.info.exit_status).toBe(mini.info.exit_status);
+      expect(trajectory.info.config.model_type).toBe(mini.info.config.model_type);
+      expect(server.pending).toBe(0);
+    });
+  }
+
+  it("the server refuses what Vertex refuses", () => {
+    const user = { role: "user", parts: [{ text: "hi" }] };
+    const call = { role: "model", parts: [{ function_call: { name: "bash", args: {} } }] };
+    const answer = { role: "user", parts: [{ function_response: { name: "bash", response: {} } }] };
+    expect(generateContentProblem({ contents: [user, call, answer] })).toBeUndefined();
+    expect(generateContentProblem({ contents: [user], temperature: 0 })).toMatch(
+      /Unknown name "temperature"/,
+    );
+    expect(generateContentProblem({ contents: [{ role: "assistant", parts: [{ text: "x" }] }] })).toMatch(
+      /valid role/,
+    );
+    expect(generateContentProblem({ contents: [user, call, user] })).toMatch(
+      /number of function response parts/,
+    );
+    expect(generateContentProblem({ contents: [call, answer] })).toMatch(
+      /function call turn comes immediately/,
+    );
+    expect(generateContentProblem({ contents: [user], generationConfig: { max_tokens: 5 } })).toMatch(
+      /max_tokens/,
+    );
+    expect(
+      generateContentProblem({ contents: [{ role: "user", parts: [{ text: "a", function_call: {} }] }] }),
+    ).toMatch(/exactly one/);
+  });
+});
