@@ -18,7 +18,9 @@ Usage (the virtualenv of the first script, /work/venv-providers):
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,42 @@ CASES += [
     },
 ]
 
+AZURE_REGISTRY = {
+    "azure/my-gpt4o-deployment": {
+        "input_cost_per_token": 2.5e-6,
+        "output_cost_per_token": 1e-5,
+        "cache_read_input_token_cost": 1.25e-6,
+        "litellm_provider": "azure",
+        "mode": "chat",
+    }
+}
+CHAT = gen.chat_reply, gen.chat_tool_call, gen.chat_usage
+CASES += [
+    {
+        # litellm 1.110.2 computes AZURE_AD_TOKEN but does not hand it to the Azure client (see
+        # azure_ad_token_env_under_litellm below); the OpenAI SDK's own AZURE_OPENAI_AD_TOKEN gets through.
+        "name": "azure-ad-token-env",
+        "protocol": "azure-ad",
+        "task": "Azure OpenAI with an Azure AD token from AZURE_OPENAI_AD_TOKEN.",
+        "model": {"model_name": "azure/my-gpt4o-deployment"},
+        "registry": AZURE_REGISTRY,
+        "replies": [
+            gen.chat_reply({"content": "AD.", "tool_calls": [gen.chat_tool_call("call_ad1", "echo ad")]}, gen.chat_usage(300, 20), n=81),
+            gen.chat_reply({"content": None, "tool_calls": [gen.chat_tool_call("call_ad2", SUBMIT)]}, gen.chat_usage(340, 20, cached=256), n=82),
+        ],
+    },
+    {
+        "name": "azure-ad-token-kwargs",
+        "protocol": "azure-ad-kwargs",
+        "task": "Azure OpenAI with an Azure AD token in model_kwargs.",
+        "model": {"model_name": "azure/my-gpt4o-deployment", "model_kwargs": {"azure_ad_token": AZURE_AD_TOKEN, "api_version": "2024-06-01"}},
+        "registry": AZURE_REGISTRY,
+        "replies": [
+            gen.chat_reply({"content": None, "tool_calls": [gen.chat_tool_call("call_ak1", SUBMIT)]}, gen.chat_usage(300, 20), n=83),
+        ],
+    },
+]
+
 _case_env = gen.case_env
 _get_model = gen.get_model
 
@@ -139,7 +177,11 @@ def case_env(case: dict) -> dict[str, str]:
     if case["protocol"] == "openrouter-responses":
         return {"OPENROUTER_API_KEY": KEY}
     if case["protocol"] == "azure-ad":
+        return {"AZURE_OPENAI_AD_TOKEN": AZURE_AD_TOKEN, "AZURE_API_BASE": BASE, "AZURE_API_VERSION": "2024-10-21"}
+    if case["protocol"] == "azure-ad-litellm-env":
         return {"AZURE_AD_TOKEN": AZURE_AD_TOKEN, "AZURE_API_BASE": BASE, "AZURE_API_VERSION": "2024-10-21"}
+    if case["protocol"] == "azure-ad-kwargs":
+        return {"AZURE_API_BASE": BASE}
     return _case_env(case)
 
 
@@ -161,11 +203,30 @@ def placeholders(text: str) -> str:
 
 
 gen.placeholders = placeholders
+
+
+def azure_ad_token_env_under_litellm() -> dict:
+    """What litellm does with AZURE_AD_TOKEN alone (its documented variable), in a fresh process: litellm
+    caches Azure clients, and one made for an earlier case with a token would answer instead."""
+    probe = subprocess.run([sys.executable, __file__, "--probe-azure-ad-env"], capture_output=True, text=True, check=True)
+    return json.loads(probe.stdout)
+
+
+def probe_azure_ad_env() -> dict:
+    case = {**CASES[[c["name"] for c in CASES].index("azure-ad-token-env")], "protocol": "azure-ad-litellm-env"}
+    try:
+        gen.run_case(case)
+        return {"error": None}
+    except Exception as error:  # noqa: BLE001 - the error is what is recorded
+        return {"error": gen.placeholders(str(error).split("Traceback")[0].strip()), "requests": len(gen._CAPTURED)}
 gen.case_env = case_env
 gen.get_model = get_model
 
 
 def main(argv: list[str]) -> int:
+    if "--probe-azure-ad-env" in argv:
+        print(json.dumps(probe_azure_ad_env()))
+        return 0
     names = [case["name"] for case in CASES]
     known = {case["name"] for case in gen.CASES}
     if len(set(names)) != len(names) or known & set(names):
@@ -174,6 +235,7 @@ def main(argv: list[str]) -> int:
     gen.CASES = CASES
     files = gen.expected_files()
     files[gen.FIXTURES / "cases-more.json"] = files.pop(gen.FIXTURES / "cases.json")
+    files[gen.FIXTURES / "expected" / "azure-ad-token-litellm-env.json"] = gen.dump(azure_ad_token_env_under_litellm())
     if "--check" in argv:
         stale = [str(path) for path, data in files.items() if not path.exists() or path.read_bytes() != data]
         for path in stale:
