@@ -93,6 +93,28 @@ describe("Gemini on Vertex AI, as litellm sends and records it (test/fixtures/pr
     });
   }
 
+  it("a 429 (RESOURCE_EXHAUSTED) is retried; a refused request stops the run with Vertex's message", async () => {
+    const fixture = moreCase("vertex-gemini-thinking");
+    server = await GeminiServer.start(SUBJECT_TOKEN);
+    vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
+    for (const [variable, value] of Object.entries(googleEnv(server))) vi.stubEnv(variable, value);
+    const exhausted = {
+      code: 429,
+      message: "Resource exhausted. Please try again later.",
+      status: "RESOURCE_EXHAUSTED",
+    };
+    server.push({ status: 429, headers: { "retry-after": "0" }, body: { error: exhausted } });
+    server.push(...fixture.replies.map((body) => ({ body })));
+    const { trajectory } = await runProviderCase(fixture, server.url);
+    expect(trajectory.info.exit_status).toBe("Submitted");
+    expect(server.requests.filter((r) => r.path !== "/token")).toHaveLength(3);
+    const refused = { code: 400, message: "Invalid value at 'contents[0]'", status: "INVALID_ARGUMENT" };
+    server.push({ status: 400, body: { error: refused } });
+    await expect(runProviderCase(fixture, server.url)).rejects.toThrow(
+      /^bad request \(HTTP 400\) at .*: Invalid value at 'contents\[0\]'/,
+    );
+  });
+
   it("the server refuses what Vertex refuses", () => {
     const user = { role: "user", parts: [{ text: "hi" }] };
     const call = { role: "model", parts: [{ function_call: { name: "bash", args: {} } }] };
