@@ -28,17 +28,17 @@ const CLIENT_KWARGS = new Set([
   "vertex_ai_credentials",
 ]);
 
-/** OpenAI-style kwargs and the generationConfig field litellm sends each as. */
+/** OpenAI-style kwargs and the generation setting litellm sends each as (the SDK's names). */
 const GENERATION_FIELDS: Record<string, string> = {
   temperature: "temperature",
-  top_p: "top_p",
-  top_k: "top_k",
-  max_tokens: "max_output_tokens",
-  max_completion_tokens: "max_output_tokens",
-  stop: "stop_sequences",
-  n: "candidate_count",
-  presence_penalty: "presence_penalty",
-  frequency_penalty: "frequency_penalty",
+  top_p: "topP",
+  top_k: "topK",
+  max_tokens: "maxOutputTokens",
+  max_completion_tokens: "maxOutputTokens",
+  stop: "stopSequences",
+  n: "candidateCount",
+  presence_penalty: "presencePenalty",
+  frequency_penalty: "frequencyPenalty",
   seed: "seed",
 };
 
@@ -63,8 +63,8 @@ function thinkingConfig(model: string, kwargs: Json): Json | undefined {
 }
 
 /**
- * The generateContent fields a config's model_kwargs give (generationConfig, tool config), as litellm maps
- * them; a kwarg Gemini has no field for is a UserError before any call, unless `drop_params` drops it.
+ * The generation settings a config's model_kwargs give (the SDK's `config`; generationConfig on the wire), as
+ * litellm maps them; a kwarg Gemini has no field for is a UserError before any call, unless `drop_params`.
  */
 export function geminiRequestFields(config: ModelConfig, model: string): Json {
   const kwargs = config.model_kwargs;
@@ -81,11 +81,11 @@ export function geminiRequestFields(config: ModelConfig, model: string): Json {
   }
   const thinking = thinkingConfig(model, kwargs);
   if (thinking) generation.thinkingConfig = thinking;
-  return Object.keys(generation).length > 0 ? { generationConfig: generation } : {};
+  return generation;
 }
 
 /** The bash tool as a Gemini function declaration. */
-export const GEMINI_TOOLS = [{ function_declarations: [BASH_TOOL.function] }];
+export const GEMINI_TOOLS = [{ functionDeclarations: [BASH_TOOL.function] }];
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
@@ -97,7 +97,7 @@ function userParts(content: unknown): Json[] {
   if (!Array.isArray(content)) return [{ text: textOf(content) }];
   return (content as Json[]).map((part) =>
     part.type === "image_url"
-      ? { file_data: { file_uri: (part.image_url as { url?: string } | undefined)?.url ?? "" } }
+      ? { fileData: { fileUri: (part.image_url as { url?: string } | undefined)?.url ?? "" } }
       : { text: typeof part.text === "string" ? part.text : "" },
   );
 }
@@ -121,7 +121,7 @@ function modelParts(message: Json): Json[] {
       args = {};
     }
     parts.push({
-      function_call: { name: fn.name ?? "", args },
+      functionCall: { name: fn.name ?? "", args },
       ...(mark >= 0 ? { thoughtSignature: id.slice(mark + THOUGHT_MARK.length) } : {}),
     });
   }
@@ -129,12 +129,12 @@ function modelParts(message: Json): Json[] {
 }
 
 /**
- * Chat messages as litellm sends them to Gemini: system messages become `system_instruction`, assistant
+ * Chat messages as litellm sends them to Gemini: system messages become `systemInstruction`, assistant
  * messages `model` turns (thinking blocks as thought parts, tool calls as function calls with their thought
  * signatures), consecutive tool results one user turn of function responses, consecutive user messages one
  * user turn.
  */
-export function geminiContents(messages: Json[]): { contents: Json[]; system_instruction?: Json } {
+export function geminiContents(messages: Json[]): { contents: Json[]; systemInstruction?: Json } {
   const system: Json[] = [];
   const contents: Json[] = [];
   const names = new Map<string, string>();
@@ -155,7 +155,7 @@ export function geminiContents(messages: Json[]): { contents: Json[]; system_ins
     const parts = tool
       ? [
           {
-            function_response: {
+            functionResponse: {
               name: names.get(String(message.tool_call_id)) ?? "bash",
               response: { content: textOf(message.content) },
             },
@@ -168,7 +168,7 @@ export function geminiContents(messages: Json[]): { contents: Json[]; system_ins
       contents.push({ role: "user", parts });
     }
   }
-  return { contents, ...(system.length > 0 ? { system_instruction: { parts: system } } : {}) };
+  return { contents, ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}) };
 }
 
 /** litellm's tool call id: `call_` and 28 hex digits, the thought signature after `__thought__`. */

@@ -1,8 +1,9 @@
+import { type GenerateContentParameters, GoogleGenAI } from "@google/genai";
 import type { ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import type { Message } from "../messages.js";
 import { registerCredentialEntries } from "../util/secrets.js";
-import { ChatModel, extraHeaders, publicConfig } from "./chat-model.js";
+import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
 import {
   callArguments,
   GEMINI_TOOLS,
@@ -11,31 +12,34 @@ import {
   toolCallId,
 } from "./gemini-request.js";
 import type { Endpoint } from "./providers.js";
-import { cappedFetch } from "./reply-cap.js";
 
 type Json = Record<string, unknown>;
 
-/** An HTTP error answer, shaped as the SDKs' errors are (status, headers, parsed body) for retry.ts. */
-class GeminiHttpError extends Error {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly error: unknown;
-  constructor(status: number, headers: Headers, body: unknown) {
-    const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-    super(typeof message === "string" ? message : `HTTP ${status}`);
-    this.status = status;
-    this.headers = headers;
-    this.error = body;
-  }
+/** How the model reaches Vertex AI: Google's SDK in Vertex mode, pointed at the project and location. */
+export interface GeminiTarget {
+  client: GoogleGenAI;
 }
 
-/** The server could not be reached (named as the SDKs name theirs, so that it is retried). */
+/** The server could not be reached. */
 class APIConnectionError extends Error {}
 
-/** Where Vertex AI's generateContent answers for a model, and the headers that authorize a call. */
-export interface GeminiTarget {
-  url: string;
-  authHeaders: () => Promise<Headers>;
+/**
+ * The SDK's ApiError (its message is the JSON error body) as the errors retry.ts reads: the status, and the
+ * body with Google's own message; a connection that failed as one to retry; anything else as it is.
+ */
+function vertexError(error: unknown): unknown {
+  // fetch's "cannot connect" (named as the SDKs name theirs, so that it is retried).
+  if (error instanceof TypeError && error.message === "fetch failed")
+    return new APIConnectionError(error.message, { cause: error.cause });
+  const status = (error as { status?: unknown } | null)?.status;
+  if (!(error instanceof Error) || typeof status !== "number") return error;
+  let body: unknown;
+  try {
+    body = JSON.parse(error.message);
+  } catch {
+    body = { error: { message: error.message } };
+  }
+  return Object.assign(new Error(error.message), { status, headers: undefined, error: body });
 }
 
 /** litellm's finish_reason of a Gemini candidate. */
@@ -112,14 +116,14 @@ export function geminiChatCompletion(raw: Json): Json {
 }
 
 /**
- * A Gemini model on Vertex AI (`vertex_ai/gemini-...`): generateContent on the model's publisher path, with an
- * access token from the application-default credentials, the request shaped as litellm shapes it (see
- * gemini-request.ts) and the reply turned into the chat-completion shape litellm records.
+ * A Gemini model on Vertex AI (`vertex_ai/gemini-...`) through Google's SDK (`@google/genai`, Vertex mode):
+ * generateContent on the model's publisher path with an access token from the application-default
+ * credentials, the request shaped as litellm shapes it (see gemini-request.ts) and the reply turned into the
+ * chat-completion shape litellm records.
  */
 export class GeminiModel extends ChatModel {
-  readonly #target: GeminiTarget;
-  readonly #fields: Json;
-  readonly #fetch = cappedFetch();
+  readonly #client: GoogleGenAI;
+  readonly #settings: Json;
 
   constructor(
     config: ModelConfig,
@@ -134,12 +138,11 @@ export class GeminiModel extends ChatModel {
       keySource: "Google application-default credentials",
       publicConfig: publicConfig(config),
     });
-    this.#target = target;
-    this.#fields = {
+    this.#client = target.client;
+    this.#settings = {
       ...(options.textBased ? {} : { tools: GEMINI_TOOLS }),
       ...geminiRequestFields(config, endpoint.model),
     };
-    registerCredentialEntries(extraHeaders(config));
   }
 
   /** The chat fields ChatModel sends, and the thinking blocks litellm sends back to Gemini as thought parts. */
@@ -151,39 +154,59 @@ export class GeminiModel extends ChatModel {
     });
   }
 
+  /** The SDK's generateContent parameters: the model, the turns, and the system prompt, tools and settings. */
   protected requestBody(messages: Json[]): Json {
-    return { ...geminiContents(messages), ...this.#fields };
+    const { contents, systemInstruction } = geminiContents(messages);
+    return {
+      model: this.endpoint.model,
+      contents,
+      config: { ...(systemInstruction ? { systemInstruction } : {}), ...this.#settings },
+    };
   }
 
   protected async post(body: Json, signal: AbortSignal): Promise<Json> {
-    const headers = await this.#target.authHeaders();
-    headers.set("content-type", "application/json");
-    for (const [name, value] of Object.entries(extraHeaders(this.config))) headers.set(name, value);
-    let response: Response;
+    const config = { ...(body.config as Json), abortSignal: signal };
+    const params = { ...body, config } as unknown as GenerateContentParameters;
     try {
-      response = await this.#fetch(this.#target.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal,
-      });
+      const { sdkHttpResponse: _http, ...response } = await this.#client.models.generateContent(params);
+      return JSON.parse(JSON.stringify(response)) as Json;
     } catch (error) {
-      if (signal.aborted) throw error;
-      throw new APIConnectionError((error as Error).message, { cause: (error as Error).cause });
+      throw vertexError(error);
     }
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      if (response.ok) throw error;
-      parsed = { error: { message: text.slice(0, 400) } };
-    }
-    if (!response.ok) throw new GeminiHttpError(response.status, response.headers, parsed);
-    return parsed as Json;
   }
 
   protected override chatCompletion(raw: Json): Json {
     return geminiChatCompletion(raw);
   }
+}
+
+/**
+ * The Gemini model of a Vertex AI config: Google's SDK in Vertex mode at `place` (its base URL ends in
+ * `/v1`, Vertex AI's generally available API, as litellm calls it), authorized by `authClient`; a model
+ * without a price is refused before its first (paid) call.
+ */
+export async function geminiOnVertex(
+  config: ModelConfig,
+  endpoint: Endpoint,
+  place: { project: string; location: string; baseURL: string },
+  authClient: unknown,
+  context: { emit?: (event: AgentEvent) => void; textBased: boolean },
+): Promise<GeminiModel> {
+  const headers = extraHeaders(config);
+  registerCredentialEntries(headers);
+  const client = new GoogleGenAI({
+    vertexai: true,
+    project: place.project,
+    location: place.location,
+    googleAuthOptions: { authClient: authClient as never },
+    httpOptions: {
+      baseUrl: place.baseURL.replace(/\/v1$/, ""),
+      apiVersion: "v1",
+      timeout: Math.ceil(requestTimeoutS(config) * 1000),
+      headers,
+    },
+  });
+  const model = new GeminiModel(config, endpoint, { client }, context);
+  await model.checkPrice();
+  return model;
 }

@@ -52,7 +52,8 @@ async function googleAuth(config: ModelConfig, modelName: string, settings?: Set
 /**
  * A Claude model on Google Vertex AI (`vertex_ai/claude-...@<version>`) through the Anthropic SDK's Vertex
  * client (the Messages API body on the model's rawPredict path), or a Gemini model (`vertex_ai/gemini-...`,
- * generateContent, gemini.ts); either way with an access token from the application-default credentials. Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
+ * generateContent, gemini.ts); either way with an access token from the application-default credentials.
+ * Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
  * location: model_kwargs.vertex_location, VERTEXAI_LOCATION, VERTEX_LOCATION, else us-central1; base URL:
  * model_kwargs.api_base or VERTEXAI_API_BASE (the host; `/v1/projects/...` follows), else the location's.
  */
@@ -69,35 +70,17 @@ export async function vertexModel(
     );
   }
   const { auth, client: authClient } = await googleAuth(config, modelName, context.settings);
-  const project =
-    kwarg(config, "vertex_project", "vertex_ai_project") ??
-    lookupSetting(["VERTEXAI_PROJECT", "VERTEX_PROJECT"], context.settings)?.value ??
-    (await auth.getProjectId().catch(() => undefined));
-  if (!project) {
-    throw new UserError(
-      `model "${modelName}" needs a Google Cloud project: set VERTEXAI_PROJECT (or model.model_kwargs.vertex_project)`,
-    );
-  }
-  const location =
-    kwarg(config, "vertex_location", "vertex_ai_location") ??
-    lookupSetting(["VERTEXAI_LOCATION", "VERTEX_LOCATION"], context.settings)?.value ??
-    DEFAULT_LOCATION;
+  const { project, location } = await vertexPlace(config, modelName, auth, context.settings);
   const baseURL = endpoint.customBaseURL
     ? `${endpoint.baseURL}/v1`
     : location === "global"
       ? "https://aiplatform.googleapis.com/v1"
       : `https://${location}-aiplatform.googleapis.com/v1`;
+  const resolved = resolvedConfig(config, modelName);
   if (gemini) {
-    const { GeminiModel } = await import("./gemini.js");
-    const url = `${baseURL}/projects/${project}/locations/${location}/publishers/google/models/${endpoint.model}:generateContent`;
-    const model = new GeminiModel(
-      resolvedConfig(config, modelName),
-      { ...endpoint, baseURL },
-      { url, authHeaders: () => authClient.getRequestHeaders() },
-      context,
-    );
-    await model.checkPrice(); // a model without a price is refused before its first (paid) call
-    return model;
+    const { geminiOnVertex } = await import("./gemini.js");
+    const place = { project, location, baseURL };
+    return geminiOnVertex(resolved, { ...endpoint, baseURL }, place, authClient, context);
   }
   const { AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
   const client = new AnthropicVertex({
@@ -106,13 +89,31 @@ export async function vertexModel(
     projectId: project,
     authClient: authClient as never,
   });
-  return new AnthropicModel(
-    resolvedConfig(config, modelName),
-    { ...endpoint, baseURL },
-    client as unknown as MessagesClient,
-    {
-      ...context,
-      bodyFields: { anthropic_version: VERTEX_VERSION },
-    },
-  );
+  return new AnthropicModel(resolved, { ...endpoint, baseURL }, client as unknown as MessagesClient, {
+    ...context,
+    bodyFields: { anthropic_version: VERTEX_VERSION },
+  });
+}
+
+/** The project and location of a Vertex AI model (see vertexModel). */
+async function vertexPlace(
+  config: ModelConfig,
+  modelName: string,
+  auth: { getProjectId(): Promise<string> },
+  settings?: SettingsContext,
+): Promise<{ project: string; location: string }> {
+  const project =
+    kwarg(config, "vertex_project", "vertex_ai_project") ??
+    lookupSetting(["VERTEXAI_PROJECT", "VERTEX_PROJECT"], settings)?.value ??
+    (await auth.getProjectId().catch(() => undefined));
+  if (!project) {
+    throw new UserError(
+      `model "${modelName}" needs a Google Cloud project: set VERTEXAI_PROJECT (or model.model_kwargs.vertex_project)`,
+    );
+  }
+  const location =
+    kwarg(config, "vertex_location", "vertex_ai_location") ??
+    lookupSetting(["VERTEXAI_LOCATION", "VERTEX_LOCATION"], settings)?.value ??
+    DEFAULT_LOCATION;
+  return { project, location };
 }

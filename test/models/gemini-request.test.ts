@@ -10,17 +10,19 @@ describe("Gemini requests as litellm shapes them", () => {
     expect(
       geminiRequestFields(config({ temperature: 0.2, max_tokens: 100, stop: "END" }), "gemini-2.5-pro"),
     ).toEqual({
-      generationConfig: { temperature: 0.2, max_output_tokens: 100, stop_sequences: ["END"] },
+      temperature: 0.2,
+      maxOutputTokens: 100,
+      stopSequences: ["END"],
     });
     expect(geminiRequestFields(config({ reasoning_effort: "high" }), "gemini-2.5-pro")).toEqual({
-      generationConfig: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } },
+      thinkingConfig: { thinkingBudget: 4096, includeThoughts: true },
     });
     expect(geminiRequestFields(config({ reasoning_effort: "low" }), "gemini-3-pro-preview")).toEqual({
-      generationConfig: { thinkingConfig: { thinkingLevel: "low", includeThoughts: true } },
+      thinkingConfig: { thinkingLevel: "low", includeThoughts: true },
     });
     expect(
       geminiRequestFields(config({ thinking: { type: "enabled", budget_tokens: 900 } }), "gemini-2.5-flash"),
-    ).toEqual({ generationConfig: { thinkingConfig: { thinkingBudget: 900, includeThoughts: true } } });
+    ).toEqual({ thinkingConfig: { thinkingBudget: 900, includeThoughts: true } });
     expect(
       geminiRequestFields(config({ api_base: "http://x", parallel_tool_calls: true }), "gemini-2.5-pro"),
     ).toEqual({});
@@ -37,7 +39,7 @@ describe("Gemini requests as litellm shapes them", () => {
   });
 
   it("merges consecutive user messages into one turn, tool results into another", () => {
-    const { contents, system_instruction } = geminiContents([
+    const { contents, systemInstruction } = geminiContents([
       { role: "system", content: "sys" },
       { role: "user", content: "a" },
       { role: "user", content: [{ type: "text", text: "b" }] },
@@ -49,11 +51,11 @@ describe("Gemini requests as litellm shapes them", () => {
       { role: "tool", tool_call_id: "call_1", content: "out" },
       { role: "user", content: "c" },
     ]);
-    expect(system_instruction).toEqual({ parts: [{ text: "sys" }] });
+    expect(systemInstruction).toEqual({ parts: [{ text: "sys" }] });
     expect(contents).toEqual([
       { role: "user", parts: [{ text: "a" }, { text: "b" }] },
-      { role: "model", parts: [{ function_call: { name: "bash", args: { command: "ls" } } }] },
-      { role: "user", parts: [{ function_response: { name: "bash", response: { content: "out" } } }] },
+      { role: "model", parts: [{ functionCall: { name: "bash", args: { command: "ls" } } }] },
+      { role: "user", parts: [{ functionResponse: { name: "bash", response: { content: "out" } } }] },
       { role: "user", parts: [{ text: "c" }] },
     ]);
   });

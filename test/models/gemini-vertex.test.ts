@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { externalAccount } from "../helpers/cloud-auth.js";
 import { GeminiServer, generateContentProblem } from "../helpers/gemini-server.js";
 import { isolatedSettings } from "../helpers/openai-server.js";
@@ -34,6 +35,21 @@ function numberedIds(value: Json): Json {
     return ids.get(id) as string;
   });
   return JSON.parse(text);
+}
+
+/**
+ * A generateContent body in one spelling: protobuf's JSON takes snake_case (litellm's) and camelCase (Google's
+ * SDK's) field names alike, and schema types in either case (the SDK writes OBJECT and STRING).
+ */
+function oneSpelling(value: Json): Json {
+  if (Array.isArray(value)) return value.map(oneSpelling);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+      key === "type" && typeof item === "string" ? item.toLowerCase() : oneSpelling(item),
+    ]),
+  );
 }
 
 /** What swerun records differently from litellm, deliberately (README, "Providers"). */
@@ -76,8 +92,8 @@ describe("Gemini on Vertex AI, as litellm sends and records it (test/fixtures/pr
       const { trajectory } = await runProviderCase(fixture, server.url);
       const expected = expectedRequests(name);
       const sent = server.requests.filter((r) => r.path !== "/token");
-      expect(numberedIds(sent.map((r) => withoutNulls(r.body)))).toEqual(
-        numberedIds(expected.map((r) => withoutNulls(r.body))),
+      expect(numberedIds(sent.map((r) => oneSpelling(withoutNulls(r.body))))).toEqual(
+        numberedIds(expected.map((r) => oneSpelling(withoutNulls(r.body)))),
       );
       expect(sent.map((r) => [decodeURIComponent(r.path), r.query])).toEqual(
         expected.map((r) => [r.path, r.query]),
@@ -113,6 +129,63 @@ describe("Gemini on Vertex AI, as litellm sends and records it (test/fixtures/pr
     await expect(runProviderCase(fixture, server.url)).rejects.toThrow(
       /^bad request \(HTTP 400\) at .*: Invalid value at 'contents\[0\]'/,
     );
+  });
+
+  it("swerun run -m vertex_ai/gemini-...: the built CLI loads Google's SDK and runs to the submission", async () => {
+    server = await GeminiServer.start(SUBJECT_TOKEN);
+    const dir = tempDir("swerun-gemini-cli-");
+    const submit = [
+      { functionCall: { name: "bash", args: { command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" } } },
+    ];
+    const body = {
+      candidates: [{ content: { role: "model", parts: submit }, finishReason: "STOP", index: 0 }],
+      usageMetadata: {
+        promptTokenCount: 900,
+        candidatesTokenCount: 30,
+        thoughtsTokenCount: 70,
+        totalTokenCount: 1000,
+      },
+      modelVersion: "gemini-2.5-pro",
+      responseId: "cli-1",
+    };
+    server.push({ body });
+    const out = join(dir, "t.traj.json");
+    const clean = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((name) => /^(GOOGLE_|VERTEX|OPENAI_|ANTHROPIC_)/.test(name))
+        .map((name) => [name, ""]),
+    );
+    const result = await runCli(
+      [
+        "run",
+        "-m",
+        "vertex_ai/gemini-2.5-pro",
+        "-t",
+        "Submit.",
+        "--yolo",
+        "-c",
+        `environment.cwd=${dir}`,
+        "-o",
+        out,
+      ],
+      {
+        cwd: dir,
+        env: {
+          ...clean,
+          HOME: dir,
+          SWERUN_GLOBAL_CONFIG_DIR: dir,
+          METADATA_SERVER_DETECTION: "none",
+          ...googleEnv(server),
+          VERTEXAI_API_BASE: server.url,
+        },
+      },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const trajectory = JSON.parse(readFileSync(out, "utf8"));
+    expect(trajectory.info.exit_status).toBe("Submitted");
+    // 900 input and 100 output tokens (thoughts included) at gemini-2.5-pro's $1.25 and $10 per million.
+    expect(trajectory.info.model_stats.instance_cost).toBeCloseTo(900 * 1.25e-6 + 100 * 1e-5, 12);
   });
 
   it("the server refuses what Vertex refuses", () => {
