@@ -108,7 +108,8 @@ CASES += [
         "name": "vertex-gemini",
         "protocol": "vertex",
         "task": "Gemini on Vertex AI.",
-        "model": {"model_name": "vertex_ai/gemini-2.5-pro", "model_kwargs": {"api_base": "<base>", "temperature": 0.0, "max_tokens": 4096}},
+        # drop_params and parallel_tool_calls: what mini-swe-agent's swebench.yaml sets.
+        "model": {"model_name": "vertex_ai/gemini-2.5-pro", "model_kwargs": {"api_base": "<base>", "temperature": 0.0, "max_tokens": 4096, "drop_params": True, "parallel_tool_calls": True}},
         "replies": [
             gemini_reply([{"text": "Two commands."}, call("echo one"), call("echo two; exit 5")], gemini_usage(300, 40, thoughts=120), n=1),
             gemini_reply([{"text": "No tool this time."}], gemini_usage(420, 10, thoughts=30, cached=256), n=2),
