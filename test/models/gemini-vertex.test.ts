@@ -131,6 +131,16 @@ describe("Gemini on Vertex AI, as litellm sends and records it (test/fixtures/pr
     );
   });
 
+  it("a server that cannot be reached is retried, then the run stops saying so", async () => {
+    server = await GeminiServer.start(SUBJECT_TOKEN);
+    vi.stubEnv("SWERUN_GLOBAL_CONFIG_DIR", isolatedSettings().dir);
+    for (const [variable, value] of Object.entries(googleEnv(server))) vi.stubEnv(variable, value);
+    const fixture = moreCase("vertex-gemini-thinking");
+    await expect(runProviderCase(fixture, "http://127.0.0.1:9", { retry_attempts: 2 })).rejects.toThrow(
+      /failed 2 times; last error: cannot reach http:\/\/127\.0\.0\.1:9\/v1: fetch failed/,
+    );
+  });
+
   it("swerun run -m vertex_ai/gemini-...: the built CLI loads Google's SDK and runs to the submission", async () => {
     server = await GeminiServer.start(SUBJECT_TOKEN);
     const dir = tempDir("swerun-gemini-cli-");
