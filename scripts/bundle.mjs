@@ -59,9 +59,9 @@ const onlyTheRunCommand = {
  * script: their CommonJS builds are required from node_modules where the sources import() them (a script run
  * by vm.Script has no import()).
  */
-const REQUIRED_AT_USE = /^(@pydantic\/genai-prices|@anthropic-ai\/(sdk|bedrock-sdk|vertex-sdk)|google-auth-library|@aws-sdk\/credential-providers)$/;
+const REQUIRED_AT_USE = /^(@pydantic\/genai-prices|@google\/genai|@anthropic-ai\/(sdk|bedrock-sdk|vertex-sdk)|google-auth-library|@aws-sdk\/credential-providers)$/;
 /** Packages the ES build leaves to node_modules too (loaded only by the commands and providers that use them). */
-const EXTERNAL = ["dockerode", "ssh2", "cpu-features", "playwright-core", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk", "google-auth-library", "@aws-sdk/credential-providers", "@kubernetes/client-node", "ws"];
+const EXTERNAL = ["dockerode", "ssh2", "cpu-features", "playwright-core", "@google/genai", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk", "google-auth-library", "@aws-sdk/credential-providers", "@kubernetes/client-node", "ws"];
 const pricesFromNodeModules = {
   name: "prices-from-node-modules",
   setup(builder) {

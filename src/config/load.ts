@@ -9,11 +9,13 @@ import { decodeUtf8 } from "../util/utf8.js";
 import { englishMessages } from "./common.js";
 import { KUBERNETES_REFUSED_KEYS } from "./kubernetes.js";
 import { isPlainObject, mergeInto, originOf } from "./merge.js";
+import { everyModelConfig, isMetaModelClass, liftSubModels, subModelConfigs } from "./meta-model.js";
 import {
   configSchema,
   formatErrorTemplate,
   MODEL_CLASS_PATHS,
   MODEL_CLASSES,
+  type ModelConfig,
   type SwerunConfig,
   UNSUPPORTED_KEYS,
 } from "./schema.js";
@@ -331,6 +333,7 @@ function normalizeClasses(config: Record<string, unknown>, provenance: Map<strin
       );
     }
     model.model_class = modelClass;
+    liftSubModels(model);
   }
   const agent = isPlainObject(config.agent) ? config.agent : {};
   if (agent.agent_class !== undefined) {
@@ -410,8 +413,20 @@ export function loadConfig(
       `${origin}: model.outputs: required when model_class is ${config.model.model_class}`,
     );
   }
+  checkSubModels(config.model, provenance);
   registerConfigCredentials(config);
   return config;
+}
+
+/** A roulette or interleaving config's sub-models are checked with the config, before any model is built. */
+function checkSubModels(model: ModelConfig, provenance: Map<string, string>): void {
+  if (!isMetaModelClass(model.model_class)) return;
+  try {
+    subModelConfigs(model);
+  } catch (error) {
+    const origin = originOf("model.model_kwargs", provenance) ?? originOf("model.model_class", provenance);
+    throw new ConfigError(`${origin ?? "config"}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -419,8 +434,10 @@ export function loadConfig(
  * model_kwargs.api_key, credential-looking extra_headers, and credential-looking environment.env values.
  */
 function registerConfigCredentials(config: SwerunConfig): void {
-  const kwargs = config.model.model_kwargs;
-  if (typeof kwargs.api_key === "string") registerCredential(kwargs.api_key);
-  if (isPlainObject(kwargs.extra_headers)) registerCredentialEntries(kwargs.extra_headers);
+  for (const model of everyModelConfig(config.model)) {
+    const kwargs = model.model_kwargs;
+    if (typeof kwargs.api_key === "string") registerCredential(kwargs.api_key);
+    if (isPlainObject(kwargs.extra_headers)) registerCredentialEntries(kwargs.extra_headers);
+  }
   registerCredentialEntries(config.environment.env);
 }

@@ -20,6 +20,8 @@ export const MODEL_CLASSES = {
   deterministic: "deterministic",
   deterministic_toolcall: "deterministic_toolcall",
   deterministic_response_api_toolcall: "deterministic_responses",
+  roulette: "roulette",
+  interleaving: "interleaving",
 } as const;
 
 /** mini-swe-agent's class paths, read as the short name of the swerun class that does the same. */
@@ -37,6 +39,8 @@ export const MODEL_CLASS_PATHS: Record<string, keyof typeof MODEL_CLASSES> = {
   "minisweagent.models.test_models.DeterministicToolcallModel": "deterministic_toolcall",
   "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel":
     "deterministic_response_api_toolcall",
+  "minisweagent.models.extra.roulette.RouletteModel": "roulette",
+  "minisweagent.models.extra.roulette.InterleavingModel": "interleaving",
 };
 
 /**
@@ -164,6 +168,13 @@ export const modelSchema = z.strictObject({
   provider: z.optional(z.string()),
   /** Scripted models: what each call adds to the process-wide cost (the global limits); a message's own cost is its `extra.cost`. */
   cost_per_call: z._default(z.number().check(z.minimum(0)), 1),
+  /**
+   * roulette and interleaving (mini-swe-agent's RouletteModel, InterleavingModel): the sub-models' configs,
+   * written as mini writes them, a list under `model_kwargs` (read into this field when the config loads).
+   */
+  models: z.optional(z.array(z.record(z.string(), z.unknown())).check(z.minLength(1))),
+  /** interleaving: the sub-model (by index) of each call in turn, repeated; unset: each sub-model in turn. */
+  sequence: z.optional(z.nullable(z.array(z.int().check(z.minimum(0))).check(z.minLength(1)))),
 });
 
 export type ModelConfig = z.output<typeof modelSchema>;

@@ -47,9 +47,9 @@ export function requestTimeoutS(config: ModelConfig): number {
   return typeof timeout === "number" && timeout > 0 ? timeout : config.request_timeout;
 }
 
-/** The config as recorded and shown to templates: no api_key, no secret-looking headers, no key anywhere. */
+/** The config as recorded and shown to templates: no api_key or token, no secret-looking headers, no key anywhere. */
 export function publicConfig(config: ModelConfig): Json {
-  const { api_key: _key, extra_headers, ...kwargs } = config.model_kwargs;
+  const { api_key: _key, azure_ad_token: _token, extra_headers, ...kwargs } = config.model_kwargs;
   const headers = Object.fromEntries(
     Object.entries(stringRecord(extra_headers)).filter(([name]) => !isCredentialName(name)),
   );

@@ -6,7 +6,8 @@ import type { Endpoint } from "./providers.js";
 
 /**
  * Portkey (mini-swe-agent's PortkeyModel): the key in `x-portkey-api-key`, then PORTKEY_VIRTUAL_KEY as
- * `x-portkey-virtual-key`, else the config's `provider` as `x-portkey-provider` (which also prices the model);
+ * `x-portkey-virtual-key`, else the config's `provider` as `x-portkey-provider` (which also prices the model;
+ * without it the model is priced by its name, as litellm prices Portkey's replies);
  * the base URL from PORTKEY_PROXY, as Portkey's SDK reads it.
  */
 export function portkeyCall(
@@ -22,7 +23,7 @@ export function portkeyCall(
   const headers: Record<string, string | null> = { ...(key ? { "x-portkey-api-key": key.value } : {}) };
   if (virtualKey) headers["x-portkey-virtual-key"] = virtualKey;
   else if (config.provider) headers["x-portkey-provider"] = config.provider;
-  const info = { ...endpoint.info, priceProvider: config.provider || undefined };
+  const info = { ...endpoint.info, priceProvider: config.provider || endpoint.info.priceProvider };
   return { endpoint: { ...endpoint, info }, key: undefined, headers };
 }
 

@@ -19,6 +19,8 @@ export function serializeModelConfig(config: ModelConfig): {
 export interface ModelContext {
   /** Where the model reports retries and other events. */
   emit?: (event: AgentEvent) => void;
+  /** Roulette models: the random draw in [0, 1) of each call (default Math.random). */
+  random?: () => number;
 }
 
 /** Builds the model a config names. The OpenAI client loads only when a real model is used. */
@@ -45,6 +47,11 @@ export async function createModel(config: ModelConfig, context: ModelContext = {
       const model = await chatModel(config, { ...context, textBased: kind === "openai_textbased" });
       await model.checkPrice(); // a model without a price is refused before its first (paid) call
       return model;
+    }
+    case "roulette":
+    case "interleaving": {
+      const { MetaModel } = await import("./meta-model.js");
+      return MetaModel.create(config, (sub) => createModel(sub, context), context.random);
     }
     case "responses": {
       const { responsesModel } = await import("./chat-models.js");

@@ -22,5 +22,7 @@ export const MODEL_TYPES = {
   deterministic_toolcall: "minisweagent.models.test_models.DeterministicToolcallModel",
   deterministic_response_api_toolcall:
     "minisweagent.models.test_models.DeterministicResponseAPIToolcallModel",
+  roulette: "minisweagent.models.extra.roulette.RouletteModel",
+  interleaving: "minisweagent.models.extra.roulette.InterleavingModel",
   human: "swerun.models.human.HumanModel",
 } as const satisfies Record<keyof typeof MODEL_CLASSES | "human", string>;

@@ -25,6 +25,7 @@ export const NOT_SENT = new Set([
   "base_url",
   "api_key",
   "api_version",
+  "azure_ad_token",
   "extra_headers",
   "extra_body",
   "timeout",

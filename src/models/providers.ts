@@ -60,7 +60,8 @@ export const PROVIDERS: Record<string, ProviderInfo> = {
   azure: hosted("", ["AZURE_API_KEY", "AZURE_OPENAI_API_KEY"], "azure", ["AZURE_API_BASE"], "azure"),
   bedrock: { ...hosted("", [], "aws", ["AWS_BEDROCK_RUNTIME_ENDPOINT"], "bedrock"), keyRequired: false },
   vertex_ai: { ...hosted("", [], "google", ["VERTEXAI_API_BASE"], "vertex"), keyRequired: false },
-  portkey: hosted("https://api.portkey.ai/v1", ["PORTKEY_API_KEY"], "", ["PORTKEY_PROXY"]),
+  // Priced as litellm prices Portkey's replies: by the model's name ("litellm": genai-prices infers the provider).
+  portkey: hosted("https://api.portkey.ai/v1", ["PORTKEY_API_KEY"], "litellm", ["PORTKEY_PROXY"]),
   requesty: hosted("https://router.requesty.ai/v1", ["REQUESTY_API_KEY"], "", ["REQUESTY_API_BASE"]),
   openrouter: hosted("https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"], "openrouter", [
     "OPENROUTER_API_BASE",

@@ -3,6 +3,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import { AnthropicModel, clientOptions, type MessagesClient } from "./anthropic.js";
+import type { ChatModel } from "./chat-model.js";
 import { configuredModelName, resolvedConfig } from "./model-setup.js";
 import { resolveEndpoint } from "./providers.js";
 
@@ -50,26 +51,60 @@ async function googleAuth(config: ModelConfig, modelName: string, settings?: Set
 
 /**
  * A Claude model on Google Vertex AI (`vertex_ai/claude-...@<version>`) through the Anthropic SDK's Vertex
- * client: the Messages API body on the model's rawPredict path, with an access token from the application-default
- * credentials. Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
+ * client (the Messages API body on the model's rawPredict path), or a Gemini model (`vertex_ai/gemini-...`,
+ * generateContent, gemini.ts); either way with an access token from the application-default credentials.
+ * Project: model_kwargs.vertex_project, VERTEXAI_PROJECT, VERTEX_PROJECT, else the credentials';
  * location: model_kwargs.vertex_location, VERTEXAI_LOCATION, VERTEX_LOCATION, else us-central1; base URL:
  * model_kwargs.api_base or VERTEXAI_API_BASE (the host; `/v1/projects/...` follows), else the location's.
  */
 export async function vertexModel(
   config: ModelConfig,
   context: { emit?: (event: AgentEvent) => void; textBased: boolean; settings?: SettingsContext },
-): Promise<AnthropicModel> {
+): Promise<ChatModel> {
   const modelName = configuredModelName(config, context.settings);
   const endpoint = resolveEndpoint(modelName, config.model_kwargs, { settings: context.settings });
-  if (!/claude/.test(endpoint.model)) {
+  const gemini = /^gemini/.test(endpoint.model);
+  if (!gemini && !/claude/.test(endpoint.model)) {
     throw new UserError(
-      `model "${modelName}": swerun runs Claude models on Vertex AI (vertex_ai/claude-...); for Gemini use gemini/<model> with GEMINI_API_KEY`,
+      `model "${modelName}": swerun runs Claude and Gemini models on Vertex AI (vertex_ai/claude-..., vertex_ai/gemini-...)`,
     );
   }
   const { auth, client: authClient } = await googleAuth(config, modelName, context.settings);
+  const { project, location } = await vertexPlace(config, modelName, auth, context.settings);
+  const baseURL = endpoint.customBaseURL
+    ? `${endpoint.baseURL}/v1`
+    : location === "global"
+      ? "https://aiplatform.googleapis.com/v1"
+      : `https://${location}-aiplatform.googleapis.com/v1`;
+  const resolved = resolvedConfig(config, modelName);
+  if (gemini) {
+    const { geminiOnVertex } = await import("./gemini.js");
+    const place = { project, location, baseURL };
+    return geminiOnVertex(resolved, { ...endpoint, baseURL }, place, authClient, context);
+  }
+  const { AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
+  const client = new AnthropicVertex({
+    ...clientOptions(config, baseURL),
+    region: location,
+    projectId: project,
+    authClient: authClient as never,
+  });
+  return new AnthropicModel(resolved, { ...endpoint, baseURL }, client as unknown as MessagesClient, {
+    ...context,
+    bodyFields: { anthropic_version: VERTEX_VERSION },
+  });
+}
+
+/** The project and location of a Vertex AI model (see vertexModel). */
+async function vertexPlace(
+  config: ModelConfig,
+  modelName: string,
+  auth: { getProjectId(): Promise<string> },
+  settings?: SettingsContext,
+): Promise<{ project: string; location: string }> {
   const project =
     kwarg(config, "vertex_project", "vertex_ai_project") ??
-    lookupSetting(["VERTEXAI_PROJECT", "VERTEX_PROJECT"], context.settings)?.value ??
+    lookupSetting(["VERTEXAI_PROJECT", "VERTEX_PROJECT"], settings)?.value ??
     (await auth.getProjectId().catch(() => undefined));
   if (!project) {
     throw new UserError(
@@ -78,27 +113,7 @@ export async function vertexModel(
   }
   const location =
     kwarg(config, "vertex_location", "vertex_ai_location") ??
-    lookupSetting(["VERTEXAI_LOCATION", "VERTEX_LOCATION"], context.settings)?.value ??
+    lookupSetting(["VERTEXAI_LOCATION", "VERTEX_LOCATION"], settings)?.value ??
     DEFAULT_LOCATION;
-  const baseURL = endpoint.customBaseURL
-    ? `${endpoint.baseURL}/v1`
-    : location === "global"
-      ? "https://aiplatform.googleapis.com/v1"
-      : `https://${location}-aiplatform.googleapis.com/v1`;
-  const { AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
-  const client = new AnthropicVertex({
-    ...clientOptions(config, baseURL),
-    region: location,
-    projectId: project,
-    authClient: authClient as never,
-  });
-  return new AnthropicModel(
-    resolvedConfig(config, modelName),
-    { ...endpoint, baseURL },
-    client as unknown as MessagesClient,
-    {
-      ...context,
-      bodyFields: { anthropic_version: VERTEX_VERSION },
-    },
-  );
+  return { project, location };
 }

@@ -1,6 +1,7 @@
 import { isCredentialName } from "./secrets.js";
 
-const SECRET_KEY = /(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|secret|password|^token$)/i;
+const SECRET_KEY =
+  /(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|ad[_-]?token|secret|password|^token$)/i;
 /** Maps of HTTP headers (`extra_headers`, `headers`, `default_headers`): credential-looking names are dropped. */
 const HEADER_MAP = /headers$/i;
 

@@ -157,8 +157,8 @@ describe("loadConfig", () => {
     expect(errorOf(() => loadConfig(["demo", "environment.environment_class=singularity"]))).toMatch(
       /environment.environment_class: "singularity" \(mini-swe-agent's Singularity\/Apptainer\) does not run in swerun: use docker, bubblewrap or kubernetes$/,
     );
-    expect(errorOf(() => loadConfig(["demo", "model.model_class=roulette"]))).toMatch(
-      /model.model_class: "roulette" is not supported/,
+    expect(errorOf(() => loadConfig(["demo", "model.model_class=first_then"]))).toMatch(
+      /model.model_class: "first_then" is not supported/,
     );
   });
 

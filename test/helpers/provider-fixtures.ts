@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { Agent } from "../../src/agent/agent.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createEnvironment } from "../../src/environments/index.js";
@@ -79,9 +78,10 @@ export async function runProviderCase(
     model.litellm_model_registry = registry;
   }
   const layer = join(configDir, "case.yaml");
+  // JSON (which the loader reads as YAML would): a YAML 1.1 reader takes an unquoted 2024-06-01 for a date.
   writeFileSync(
     layer,
-    stringify({
+    JSON.stringify({
       agent: { ...AGENT, ...fixture.agent },
       environment: { environment_class: "local", cwd: workdir },
       model: { retry_min_wait: 0.01, retry_max_wait: 0.02, ...model, ...modelOverrides },

@@ -55,6 +55,14 @@ export function responsesRequestProblem(body: Item): string | undefined {
   return undefined;
 }
 
+/** Where a gateway serves the Responses API, and the header its key goes in. */
+export interface ResponsesServerOptions {
+  /** The path answered (default OpenAI's `/v1/responses`; OpenRouter's is `/api/v1/responses`). */
+  path?: string;
+  /** The header the key must be in: `authorization` as a bearer token (default), or e.g. Portkey's `x-portkey-api-key`. */
+  authHeader?: string;
+}
+
 /**
  * A local stand-in for OpenAI's Responses API (`POST /v1/responses`, a bearer key) on 127.0.0.1: it refuses
  * what the API refuses (responsesRequestProblem) in OpenAI's error shape, and answers valid requests from a
@@ -65,11 +73,13 @@ export class ResponsesServer {
   readonly #queue: ScriptedAnswer[] = [];
   readonly #server: Server;
   readonly #key: string | undefined;
-  /** The base URL to configure, ending in /v1. */
+  readonly #options: ResponsesServerOptions;
+  /** The base URL to configure, ending in /v1 (the path's folder). */
   url = "";
 
-  private constructor(key: string | undefined) {
+  private constructor(key: string | undefined, options: ResponsesServerOptions) {
     this.#key = key;
+    this.#options = options;
     this.#server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -86,10 +96,11 @@ export class ResponsesServer {
     });
   }
 
-  static async start(key?: string): Promise<ResponsesServer> {
-    const server = new ResponsesServer(key);
+  static async start(key?: string, options: ResponsesServerOptions = {}): Promise<ResponsesServer> {
+    const server = new ResponsesServer(key, options);
     await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", resolve));
-    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}/v1`;
+    const folder = (options.path ?? "/v1/responses").replace(/\/responses$/, "");
+    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}${folder}`;
     return server;
   }
 
@@ -122,8 +133,11 @@ export class ResponsesServer {
       headers,
       body,
     });
-    if (method !== "POST" || path !== "/v1/responses") return fail(404, `Invalid URL (${method} ${path})`);
-    if (this.#key !== undefined && headers.authorization !== `Bearer ${this.#key}`)
+    if (method !== "POST" || path !== (this.#options.path ?? "/v1/responses"))
+      return fail(404, `Invalid URL (${method} ${path})`);
+    const authHeader = this.#options.authHeader ?? "authorization";
+    const want = authHeader === "authorization" ? `Bearer ${this.#key}` : this.#key;
+    if (this.#key !== undefined && headers[authHeader] !== want)
       return fail(401, "Incorrect API key provided.");
     const problem = responsesRequestProblem(body);
     if (problem) return fail(400, problem);

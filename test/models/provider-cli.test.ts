@@ -62,6 +62,18 @@ describe("a missing credential is one line, exit 2, before any call", () => {
       /needs Google Cloud credentials: set GOOGLE_APPLICATION_CREDENTIALS/,
     ],
     [
+      "Gemini on Vertex AI without application-default credentials",
+      ["-m", "vertex_ai/gemini-2.5-pro"],
+      { VERTEXAI_PROJECT: "p" },
+      /needs Google Cloud credentials: set GOOGLE_APPLICATION_CREDENTIALS/,
+    ],
+    [
+      "Azure without a key or an Entra ID token",
+      ["-m", "azure/my-deployment"],
+      { AZURE_API_BASE: "http://127.0.0.1:9" },
+      /set AZURE_API_KEY \(or an Entra ID token in AZURE_AD_TOKEN\)/,
+    ],
+    [
       "Portkey without PORTKEY_API_KEY",
       ["-m", "gpt-4o", "--model-class", "portkey"],
       {},
@@ -88,6 +100,30 @@ describe("a missing credential is one line, exit 2, before any call", () => {
       expect(result.stderr).toMatch(message);
     });
   }
+
+  it("a roulette whose sub-model has no key, or a bad sub-model config", async () => {
+    const dir = tempDir("swerun-provider-cli-meta-");
+    const sub = {
+      model_name: "deterministic",
+      model_class: "deterministic",
+      outputs: [{ role: "assistant", content: "x" }],
+    };
+    const configs: Array<[unknown[], RegExp]> = [
+      [[sub, { model_name: "anthropic/claude-sonnet-4-5" }], /needs an API key: set ANTHROPIC_API_KEY/],
+      [[sub, { model_name: "x", temprature: 1 }], /model\.model_kwargs\.1\.temprature: unknown key/],
+    ];
+    for (const [index, [models, message]] of configs.entries()) {
+      const file = join(dir, `roulette-${index}.yaml`);
+      writeFileSync(
+        file,
+        JSON.stringify({ model: { model_class: "roulette", model_name: "roulette", model_kwargs: models } }),
+      );
+      const { result } = await run(["-c", "default", "-c", file]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+    }
+  });
 });
 
 describe("swerun run -m openai/gpt-5-codex --model-class responses", () => {
