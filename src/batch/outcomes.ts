@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { modelDisplayName } from "../config/model.js";
 import { figuresLine } from "../facts/figures.js";
-import { type RunRecord, runJsonPath, writeRunRecord } from "../formats/run-json.js";
+import { type RunCase, type RunRecord, runJsonPath, writeRunRecord } from "../formats/run-json.js";
 import type { HostPool } from "../images/host-pool.js";
 import { caseFromFacts } from "../tracking/case.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
@@ -39,6 +39,8 @@ export class BatchOutcomes {
   readonly #options: BatchOptions;
   readonly #opened: OpenedBatch;
   readonly #record: RunRecord;
+  /** Earlier cases read from their trajectories (run.json had none with the same status), read once. */
+  readonly #readCases = new Map<string, RunCase>();
   readonly #modelName: string;
 
   constructor(options: BatchOptions, opened: OpenedBatch) {
@@ -107,7 +109,44 @@ export class BatchOutcomes {
     updateTotals(record, false);
     if (this.#opened.pool) record.hosts = hostRecord(this.#opened.pool);
     const path = runJsonPath(this.#options.outputDir);
-    this.#opened.guard(path, () => writeRunRecord(path, record));
+    const written = this.#withUntouchedCases(record);
+    this.#opened.guard(path, () => writeRunRecord(path, written));
+  }
+
+  /**
+   * The record as run.json holds it while instances queued to run again have not ended: each keeps the case of
+   * its earlier finished trajectory until it ends (a full disk may refuse every later write of run.json).
+   */
+  #withUntouchedCases(record: RunRecord): RunRecord {
+    const missing = this.#untouched().filter(([id]) => !record.cases[id]);
+    if (missing.length === 0) return record;
+    const written = { ...record, cases: { ...record.cases } };
+    for (const [id, status] of missing) written.cases[id] = this.#earlierCase(id, status);
+    updateTotals(written, false);
+    return written;
+  }
+
+  /** Instances of the batch not recorded in this run whose folder holds a finished trajectory, with its status. */
+  #untouched(): Array<[string, string]> {
+    const recorded = new Set([...this.#opened.statuses.values()].flat());
+    const found: Array<[string, string]> = [];
+    for (const { instance_id: id } of this.#options.instances) {
+      const earlier = this.#opened.results.get(id)?.exit_status;
+      if (!recorded.has(id) && earlier && FINISHED_STATUSES.has(earlier)) found.push([id, earlier]);
+    }
+    return found;
+  }
+
+  /** An instance's earlier case: as run.json had it (same status), else read from its trajectory once. */
+  #earlierCase(id: string, status: string): RunCase {
+    const before = this.#opened.previous?.cases?.[id];
+    if (before && before.exit_status === status) return before;
+    let read = this.#readCases.get(id);
+    if (!read) {
+      read = caseOf(trajectoryPath(this.#options.outputDir, id), status);
+      this.#readCases.set(id, read);
+    }
+    return read;
   }
 
   /** An instance lost with its Docker host or its pod: queued again (the scheduler did it), told to all. */
@@ -202,11 +241,7 @@ export class BatchOutcomes {
   /** An instance's earlier finished trajectory stays its record: its status, and its case (as run.json had it, or read). */
   #keepEarlier(id: string, status: string): void {
     noteStatus(this.#opened.statuses, status, id);
-    const before = this.#opened.previous?.cases?.[id];
-    this.#record.cases[id] =
-      before && before.exit_status === status
-        ? before
-        : caseOf(trajectoryPath(this.#options.outputDir, id), status);
+    this.#record.cases[id] = this.#earlierCase(id, status);
   }
 
   /**
@@ -214,11 +249,7 @@ export class BatchOutcomes {
    * keep the finished trajectory the folder had for them as their record.
    */
   #keepUntouched(): void {
-    const recorded = new Set([...this.#opened.statuses.values()].flat());
-    for (const { instance_id: id } of this.#options.instances) {
-      const earlier = this.#opened.results.get(id)?.exit_status;
-      if (!recorded.has(id) && earlier && FINISHED_STATUSES.has(earlier)) this.#keepEarlier(id, earlier);
-    }
+    for (const [id, status] of this.#untouched()) this.#keepEarlier(id, status);
   }
 
   /**
