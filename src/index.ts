@@ -15,7 +15,8 @@ export { Agent } from "./agent/agent.js";
 // A batch and a grading in containers: what `runSwebench` and `evaluatePredictions` below take and give.
 export type { EvalRequest, EvalResult } from "./commands/eval.js";
 export type { SwebenchRequest, SwebenchResult } from "./commands/swebench.js";
-export { ConfigError, type ConfigOverride, loadConfig } from "./config/load.js";
+export { ConfigError } from "./config/config-error.js";
+export { type ConfigOverride, loadConfig } from "./config/load.js";
 export type { SwerunConfig } from "./config/schema.js";
 export type { Environment } from "./environments/environment.js";
 export { createEnvironment } from "./environments/index.js";
