@@ -32,14 +32,9 @@ export type { ExecOutput, Message } from "./messages.js";
 export { DeterministicModel } from "./models/deterministic.js";
 export { createModel } from "./models/index.js";
 export type { Model } from "./models/model.js";
-export {
-  openRun,
-  type RunHooks,
-  type RunOptions,
-  type RunResult,
-  type RunSession,
-  runTask,
-} from "./run/run.js";
+export { openRun, runTask } from "./run/run.js";
+export type { RunHooks, RunOptions, RunResult } from "./run/run-options.js";
+export type { RunSession } from "./run/run-session.js";
 export { renderTemplate } from "./templates/render.js";
 export { type LoadedTrajectory, loadTrajectory } from "./trajectory/reader.js";
 

@@ -21,16 +21,12 @@ import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, type ReplayedStep, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/replay-report.js";
 import { openEventLog } from "../run/event-log.js";
+import { failedRun } from "../run/failed-run.js";
 import { checkOutputPath } from "../run/output.js";
-import {
-  createRunModel,
-  failedRun,
-  openRun,
-  type RunOptions,
-  type RunResult,
-  type RunSession,
-} from "../run/run.js";
+import { createRunModel, openRun } from "../run/run.js";
 import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
+import type { RunOptions, RunResult } from "../run/run-options.js";
+import type { RunSession } from "../run/run-session.js";
 import { copySetupDir, endWorkdir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
 import { type LoadedTrajectory, loadTrajectory } from "../trajectory/reader.js";
