@@ -34,7 +34,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { closeDockerClient, connectDocker } from "../src/environments/docker/client.js";
-import { CONTAINER_LABELS } from "../src/environments/docker/environment.js";
+import { CONTAINER_LABELS } from "../src/environments/docker/container-labels.js";
 import { packageRoot } from "../src/util/package-root.js";
 import { diskFindings, mountSmallDisk, statusOf, trajectoryBytes } from "./chaos-disk.js";
 

@@ -165,10 +165,10 @@ await build({
 for (const name of ["bin.js", "bin.d.ts", "bin.js.map"]) rmSync(join(out, name), { force: true });
 chmodSync(join(out, "cli.cjs"), 0o755);
 
-// The built-in configs as swerun reads them (src/config/load.ts uses this reading while a file keeps the
+// The built-in configs as swerun reads them (src/config/config-file.ts uses this reading while a file keeps the
 // text read here, and so needs no YAML parser for them): only readings that JSON keeps exactly.
 {
-  const { BUILTIN_READINGS, parseConfigText } = await import("../dist/src/config/load.js");
+  const { BUILTIN_READINGS, parseConfigText } = await import("../dist/src/config/config-file.js");
   const readings = {};
   for (const name of readdirSync(join(root, "config"))) {
     if (!/\.ya?ml$/.test(name)) continue;

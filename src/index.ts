@@ -15,7 +15,8 @@ export { Agent } from "./agent/agent.js";
 // A batch and a grading in containers: what `runSwebench` and `evaluatePredictions` below take and give.
 export type { EvalRequest, EvalResult } from "./commands/eval.js";
 export type { SwebenchRequest, SwebenchResult } from "./commands/swebench.js";
-export { ConfigError, type ConfigOverride, loadConfig } from "./config/load.js";
+export { ConfigError } from "./config/config-error.js";
+export { type ConfigOverride, loadConfig } from "./config/load.js";
 export type { SwerunConfig } from "./config/schema.js";
 export type { Environment } from "./environments/environment.js";
 export { createEnvironment } from "./environments/index.js";
@@ -31,14 +32,9 @@ export type { ExecOutput, Message } from "./messages.js";
 export { DeterministicModel } from "./models/deterministic.js";
 export { createModel } from "./models/index.js";
 export type { Model } from "./models/model.js";
-export {
-  openRun,
-  type RunHooks,
-  type RunOptions,
-  type RunResult,
-  type RunSession,
-  runTask,
-} from "./run/run.js";
+export { openRun, runTask } from "./run/run.js";
+export type { RunHooks, RunOptions, RunResult } from "./run/run-options.js";
+export type { RunSession } from "./run/run-session.js";
 export { renderTemplate } from "./templates/render.js";
 export { type LoadedTrajectory, loadTrajectory } from "./trajectory/reader.js";
 

@@ -13,7 +13,7 @@ import { DEFAULT_EVAL_TIMEOUT } from "../eval/harness-constants.js";
 import { writeRunMetadata } from "../eval/run-metadata.js";
 import { runJsonPath } from "../formats/run-json.js";
 import { onInterruptSignals } from "../run/signals.js";
-import type { BatchOptions } from "./batch.js";
+import type { BatchOptions } from "./batch-options.js";
 import { BatchGrader } from "./grader.js";
 
 /** The hooks of a batch that tell its grader the instances' events. */

@@ -5,7 +5,7 @@ import { PredictionsFile } from "../datasets/predictions.js";
 import { readRunRecord, runJsonPath } from "../formats/run-json.js";
 import { HostPool } from "../images/host-pool.js";
 import { FileWriteError, fileWriteError } from "../util/file-error.js";
-import type { BatchOptions } from "./batch.js";
+import type { BatchOptions } from "./batch-options.js";
 import { openBatchImages } from "./images.js";
 import { FINISHED_STATUSES } from "./instance.js";
 import { lockOutputDir } from "./lock.js";

@@ -9,7 +9,7 @@ import { writeFileAtomic } from "../util/atomic-write.js";
 import { chaosPoint } from "../util/chaos.js";
 import { timestampSlug } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import type { BatchOptions, BatchSummary } from "./batch.js";
+import type { BatchOptions, BatchSummary } from "./batch-options.js";
 import { FINISHED_STATUSES, type InstanceResult, recordedOutcome, trajectoryPath } from "./instance.js";
 import { noteStatus, type OpenedBatch } from "./open.js";
 import { caseOf, instanceFacts, newRunRecord, unsavedFacts, updateTotals } from "./record.js";

@@ -1,148 +1,38 @@
-import { existsSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import pc from "picocolors";
 import type { Agent } from "../agent/agent.js";
-import { loadConfig } from "../config/load.js";
-import { isPlainObject } from "../config/merge.js";
-import { type EnvironmentConfig, modelSchema, onHostFiles, type SwerunConfig } from "../config/schema.js";
+import type { EnvironmentConfig } from "../config/schema.js";
 import { consolePrinter } from "../console/printer.js";
 import { stdinIsTerminal } from "../console/prompt.js";
-import { OutputPathError, UserError } from "../errors.js";
+import { OutputPathError } from "../errors.js";
 import { EventBus } from "../events.js";
 import type { Model } from "../models/model.js";
-import { isEnvironmentSpec, replayEnvironment } from "../replay/config.js";
 import {
   compareStep,
   compareSubmissions,
   replayedObservations,
   type StepComparison,
 } from "../replay/divergence.js";
-import { type RecordedRun, recordedRun } from "../replay/recorded.js";
 import { REPLAY_STOPPED, type ReplayedStep, ReplayModel } from "../replay/replay-model.js";
 import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/replay-report.js";
 import { openEventLog } from "../run/event-log.js";
-import { checkOutputPath } from "../run/output.js";
-import {
-  createRunModel,
-  failedRun,
-  openRun,
-  type RunOptions,
-  type RunResult,
-  type RunSession,
-} from "../run/run.js";
-import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
-import { copySetupDir, endWorkdir } from "../run/setup-dir.js";
+import { failedRun } from "../run/failed-run.js";
+import { createRunModel, openRun } from "../run/run.js";
+import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
+import type { RunOptions, RunResult } from "../run/run-options.js";
+import type { RunSession } from "../run/run-session.js";
+import { endWorkdir } from "../run/setup-dir.js";
 import { AGENT_NAME, type SwarmEventStream } from "../run/swarm-events.js";
-import { type LoadedTrajectory, loadTrajectory } from "../trajectory/reader.js";
-import { asList } from "../util/as-list.js";
-import { newRunId, timestampSlug } from "../util/ids.js";
+import type { LoadedTrajectory } from "../trajectory/reader.js";
+import { newRunId } from "../util/ids.js";
 import { redact } from "../util/secrets.js";
-import { configOverrides, type FlagsOf } from "./options.js";
-
-/** `swerun replay` flags (commands/options.ts). */
-export type ReplayFlags = FlagsOf<"replay">;
-
-const DEFAULT_ACTION_REGEX = modelSchema.shape.action_regex.parse(undefined);
-
-function parseUntil(value: number | string | undefined, steps: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > steps) {
-    throw new UserError(
-      `--until ${String(value)}: expected a step number from 0 to ${steps} (the trajectory has ${steps} steps)`,
-    );
-  }
-  return n;
-}
-
-/** The template that rendered the recorded observations (mini-swe-agent 1.x kept it in the agent section). */
-function recordedObservationTemplate(trajectory: LoadedTrajectory): string | undefined {
-  const config = isPlainObject(trajectory.info.config) ? trajectory.info.config : {};
-  const model = isPlainObject(config.model) ? config.model : {};
-  const agent = isPlainObject(config.agent) ? config.agent : {};
-  const candidates = [
-    model.observation_template,
-    model.action_observation_template,
-    agent.action_observation_template,
-  ];
-  return candidates.find((value): value is string => typeof value === "string");
-}
-
-function recordedModelConfig(trajectory: LoadedTrajectory): Record<string, unknown> {
-  const config = isPlainObject(trajectory.info.config) ? trajectory.info.config : {};
-  return isPlainObject(config.model) ? config.model : {};
-}
-
-/**
- * The local checkout: --cwd, else a fresh copy of run.setup_dir, else the recorded cwd if it still exists.
- * Returns whether it made a copy.
- */
-function prepareLocalCwd(
-  environment: EnvironmentConfig,
-  config: SwerunConfig,
-  flags: ReplayFlags,
-  recordedCwd: string,
-): boolean {
-  const copy = !flags.cwd && Boolean(config.run.setup_dir);
-  if (flags.cwd) environment.cwd = resolve(flags.cwd);
-  else if (config.run.setup_dir) environment.cwd = copySetupDir(config.run.setup_dir, "swerun-replay-");
-  const cwd = environment.cwd;
-  const hint = "give the checkout to replay in with --cwd DIR";
-  if (!cwd) throw new UserError(`the trajectory records no working directory: ${hint}`);
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    const recorded = cwd === recordedCwd ? " (the recorded run's directory, now gone)" : "";
-    throw new UserError(`environment.cwd: no such directory: ${cwd}${recorded}: ${hint}`);
-  }
-  return copy;
-}
-
-function defaultOutput(path: string): string {
-  const stem = basename(path).replace(/(\.traj)?\.json$/, "");
-  return resolve("runs", `${stem}.replay-${timestampSlug()}.traj.json`);
-}
-
-interface Setup {
-  trajectory: LoadedTrajectory;
-  recorded: RecordedRun;
-  config: SwerunConfig;
-  environment: EnvironmentConfig;
-  recordedCwd: string;
-  until: number;
-  output: string;
-  /** `--report`, checked (`-`: standard output). */
-  report: string | undefined;
-  /** The local working directory is a temporary copy of run.setup_dir the replay made. */
-  madeCwd: boolean;
-}
-
-function setup(path: string, flags: ReplayFlags): Setup {
-  const trajectory = loadTrajectory(path);
-  const specs = asList(flags.config);
-  // A model that takes over keeps the recorded run's action style: tool calls, or text blocks.
-  const toolCalls = trajectory.messages.some((m) => Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
-  // The environment is the replay's own (below), not the continuing model's.
-  const overrides = configOverrides("replay", flags);
-  const envFlags = overrides.filter((override) => override.path.startsWith("environment."));
-  const config = loadConfig(
-    specs.filter((spec) => !isEnvironmentSpec(spec)),
-    overrides.filter((override) => !envFlags.includes(override)),
-    toolCalls ? "default" : "textbased",
-  );
-  const regex = config.model.action_regex;
-  const recorded = recordedRun(trajectory, regex, regex === DEFAULT_ACTION_REGEX ? undefined : regex);
-  const until = parseUntil(flags.until, recorded.steps.length) ?? recorded.steps.length;
-  const output = checkOutputPath(flags.output ?? defaultOutput(path), flags.output ? "-o" : "trajectory");
-  if (output === resolve(path))
-    throw new UserError(`-o ${flags.output}: that is the trajectory being replayed`);
-  const report = flags.report ? reportTarget(flags.report, flags.events) : undefined;
-  const { environment, notes, recordedCwd } = replayEnvironment(trajectory, specs, envFlags);
-  for (const note of notes) process.stderr.write(`note: ${note}\n`);
-  const onHost = onHostFiles(environment);
-  const madeCwd = onHost && prepareLocalCwd(environment, config, flags, recordedCwd);
-  if (environment.environment_class === "docker" && until < recorded.steps.length && !flags.continue)
-    environment.keep_container = true;
-  return { trajectory, recorded, config, environment, recordedCwd, until, output, report, madeCwd };
-}
+import {
+  type ReplayFlags,
+  type ReplaySetup,
+  recordedModelConfig,
+  recordedObservationTemplate,
+  replaySetup,
+} from "./replay-setup.js";
 
 /** Runs the agent from its restored messages to its end; what happened is the result (errors included). */
 async function continueAgent(session: RunSession, agent: Agent): Promise<RunResult> {
@@ -160,7 +50,7 @@ async function continueAgent(session: RunSession, agent: Agent): Promise<RunResu
  * Returns 0 when the submission matches, 1 when it differs (or, when it is not compared, when a step diverged).
  */
 export async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
-  const s = setup(path, flags);
+  const s = replaySetup(path, flags);
   const events = await openEventLog(flags.events, flags.continue ? [s.config.model] : []);
   const runId = newRunId();
   // The replayed steps are the agent "replay"; a model that carries on is swerun's agent.
@@ -209,7 +99,7 @@ const print = (line: string) => process.stdout.write(`${redact(line)}\n`);
 
 async function replay(
   flags: ReplayFlags,
-  s: Setup,
+  s: ReplaySetup,
   runId: string,
   stream: SwarmEventStream | undefined,
 ): Promise<number> {
@@ -241,7 +131,7 @@ async function replay(
   return report.submission.status === "same" ? 0 : 1;
 }
 
-function replayInfo(flags: ReplayFlags, s: Setup): ReplayInfo {
+function replayInfo(flags: ReplayFlags, s: ReplaySetup): ReplayInfo {
   return {
     trajectory: resolve(s.trajectory.path),
     trajectory_format: s.trajectory.kind,
@@ -255,7 +145,7 @@ function replayInfo(flags: ReplayFlags, s: Setup): ReplayInfo {
 
 /** The run of the replay: the replay's environment, a model that plays the recorded steps and compares each. */
 function replayRunOptions(
-  s: Setup,
+  s: ReplaySetup,
   run: {
     runId: string;
     bus: EventBus;
@@ -326,7 +216,7 @@ async function openReplay(options: RunOptions, stream: SwarmEventStream | undefi
  * from the recorded run's.
  */
 async function replaySteps(
-  s: Setup,
+  s: ReplaySetup,
   progress: Progress,
   table: ReplayTable,
   nextModel: Model | undefined,
@@ -364,13 +254,13 @@ async function replaySteps(
 }
 
 /** Whether the replay stopped before the last recorded step (`--until`), so the submission is not compared. */
-function stoppedEarly(s: Setup, progress: Progress, result: RunResult): boolean {
+function stoppedEarly(s: ReplaySetup, progress: Progress, result: RunResult): boolean {
   const model = progress.model as ReplayModel;
   return result.exit_status === REPLAY_STOPPED && model.replayedSteps < s.recorded.steps.length;
 }
 
 function replayReport(
-  s: Setup,
+  s: ReplaySetup,
   progress: Progress,
   end: { result: RunResult; continued: boolean; stoppedEarly: boolean },
 ): ReplayReport {
@@ -396,7 +286,7 @@ function replayReport(
 /** The summary, the trajectory and report written, and the local working directory to look into. */
 function printReplayEnd(
   report: ReplayReport,
-  s: Setup,
+  s: ReplaySetup,
   end: { place: Place; table: ReplayTable; stoppedEarly: boolean; keep: boolean },
 ): void {
   const { place } = end;

@@ -3,11 +3,13 @@ import { ask, stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
 import { readableRunJson, runJsonPath, updateRunJson } from "../formats/run-json.js";
 import { compareRuns } from "../tracking/compare.js";
+import { compareText } from "../tracking/compare-text.js";
 import { checkLabel } from "../tracking/label.js";
 import { resolveRun } from "../tracking/ref.js";
 import { mergeShardRuns } from "../tracking/shards.js";
 import { listRuns, runsDir, type StoredRun } from "../tracking/store.js";
-import { colorsFor, compareText, listJson, listText, showJson, showText } from "../tracking/terminal-text.js";
+import { colorsFor } from "../tracking/terminal-layout.js";
+import { listJson, listText, showJson, showText } from "../tracking/terminal-text.js";
 import { printable, printableLine } from "../util/printable.js";
 import type { FlagsOf } from "./options.js";
 

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import pc from "picocolors";
-import { type BatchOptions, type BatchSummary, runBatch } from "../batch/batch.js";
+import { runBatch } from "../batch/batch.js";
+import type { BatchOptions, BatchSummary } from "../batch/batch-options.js";
 import { type BatchDisplay, plainDisplay, terminalDisplay } from "../batch/display.js";
 import type { BatchImages } from "../batch/images.js";
 import { loadSwebench, type SwebenchSelection } from "../batch/load.js";

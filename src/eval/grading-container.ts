@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/environment.js";
+import { CONTAINER_LABELS, CONTAINER_PREFIX } from "../environments/docker/container-labels.js";
 import {
   type LiveContainer,
   registerContainer,

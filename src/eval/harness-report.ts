@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { Prediction } from "../datasets/predictions.js";
-import { CONTAINER_LABELS } from "../environments/docker/environment.js";
+import { CONTAINER_LABELS } from "../environments/docker/container-labels.js";
 import { pythonJson } from "../python/json-dumps-indent.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { pathInside } from "../util/safe-path.js";

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
-import { CONTAINER_LABELS } from "../environments/docker/environment.js";
+import { CONTAINER_LABELS } from "../environments/docker/container-labels.js";
 
 /** The image ids containers on a daemon use (running or not): all of them, and those of one swerun run. */
 export interface ImageUsers {

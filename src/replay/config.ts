@@ -1,16 +1,10 @@
 import { bubblewrapEnvironmentSchema } from "../config/bubblewrap.js";
+import { dropOtherClassKeys, environmentClassName, unsupportedEnvironmentClass } from "../config/classes.js";
 import { englishMessages } from "../config/common.js";
+import { ConfigError } from "../config/config-error.js";
+import { findConfigFile, readConfigFile } from "../config/config-file.js";
 import { dockerEnvironmentSchema } from "../config/docker.js";
-import {
-  ConfigError,
-  type ConfigOverride,
-  dropOtherClassKeys,
-  environmentClassName,
-  findConfigFile,
-  parseKeyValueSpec,
-  readConfigFile,
-  unsupportedEnvironmentClass,
-} from "../config/load.js";
+import { type ConfigOverride, parseKeyValueSpec } from "../config/load.js";
 import { isPlainObject, mergeInto, originOf } from "../config/merge.js";
 import { type EnvironmentConfig, environmentSchema, localEnvironmentSchema } from "../config/schema.js";
 import { UserError } from "../errors.js";

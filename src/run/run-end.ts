@@ -5,7 +5,7 @@ import { FileWriteError, ioReason } from "../util/file-error.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr } from "./event-log.js";
 import { checkOutputFile } from "./output.js";
-import type { RunResult } from "./run.js";
+import type { RunResult } from "./run-options.js";
 import { type SwarmEventStream, type SwarmStop, stopFigures } from "./swarm-events.js";
 
 /**

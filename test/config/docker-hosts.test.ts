@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/config/config-error.js";
 import { parseDockerHostFlag, splitHostSpec } from "../../src/config/docker-hosts.js";
-import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { loadConfig } from "../../src/config/load.js";
 import { configEndpoint, hostEndpoint } from "../../src/environments/docker/client.js";
 import { tempDir } from "../helpers/tmp.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config/load.js";
+import { ConfigError } from "../../src/config/config-error.js";
+import { loadConfig } from "../../src/config/load.js";
 
 const BASE = ["demo", "environment.environment_class=kubernetes", "environment.image=img:1"];
 

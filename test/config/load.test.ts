@@ -1,14 +1,9 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  BUILTIN_READINGS,
-  ConfigError,
-  loadConfig,
-  parseConfigText,
-  parseKeyValueSpec,
-  readConfigFile,
-} from "../../src/config/load.js";
+import { ConfigError } from "../../src/config/config-error.js";
+import { BUILTIN_READINGS, parseConfigText, readConfigFile } from "../../src/config/config-file.js";
+import { loadConfig, parseKeyValueSpec } from "../../src/config/load.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { tempDir } from "../helpers/tmp.js";
 

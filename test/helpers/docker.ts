@@ -6,7 +6,7 @@ import { describe, it } from "vitest";
 import { dockerEnvironmentSchema } from "../../src/config/docker.js";
 import type { DockerEnvironmentConfig } from "../../src/config/schema.js";
 import { connectDocker, resolveDockerEndpoint } from "../../src/environments/docker/client.js";
-import { CONTAINER_LABELS } from "../../src/environments/docker/environment.js";
+import { CONTAINER_LABELS } from "../../src/environments/docker/container-labels.js";
 import { ensureTestImages, type TestImages } from "./docker-images.js";
 
 /** With SWERUN_REQUIRE_DOCKER=1 (CI), a missing daemon fails the Docker tests instead of skipping them. */

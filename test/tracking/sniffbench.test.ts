@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { factsWithoutTrajectory, readRunFacts } from "../../src/facts/read-run.js";
 import type { RunFacts, ToolCallFacts, TurnFacts } from "../../src/facts/run-facts.js";
+import { metricDelta } from "../../src/tracking/compare-text.js";
 import { behaviorMetrics } from "../../src/tracking/metrics.js";
-import { colorsFor, metricDelta, seedDate } from "../../src/tracking/terminal-text.js";
+import { colorsFor, seedDate } from "../../src/tracking/terminal-layout.js";
 import { packageRoot } from "../../src/util/package-root.js";
 
 // sniffbench's own functions made these (scripts/gen-sniffbench-fixtures.mjs), its dates in UTC.

@@ -11,7 +11,7 @@ import {
   hostEndpoint,
   resolveDockerEndpoint,
 } from "./client.js";
-import { CONTAINER_LABELS } from "./environment.js";
+import { CONTAINER_LABELS } from "./container-labels.js";
 
 export interface CleanupOptions {
   /** Also remove kept containers and those of runs still going (or started on another machine). */

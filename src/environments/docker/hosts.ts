@@ -2,7 +2,7 @@ import type Docker from "dockerode";
 import type { DockerHostConfig } from "../../config/docker-hosts.js";
 import { closeDockerClient, createDockerClient, type DockerEndpoint, hostEndpoint } from "./client.js";
 import { removeContainer } from "./container.js";
-import { CONTAINER_LABELS } from "./environment.js";
+import { CONTAINER_LABELS } from "./container-labels.js";
 
 /**
  * One daemon of a host pool, as the scheduler sees it: whether it answers, whether it has an image, and
