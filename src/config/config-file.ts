@@ -1,5 +1,6 @@
 // Config files: finding one by path or built-in name, and reading it (JSON or YAML 1.1 as PyYAML reads it, the
 // build's readings of the built-in configs, template files).
+
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseDocument, visit, YAMLParseError } from "yaml";
@@ -7,6 +8,7 @@ import { packageRoot } from "../util/package-root.js";
 import { decodeUtf8 } from "../util/utf8.js";
 import { ConfigError } from "./config-error.js";
 import { isPlainObject } from "./merge.js";
+import { pythonTimestampText } from "./yaml-timestamp.js";
 
 /** How many aliases a YAML file may resolve (PyYAML has no limit; a billion-laughs file needs millions). */
 const MAX_YAML_ALIAS_COUNT = 10_000;
@@ -48,23 +50,25 @@ function readUtf8File(path: string): string {
 }
 
 /**
- * YAML 1.1 as PyYAML reads it. One difference of the `yaml` package is undone: a block scalar (`|`, `>`)
+ * YAML 1.1 as PyYAML reads it. Two differences of the `yaml` package are undone: a block scalar (`|`, `>`)
  * that ends the file without a line break has no trailing newline in PyYAML (mini-swe-agent's shipped
- * `mini_textbased.yaml` ends that way, and the template is recorded in every trajectory).
+ * `mini_textbased.yaml` ends that way, and the template is recorded in every trajectory); and a timestamp
+ * (`api_version: 2024-06-01`) is the text Python gives it (yaml-timestamp.ts), not a Date.
  */
 function parsePyYaml(text: string): unknown {
   const doc = parseDocument(text, { version: "1.1" });
   const [error] = doc.errors;
   if (error) throw error;
-  if (!text.endsWith("\n") && !text.endsWith("\r")) {
-    visit(doc, {
-      Scalar(_key, node) {
-        const block = node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED";
-        if (block && node.range?.[1] === text.length && typeof node.value === "string")
-          node.value = node.value.replace(/\n$/, "");
-      },
-    });
-  }
+  const endsInBreak = text.endsWith("\n") || text.endsWith("\r");
+  visit(doc, {
+    Scalar(_key, node) {
+      if (node.value instanceof Date) node.value = pythonTimestampText(node.source ?? "");
+      if (endsInBreak) return;
+      const block = node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED";
+      if (block && node.range?.[1] === text.length && typeof node.value === "string")
+        node.value = node.value.replace(/\n$/, "");
+    },
+  });
   return doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
 }
 
