@@ -141,4 +141,19 @@ describeSmallDisk("run.json on a full disk", () => {
       disk.remove();
     }
   });
+
+  it("takes no disk block for its lock: an update that fits in what is left is written", () => {
+    const disk = mountSmallDisk(64 * 1024);
+    try {
+      const path = runJsonPath(disk.dir);
+      writeFileSync(path, JSON.stringify({ run_id: "r" }));
+      // Room for the new file's one page and nothing more: a lock that took a page too would refuse it.
+      disk.fill(4096);
+      updateRunJson(path, () => ({ run_id: "r", label: "x".repeat(3_000) }));
+      expect(runJsonAt(path)).toEqual({ run_id: "r", label: "x".repeat(3_000) });
+      expect(readdirSync(disk.dir).sort()).toEqual(["filler", "run.json"]);
+    } finally {
+      disk.remove();
+    }
+  });
 });
