@@ -20,7 +20,7 @@ import { resetGlobalModelStats } from "../src/models/global-stats.js";
 import { createModel } from "../src/models/index.js";
 import type { Model } from "../src/models/model.js";
 import { PromptCache } from "../test/helpers/anthropic-cache.js";
-import { AnthropicServer, type ScriptedAnswer } from "../test/helpers/anthropic-server.js";
+import { AnthropicServer } from "../test/helpers/anthropic-server.js";
 import { ChatServer } from "../test/helpers/chat-server.js";
 import { externalAccount } from "../test/helpers/cloud-auth.js";
 import {
@@ -30,6 +30,7 @@ import {
   runProviderCase,
 } from "../test/helpers/provider-fixtures.js";
 import { ResponsesServer } from "../test/helpers/responses-server.js";
+import type { ScriptedAnswer } from "../test/helpers/scripted-server.js";
 
 const CALLS = Number(process.argv[2] ?? 200);
 const ROUNDS = 5;

@@ -1,6 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { CapturedRequest, ScriptedAnswer } from "./anthropic-server.js";
+import { type Incoming, type Reply, ScriptedServer } from "./scripted-server.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
 type Body = any;
@@ -36,6 +34,15 @@ export function chatRequestProblem(body: Body): string | undefined {
   return undefined;
 }
 
+/** An error in the shape of OpenAI's APIs (chat completions, Responses; Azure's and the gateways' too). */
+export function openaiError(status: number, message: string): Reply {
+  return {
+    status,
+    headers: {},
+    body: { error: { message, type: "invalid_request_error", param: null, code: null } },
+  };
+}
+
 /** Where a chat-completions server listens and whom it lets in. */
 export interface ChatServerOptions {
   /** The path it answers (OpenAI's `/v1/chat/completions`; Azure's deployment path). */
@@ -51,80 +58,32 @@ export interface ChatServerOptions {
  * gateway's): it refuses what the API refuses (chatRequestProblem, a missing key or query parameter) in
  * OpenAI's error shape and answers valid requests from a queue of scripted answers, recording every request.
  */
-export class ChatServer {
-  readonly requests: CapturedRequest[] = [];
-  readonly #queue: ScriptedAnswer[] = [];
-  readonly #server: Server;
+export class ChatServer extends ScriptedServer {
   readonly #options: ChatServerOptions;
-  /** The server's root URL (no path). */
-  url = "";
 
   private constructor(options: ChatServerOptions) {
+    super();
     this.#options = options;
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const reply = this.#answer(
-          request.method ?? "",
-          request.url ?? "",
-          request.headers,
-          Buffer.concat(chunks),
-        );
-        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        response.end(JSON.stringify(reply.body));
-      });
-    });
   }
 
-  static async start(options: ChatServerOptions): Promise<ChatServer> {
-    const server = new ChatServer(options);
-    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", resolve));
-    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}`;
-    return server;
+  /** Starts a server; its `url` is its root (no path). */
+  static start(options: ChatServerOptions): Promise<ChatServer> {
+    return new ChatServer(options).listen();
   }
 
-  push(...answers: ScriptedAnswer[]): this {
-    this.#queue.push(...answers);
-    return this;
-  }
-
-  get pending(): number {
-    return this.#queue.length;
-  }
-
-  #answer(method: string, url: string, headers: IncomingHttpHeaders, raw: Buffer) {
-    const fail = (status: number, message: string) => ({
-      status,
-      headers: {},
-      body: { error: { message, type: "invalid_request_error", param: null, code: null } },
-    });
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return fail(400, "We could not parse the JSON body of your request.");
-    }
-    const [path = "", search = ""] = url.split("?");
-    const query = Object.fromEntries(new URLSearchParams(search));
-    this.requests.push({ method, path, query, headers, body });
+  protected override reply(request: Incoming): Reply {
+    const received = this.receive(request);
+    if (!received) return openaiError(400, "We could not parse the JSON body of your request.");
+    const { method, path, query, headers } = request;
     if (method !== "POST" || !this.#options.path.test(path))
-      return fail(404, `Resource not found (${method} ${path})`);
+      return openaiError(404, `Resource not found (${method} ${path})`);
     const auth = this.#options.auth;
     if (auth && headers[auth.header] !== auth.value)
-      return fail(401, "Access denied due to invalid subscription key or wrong API endpoint.");
+      return openaiError(401, "Access denied due to invalid subscription key or wrong API endpoint.");
     for (const name of this.#options.query ?? [])
-      if (!query[name]) return fail(404, `Missing query parameter ${name}`);
-    const problem = chatRequestProblem(body);
-    if (problem) return fail(400, problem);
-    const answer = this.#queue.shift();
-    if (!answer) return fail(500, "chat-server: no scripted answer left");
-    const answerBody = typeof answer.body === "function" ? answer.body(body) : answer.body;
-    return { status: answer.status ?? 200, headers: answer.headers ?? {}, body: answerBody ?? {} };
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      if (!query[name]) return openaiError(404, `Missing query parameter ${name}`);
+    const problem = chatRequestProblem(received.body);
+    if (problem) return openaiError(400, problem);
+    return this.next(received.body) ?? openaiError(500, "chat-server: no scripted answer left");
   }
 }

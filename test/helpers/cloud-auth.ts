@@ -115,3 +115,21 @@ export function stsGrantProblem(form: string, expected: { subjectToken: string }
     return "invalid_scope";
   return undefined;
 }
+
+/** The access token the local STS endpoints (`/token`) issue. */
+export const GOOGLE_TOKEN = "ya29.swerun-test-access-token";
+
+/**
+ * Google's STS endpoint's answer to a token exchange (form body): an access token (GOOGLE_TOKEN) for the
+ * expected subject token, its error otherwise (and always when no workload identity pool is set up).
+ */
+export function stsTokenReply(form: string, expected: { subjectToken: string } | undefined) {
+  const problem = expected ? stsGrantProblem(form, expected) : "no workload identity pool";
+  return problem
+    ? { status: 400, headers: {}, body: { error: problem } }
+    : {
+        status: 200,
+        headers: {},
+        body: { access_token: GOOGLE_TOKEN, expires_in: 3600, token_type: "Bearer" },
+      };
+}

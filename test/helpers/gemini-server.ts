@@ -1,7 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type CapturedRequest, GOOGLE_TOKEN, type ScriptedAnswer } from "./anthropic-server.js";
-import { stsGrantProblem } from "./cloud-auth.js";
+import { GOOGLE_TOKEN, stsTokenReply } from "./cloud-auth.js";
+import { type Incoming, type Reply, ScriptedServer } from "./scripted-server.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
 type Item = any;
@@ -117,92 +115,36 @@ export function generateContentProblem(body: Item): string | undefined {
  * endpoint (`/token`, as application-default credentials get one), the publisher model path, requests
  * refused as Vertex refuses them (generateContentProblem) in Google's error shape, answers from a queue.
  */
-export class GeminiServer {
-  readonly requests: CapturedRequest[] = [];
-  readonly #queue: ScriptedAnswer[] = [];
-  readonly #server: Server;
+export class GeminiServer extends ScriptedServer {
   readonly #subjectToken: string;
-  /** The server's root URL (no path). */
-  url = "";
 
   private constructor(subjectToken: string) {
+    super();
     this.#subjectToken = subjectToken;
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const reply = this.#answer(
-          request.method ?? "",
-          request.url ?? "",
-          request.headers,
-          Buffer.concat(chunks),
-        );
-        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        response.end(JSON.stringify(reply.body));
-      });
-    });
   }
 
-  static async start(subjectToken: string): Promise<GeminiServer> {
-    const server = new GeminiServer(subjectToken);
-    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", resolve));
-    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}`;
-    return server;
+  /** Starts a server; its `url` is its root (no path). */
+  static start(subjectToken: string): Promise<GeminiServer> {
+    return new GeminiServer(subjectToken).listen();
   }
 
-  push(...answers: ScriptedAnswer[]): this {
-    this.#queue.push(...answers);
-    return this;
-  }
-
-  get pending(): number {
-    return this.#queue.length;
-  }
-
-  #answer(method: string, url: string, headers: IncomingHttpHeaders, raw: Buffer) {
+  protected override reply(request: Incoming): Reply {
     const fail = (status: number, message: string, code = "INVALID_ARGUMENT") => ({
       status,
       headers: {},
       body: { error: { code: status, message, status: code } },
     });
-    const [path = "", query = ""] = url.split("?");
-    if (path === "/token") {
-      const problem = stsGrantProblem(raw.toString("utf8"), { subjectToken: this.#subjectToken });
-      return problem
-        ? { status: 400, headers: {}, body: { error: problem } }
-        : {
-            status: 200,
-            headers: {},
-            body: { access_token: GOOGLE_TOKEN, expires_in: 3600, token_type: "Bearer" },
-          };
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return fail(400, "Invalid JSON payload received.");
-    }
-    this.requests.push({
-      method,
-      path,
-      query: Object.fromEntries(new URLSearchParams(query)),
-      headers,
-      body,
-    });
+    const { method, path, headers } = request;
+    if (path === "/token")
+      return stsTokenReply(request.raw.toString("utf8"), { subjectToken: this.#subjectToken });
+    const received = this.receive(request);
+    if (!received) return fail(400, "Invalid JSON payload received.");
     if (method !== "POST" || !ROUTE.test(decodeURIComponent(path)))
       return fail(404, `no route ${method} ${path}`, "NOT_FOUND");
     if (headers.authorization !== `Bearer ${GOOGLE_TOKEN}`)
       return fail(401, "Request had invalid authentication credentials.", "UNAUTHENTICATED");
-    const problem = generateContentProblem(body);
+    const problem = generateContentProblem(received.body);
     if (problem) return fail(400, problem);
-    const answer = this.#queue.shift();
-    if (!answer) return fail(500, "gemini-server: no scripted answer left", "INTERNAL");
-    const answerBody = typeof answer.body === "function" ? answer.body(body) : answer.body;
-    return { status: answer.status ?? 200, headers: answer.headers ?? {}, body: answerBody ?? {} };
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    return this.next(received.body) ?? fail(500, "gemini-server: no scripted answer left", "INTERNAL");
   }
 }

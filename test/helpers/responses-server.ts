@@ -1,6 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { CapturedRequest, ScriptedAnswer } from "./anthropic-server.js";
+import { openaiError } from "./chat-server.js";
+import { type Incoming, type Reply, ScriptedServer } from "./scripted-server.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are arbitrary JSON
 type Item = any;
@@ -68,87 +67,35 @@ export interface ResponsesServerOptions {
  * what the API refuses (responsesRequestProblem) in OpenAI's error shape, and answers valid requests from a
  * queue of scripted answers, recording every request.
  */
-export class ResponsesServer {
-  readonly requests: CapturedRequest[] = [];
-  readonly #queue: ScriptedAnswer[] = [];
-  readonly #server: Server;
+export class ResponsesServer extends ScriptedServer {
   readonly #key: string | undefined;
   readonly #options: ResponsesServerOptions;
-  /** The base URL to configure, ending in /v1 (the path's folder). */
-  url = "";
 
   private constructor(key: string | undefined, options: ResponsesServerOptions) {
+    super();
     this.#key = key;
     this.#options = options;
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const reply = this.#answer(
-          request.method ?? "",
-          request.url ?? "",
-          request.headers,
-          Buffer.concat(chunks),
-        );
-        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        response.end(JSON.stringify(reply.body));
-      });
-    });
   }
 
-  static async start(key?: string, options: ResponsesServerOptions = {}): Promise<ResponsesServer> {
-    const server = new ResponsesServer(key, options);
-    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", resolve));
-    const folder = (options.path ?? "/v1/responses").replace(/\/responses$/, "");
-    server.url = `http://127.0.0.1:${(server.#server.address() as AddressInfo).port}${folder}`;
-    return server;
+  /** Starts a server; its `url` is the base URL to configure, ending in /v1 (the path's folder). */
+  static start(key?: string, options: ResponsesServerOptions = {}): Promise<ResponsesServer> {
+    return new ResponsesServer(key, options).listen(
+      (options.path ?? "/v1/responses").replace(/\/responses$/, ""),
+    );
   }
 
-  push(...answers: ScriptedAnswer[]): this {
-    this.#queue.push(...answers);
-    return this;
-  }
-
-  get pending(): number {
-    return this.#queue.length;
-  }
-
-  #answer(method: string, url: string, headers: IncomingHttpHeaders, raw: Buffer) {
-    const fail = (status: number, message: string) => ({
-      status,
-      headers: {},
-      body: { error: { message, type: "invalid_request_error", param: null, code: null } },
-    });
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return fail(400, "We could not parse the JSON body of your request.");
-    }
-    const [path = "", query = ""] = url.split("?");
-    this.requests.push({
-      method,
-      path,
-      query: Object.fromEntries(new URLSearchParams(query)),
-      headers,
-      body,
-    });
+  protected override reply(request: Incoming): Reply {
+    const received = this.receive(request);
+    if (!received) return openaiError(400, "We could not parse the JSON body of your request.");
+    const { method, path, headers } = request;
     if (method !== "POST" || path !== (this.#options.path ?? "/v1/responses"))
-      return fail(404, `Invalid URL (${method} ${path})`);
+      return openaiError(404, `Invalid URL (${method} ${path})`);
     const authHeader = this.#options.authHeader ?? "authorization";
     const want = authHeader === "authorization" ? `Bearer ${this.#key}` : this.#key;
     if (this.#key !== undefined && headers[authHeader] !== want)
-      return fail(401, "Incorrect API key provided.");
-    const problem = responsesRequestProblem(body);
-    if (problem) return fail(400, problem);
-    const answer = this.#queue.shift();
-    if (!answer) return fail(500, "responses-server: no scripted answer left");
-    const answerBody = typeof answer.body === "function" ? answer.body(body) : answer.body;
-    return { status: answer.status ?? 200, headers: answer.headers ?? {}, body: answerBody ?? {} };
-  }
-
-  async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      return openaiError(401, "Incorrect API key provided.");
+    const problem = responsesRequestProblem(received.body);
+    if (problem) return openaiError(400, problem);
+    return this.next(received.body) ?? openaiError(500, "responses-server: no scripted answer left");
   }
 }

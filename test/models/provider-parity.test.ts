@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AnthropicServer, type CapturedRequest } from "../helpers/anthropic-server.js";
+import { AnthropicServer } from "../helpers/anthropic-server.js";
 import { ChatServer } from "../helpers/chat-server.js";
 import { externalAccount } from "../helpers/cloud-auth.js";
 import { isolatedSettings } from "../helpers/openai-server.js";
@@ -16,6 +16,7 @@ import {
   withoutNulls,
 } from "../helpers/provider-fixtures.js";
 import { ResponsesServer } from "../helpers/responses-server.js";
+import type { CapturedRequest } from "../helpers/scripted-server.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const AWS = { accessKey: "AKIASWERUNTEST000001", secretKey: "swerun/test/secret/key/abcdef0123456789" };
