@@ -193,6 +193,19 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     const config = dockerRunConfig(dir, images.base, ["sleep 30", submit], { cwd: "/", timeout: 60 });
     const run = startCli(["run", "-c", config, "--yolo", "-o", join(dir, "killed.traj.json")]);
     await waitFor(() => run.output().includes("$ sleep 30"), 20_000, run.child);
+    // Killed once the action runs in the container: killed before the session has read it, the session sees
+    // its input end and the container goes by itself (--rm), leaving nothing to clean up.
+    const [running] = await containersOf(run.child.pid);
+    const container = docker.getContainer(running?.Id ?? "");
+    const sleeping = async () =>
+      ((await container.top()) as { Processes?: string[][] }).Processes?.some((row) =>
+        row.some((cell) => cell.trim() === "sleep 30"),
+      ) ?? false;
+    const deadline = Date.now() + 20_000;
+    while (!(await sleeping())) {
+      if (Date.now() > deadline) throw new Error("the action did not start in the container within 20 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     run.child.kill("SIGKILL");
     await run.done;
     const [leftover] = await containersOf(run.child.pid);
