@@ -5,6 +5,7 @@
  */
 import { UserError } from "../errors.js";
 import { anthropicMessages } from "./anthropic-messages.js";
+import { CLIENT_KWARGS } from "./client-kwargs.js";
 import { BASH_TOOL } from "./toolcall-actions.js";
 
 type Json = Record<string, unknown>;
@@ -39,17 +40,8 @@ const ADAPTIVE_EFFORT: Record<string, string> = {
 const TOKENS_AFTER_THINKING = 4096;
 
 /** Model kwargs that configure the client, or that this builder maps itself. */
-const HANDLED = new Set([
-  "api_base",
-  "base_url",
-  "api_key",
-  "extra_headers",
-  "extra_body",
-  "timeout",
-  "stream",
-  "drop_params",
-  "num_retries",
-  "max_retries",
+const HANDLED = new Set<string>([
+  ...CLIENT_KWARGS,
   "max_tokens",
   "max_completion_tokens",
   "stop",

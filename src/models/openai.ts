@@ -4,6 +4,7 @@ import type { ModelConfig } from "../config/schema.js";
 import type { AgentEvent } from "../events.js";
 import { registerCredential, registerCredentialEntries } from "../util/secrets.js";
 import { ChatModel, extraHeaders, publicConfig, requestTimeoutS } from "./chat-model.js";
+import { CLIENT_KWARGS } from "./client-kwargs.js";
 import {
   configuredModelName,
   type GatewayCall,
@@ -20,20 +21,7 @@ export { MissingApiKeyError };
 type Json = Record<string, unknown>;
 
 /** model_kwargs that configure the client rather than the request body. */
-export const NOT_SENT = new Set([
-  "api_base",
-  "base_url",
-  "api_key",
-  "api_version",
-  "azure_ad_token",
-  "extra_headers",
-  "extra_body",
-  "timeout",
-  "stream",
-  "drop_params",
-  "num_retries",
-  "max_retries",
-]);
+export const NOT_SENT = new Set<string>([...CLIENT_KWARGS, "api_version", "azure_ad_token"]);
 
 /** How an OpenAI-compatible endpoint is reached: its headers, query and the key header's name. */
 export interface ChatClientSettings {

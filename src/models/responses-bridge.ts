@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import type { ModelConfig } from "../config/schema.js";
 import type { Message } from "../messages.js";
 import { ChatModel, type ChatModelOptions } from "./chat-model.js";
+import { CLIENT_KWARGS } from "./client-kwargs.js";
 import { BASH_TOOL } from "./toolcall-actions.js";
 
 type Json = Record<string, unknown>;
@@ -124,19 +125,7 @@ export function bridgedCompletion(response: Json): Json {
 }
 
 /** model_kwargs that configure the client rather than the request body. */
-const NOT_SENT = new Set([
-  "api_base",
-  "base_url",
-  "api_key",
-  "api_version",
-  "extra_headers",
-  "extra_body",
-  "timeout",
-  "stream",
-  "drop_params",
-  "num_retries",
-  "max_retries",
-]);
+const NOT_SENT = new Set<string>([...CLIENT_KWARGS, "api_version"]);
 
 /** A Responses-only model behind a chat-completions class (mini-swe-agent's LitellmModel, litellm's bridge). */
 export class ResponsesBridgeModel extends ChatModel {

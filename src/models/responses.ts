@@ -5,6 +5,7 @@ import { FormatError } from "../errors.js";
 import type { AgentEvent } from "../events.js";
 import type { ExecOutput, Message } from "../messages.js";
 import { publicConfig, requestTimeoutS } from "./chat-model.js";
+import { CLIENT_KWARGS } from "./client-kwargs.js";
 import { checkPriceKnown, type PricingOptions, pricingOf, responseCost } from "./cost.js";
 import { globalModelStats } from "./global-stats.js";
 import type { Model, QueryOptions } from "./model.js";
@@ -23,18 +24,7 @@ type Json = Record<string, unknown>;
 export const RESPONSES_BASH_TOOL = { type: "function", ...BASH_TOOL.function } as const;
 
 /** model_kwargs that configure the client rather than the request body. */
-const NOT_SENT = new Set([
-  "api_base",
-  "base_url",
-  "api_key",
-  "extra_headers",
-  "extra_body",
-  "timeout",
-  "stream",
-  "drop_params",
-  "num_retries",
-  "max_retries",
-]);
+const NOT_SENT = new Set<string>(CLIENT_KWARGS);
 
 /** mini-swe-agent's `finish_reason` of a Responses API reply: `length` when it stopped at max_output_tokens. */
 function finishReason(response: Json): string | null {
