@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { Agent } from "../src/agent/agent.js";
 import { loadConfig } from "../src/config/load.js";
 import { LocalEnvironment } from "../src/environments/local.js";
+import { commandRunnerKind } from "../src/environments/spawner.js";
 import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
 import { endTiming } from "../src/run/timing.js";
@@ -202,7 +203,7 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${rows.join("\n")}\n`);
   process.stdout.write(
-    `small-process floor: ${smallFloorName}; load average before: ${loadBefore}, after: ${loadAverage()}\n`,
+    `small-process floor: ${smallFloorName}; command spawner: ${commandRunnerKind()}; load average before: ${loadBefore}, after: ${loadAverage()}\n`,
   );
 }
 

@@ -1,11 +1,14 @@
 /**
- * A small long-lived Perl process that starts swerun's local commands (shell/command-spawner.pl): a command
- * costs a fork of that ~5 MiB process instead of a fork of the whole Node process, which on Linux copies
- * swerun's page tables (libuv clones without CLONE_VM) and costs about twice a spawn from a small process
- * (bench/local.ts). Each command gets a process group of its own there (setpgid before exec); the
- * command's output comes back through the spawner, tagged with the command's id. The same process is the
- * watchdog: when swerun dies, even by SIGKILL, its stdin closes and it kills what the commands left.
- * Without Perl, spawner.ts spawns commands itself and a shell watchdog watches (shell/command-watchdog.sh).
+ * A small long-lived process that starts swerun's local commands: a command costs a spawn from that small
+ * process instead of a fork of the whole Node process, which on Linux copies swerun's page tables (libuv
+ * clones without CLONE_VM) and costs about twice a spawn from a small process (bench/local.ts). Two programs
+ * speak the same protocol: shell/command-spawner.py (python3 >= 3.8, tried first: posix_spawn lends the
+ * command its memory until the exec, the cost of a spawn from Python itself) and shell/command-spawner.pl
+ * (core Perl, where there is no such Python: a fork of ~5 MiB, about 1.3x that). Each command gets a process
+ * group of its own there; its output comes back through the spawner, tagged with the command's id. The same
+ * process is the watchdog: when swerun dies, even by SIGKILL, its stdin closes and it kills what the
+ * commands left. Without either, spawner.ts spawns commands itself and a shell watchdog watches
+ * (shell/command-watchdog.sh). SWERUN_COMMAND_SPAWNER=python, perl or none picks one.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -39,27 +42,61 @@ export interface SpawnerEvents {
 /** A handle that can be ref'd and unref'd (a socket of a child's stdio). */
 type Handle = { ref?: () => void; unref?: () => void };
 
+/** A program that runs a spawner: its kind, its file and its arguments before the prefix. */
+interface SpawnerProgram {
+  kind: "python" | "perl";
+  file: string;
+  args: string[];
+}
+
+/**
+ * The programs tried, in order: Debian's python3 before the PATH's (whose `python3` may be a version
+ * manager's shim, ~60 ms of bash before Python starts), then Perl; SWERUN_COMMAND_SPAWNER keeps one kind.
+ */
+function spawnerPrograms(): SpawnerProgram[] {
+  const shell = join(packageRoot(), "shell");
+  const python = ["-I", "-S", join(shell, "command-spawner.py")];
+  const programs: SpawnerProgram[] = [
+    ...(process.platform === "linux"
+      ? [{ kind: "python" as const, file: "/usr/bin/python3", args: python }]
+      : []),
+    { kind: "python", file: "python3", args: python },
+    { kind: "perl", file: "perl", args: [join(shell, "command-spawner.pl")] },
+  ];
+  const only = process.env.SWERUN_COMMAND_SPAWNER;
+  return only ? programs.filter((program) => program.kind === only) : programs;
+}
+
+/** Programs that ended by themselves before their first answer (too old a Python, a broken install). */
+const failedPrograms = new Set<string>();
+
 /** The global through which the bin hands a spawner it started early to the CLI's bundle. */
 const EARLY = Symbol.for("swerun.commandSpawner");
 
 export class CommandSpawner {
   /** Every tag of this swerun process's commands starts with it: the watchdog finds them by it. */
   readonly prefix: string;
+  /** Which program it is. */
+  readonly kind: SpawnerProgram["kind"];
   /** False once the spawner has ended: it runs no more commands. */
   alive = true;
+  #closed = false;
+  #answered = false;
   readonly #stdin: Writable;
   readonly #stdout: Readable & Handle;
   readonly #runs = new Map<number, SpawnerEvents & { pid?: number }>();
   #nextId = 0;
   #pending: Buffer = Buffer.alloc(0);
 
-  /** Starts a spawner (undefined when Perl cannot be started). */
+  /** Starts a spawner: the first program that starts (undefined when none does). */
   static start(prefix: string): CommandSpawner | undefined {
-    try {
-      return new CommandSpawner(prefix);
-    } catch {
-      return undefined;
+    for (const program of spawnerPrograms()) {
+      if (failedPrograms.has(program.file)) continue;
+      try {
+        return new CommandSpawner(prefix, program);
+      } catch {}
     }
+    return undefined;
   }
 
   /** Starts one now and leaves it where `take` finds it: the bin's bundle and the CLI's are two. */
@@ -76,29 +113,41 @@ export class CommandSpawner {
     return spawner?.alive ? spawner : undefined;
   }
 
-  private constructor(prefix: string) {
+  private constructor(prefix: string, program: SpawnerProgram) {
     this.prefix = prefix;
-    // PERL5LIB, PERL5OPT and the like from the user's environment must not reach it: its commands get
-    // the environment of their request, not its own.
-    const child = spawn("perl", [join(packageRoot(), "shell", "command-spawner.pl"), prefix], {
+    this.kind = program.kind;
+    // PYTHON*, PERL5LIB, PERL5OPT and the like from the user's environment must not reach it: its commands
+    // get the environment of their request, not its own.
+    const child = spawn(program.file, [...program.args, prefix], {
       stdio: ["pipe", "pipe", "ignore"],
       detached: true,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
     });
     if (!child.pid) {
       child.on("error", () => {});
-      throw new Error("perl did not start");
+      throw new Error(`${program.file} did not start`);
     }
     this.#stdin = child.stdin as Writable;
     this.#stdout = child.stdout as Readable & Handle;
     child.on("error", () => this.#gone());
-    child.on("close", () => this.#gone());
+    child.on("close", () => {
+      // Ended by itself before it answered anything: this program cannot be a spawner here.
+      if (!this.#closed && !this.#answered) failedPrograms.add(program.file);
+      this.#gone();
+    });
     for (const stream of [this.#stdin, this.#stdout]) {
       stream.on("error", () => {});
       (stream as Handle).unref?.();
     }
     this.#stdout.on("data", (chunk: Buffer) => this.#read(chunk));
     child.unref();
+  }
+
+  /** Ends the spawner: its stdin closes, it kills what its commands left running, and exits. */
+  close(): void {
+    this.#closed = true;
+    this.#stdin.end();
+    this.#gone();
   }
 
   /**
@@ -141,6 +190,7 @@ export class CommandSpawner {
 
   /** Parses the spawner's answers: a header line, and after an "o" line that many bytes of output. */
   #read(chunk: Buffer): void {
+    this.#answered = true;
     let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
     for (;;) {
       const end = data.indexOf(10);

@@ -9,10 +9,11 @@ import { markNewProcesses, PROCESS_TAG, reap, signal, whenGone } from "./process
 /**
  * Runs local commands, each in a process group of its own, and kills everything a command started when it
  * times out or is interrupted, or when its environment closes (process-reaper.ts finds them). Commands are
- * started by a small Perl spawner (command-spawner.ts), which is also the watchdog that kills what they left
- * if swerun dies, even by SIGKILL. A command it cannot start (a NUL byte, a missing cwd or program) and
- * every command on a machine without Perl is spawned by swerun itself (a fork of the Node process), watched
- * by the spawner or, without one, by a shell watchdog (shell/command-watchdog.sh).
+ * started by a small spawner process, Python's or Perl's (command-spawner.ts), which is also the watchdog
+ * that kills what they left if swerun dies, even by SIGKILL. A command it cannot start (a NUL byte, a
+ * missing cwd or program) and every command on a machine without either is spawned by swerun itself (a
+ * fork of the Node process), watched by the spawner or, without one, by a shell watchdog
+ * (shell/command-watchdog.sh).
  */
 
 export { PROCESS_TAG };
@@ -41,7 +42,7 @@ let prefix: string | undefined;
 let shellWatchdog: Writable | undefined;
 let nextId = 0;
 
-/** The spawner, started (or taken over from the bin) once, and again if it died; undefined without Perl. */
+/** The spawner, started (or taken over from the bin) once, and again if it ended; undefined without one. */
 function commandSpawner(): CommandSpawner | undefined {
   if (spawner?.alive) return spawner;
   if (spawner === undefined) spawner = CommandSpawner.take();
@@ -83,6 +84,21 @@ function watch(line: string): void {
 /** Starts the spawner now, while the process is small (the CLI calls this first for local runs). */
 export function startCommandRunner(): void {
   commandSpawner();
+}
+
+/** Which program starts the commands: "python", "perl", or "none" (swerun spawns them itself). */
+export function commandRunnerKind(): "python" | "perl" | "none" {
+  return commandSpawner()?.kind ?? "none";
+}
+
+/**
+ * Ends the spawner (it kills what commands left running, as when swerun ends); the next command starts
+ * another, by SWERUN_COMMAND_SPAWNER as it is then.
+ */
+export function closeCommandRunner(): void {
+  spawner?.close();
+  // Its watchdog looks for the commands by their tags' prefix: the next spawner's commands get another.
+  if (spawner) prefix = undefined;
 }
 
 /**
