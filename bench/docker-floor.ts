@@ -47,21 +47,23 @@ export async function apiExec(container: Docker.Container, argv: string[]): Prom
 
 /**
  * The floor of a shell session: one exec whose shell reads command lines from stdin and runs each with the
- * same interpreter, printing a marker after it. Returns a function timing one command's round trip, and a
+ * same interpreter, printing a marker after it (with `guarantees`, in a session of its own, its output
+ * through `cat`). Returns a function timing one command's round trip, and a
  * close function.
  */
 export async function bareSession(
   container: Docker.Container,
   interpreter: string[],
+  guarantees = false,
 ): Promise<{ run: (command: string) => Promise<number>; close: () => void }> {
+  // With `guarantees`, what an exec gives that a bare loop does not, at the least it costs in a shell: the
+  // command in a session of its own (setsid) and its output read to its end (`cat`, which ends when every
+  // process holding the output has closed it).
+  const loop = guarantees
+    ? 'while IFS= read -r c; do setsid "$@" "$c" </dev/null 2>&1 | cat; echo "@@end $?"; done'
+    : 'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done';
   const exec = await container.exec({
-    Cmd: [
-      "/bin/sh",
-      "-c",
-      'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done',
-      "bare",
-      ...interpreter,
-    ],
+    Cmd: ["/bin/sh", "-c", loop, "bare", ...interpreter],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

@@ -79,6 +79,7 @@ async function main(): Promise<void> {
   const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   const loadBefore = loadAverage();
   const execStep: number[] = [];
+  const guaranteed: number[] = [];
   let cliError = "";
   try {
     await apiExec(container, ARGV);
@@ -93,6 +94,9 @@ async function main(): Promise<void> {
       for (let i = 0; i < STEPS; i++) bareRound.push(await bare.run(COMMAND));
       bare.close();
       shell.push(...bareRound);
+      const guarded = await bareSession(container, ["bash", "-lc"], true);
+      for (let i = 0; i < STEPS; i++) guaranteed.push(await guarded.run(COMMAND));
+      guarded.close();
       const stepRound = await swerunSteps(images.base, STEPS, "session");
       step.push(...stepRound);
       roundRatios.push(median(stepRound) / median(bareRound));
@@ -106,6 +110,7 @@ async function main(): Promise<void> {
   const ours = median(step);
   const oursExec = median(execStep);
   const shellFloor = median(shell);
+  const guaranteedFloor = median(guaranteed);
   const rows = [
     `Median time per action, ${ROUNDS} rounds of ${STEPS} actions each (\`bash -lc '${COMMAND}'\`):`,
     "",
@@ -117,12 +122,14 @@ async function main(): Promise<void> {
     `| bare Engine API exec (floor) | ${floor.toFixed(1)} | 1.00x |`,
     `| swerun step, exec_mode: exec (one exec per action) | ${oursExec.toFixed(1)} | ${(oursExec / floor).toFixed(2)}x |`,
     `| bare shell session: one exec reading commands from stdin (session floor) | ${shellFloor.toFixed(1)} | ${(shellFloor / floor).toFixed(2)}x |`,
+    `| bare shell session + setsid + \`cat\` per command (an exec's guarantees, their floor) | ${guaranteedFloor.toFixed(1)} | ${(guaranteedFloor / floor).toFixed(2)}x |`,
     `| swerun step, exec_mode: session (default) | ${ours.toFixed(1)} | ${(ours / floor).toFixed(2)}x |`,
     "",
     "A swerun step is the scripted model, the Docker environment, the observation template and the trajectory saved.",
     `swerun step / API floor: ${(ours / floor).toFixed(2)}x (target: at most 1.3x); exec mode: ${(oursExec / floor).toFixed(2)}x`,
     `swerun session step - bare session: ${(ours - shellFloor).toFixed(1)} ms of swerun per step`,
     `swerun session step / bare session: ${(ours / shellFloor).toFixed(2)}x over all rounds, ${Math.min(...roundRatios).toFixed(2)}x in the best round (target: at most 1.3x)`,
+    `swerun session step / bare session with setsid and \`cat\`: ${(ours / guaranteedFloor).toFixed(2)}x (that floor / bare session: ${(guaranteedFloor / shellFloor).toFixed(2)}x)`,
     `load average before: ${loadBefore}, after: ${loadAverage()}`,
     cliError
       ? ""

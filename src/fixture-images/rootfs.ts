@@ -22,7 +22,7 @@ const REQUIRED = ["bash", "sh", "cat", "echo", "sleep", "timeout", "grep", "sed"
 const OPTIONAL =
   `dash printf head tail wc sort uniq cut tr mkdir rmdir rm cp mv touch chmod chown ln pwd id whoami
   date seq yes dd tee basename dirname true false test expr stat readlink realpath mktemp nproc uname od find xargs
-  ps diff awk mawk setsid nohup cmp md5sum sha256sum printenv`.split(/\s+/);
+  ps diff awk mawk setsid nohup cmp md5sum sha256sum printenv mkfifo`.split(/\s+/);
 const PATH_DIRS = ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
 
 /** Where `name` is on this machine's usual program folders, if anywhere. */
