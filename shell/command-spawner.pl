@@ -42,10 +42,35 @@ open my $devnull, '<', '/dev/null' or die;
 binmode STDIN;
 binmode STDOUT;
 
-# Answers are gathered and written once per turn of the loop: a command that printed, ended and exited
-# between two turns costs swerun one read.
+# Answers are held until a command is done (its output ended and it exited), one did not start, 64 KiB
+# of output wait, or the oldest waited $HOLD seconds: a short command costs swerun one wake-up.
 my $answers = '';
-sub say_ { $answers .= $_[0] }
+my $HOLD = 0.02;
+my ($held_since, $due) = (0, 0);
+my %half_done;    # id -> 1: its output ended or its process exited, not both yet
+sub say_ {
+  $held_since = monotonic() // 0 if $answers eq '';
+  $answers .= $_[0];
+  $due = 1 if $_[1] || length($answers) >= 65536;
+}
+sub done_half {
+  my ($id) = @_;
+  if (delete $half_done{$id}) { $due = 1 } else { $half_done{$id} = 1 }
+}
+# Seconds since boot, to 10 ms (/proc/uptime: no module to load); undef without /proc (answers go at once).
+sub monotonic {
+  open my $fh, '<', '/proc/uptime' or return undef;
+  my ($up) = split ' ', scalar <$fh>;
+  return $up;
+}
+sub hold_for {
+  return undef if $answers eq '';
+  return 0 if $due;
+  my $now = monotonic();
+  return 0 unless defined $now;
+  my $left = $held_since + $HOLD - $now;
+  return $left > 0 ? $left : 0;
+}
 sub flush {
   my $off = 0;
   while ($off < length $answers) {
@@ -54,6 +79,7 @@ sub flush {
     $off += $n;
   }
   $answers = '';
+  $due = 0;
 }
 
 sub start {
@@ -66,10 +92,10 @@ sub start {
   # process's memory costs a page copy) only changes folder, files and process group, and execs.
   %ENV = ();
   for (@fields) { my $at = index $_, '='; $ENV{substr $_, 0, $at} = substr $_, $at + 1 }
-  pipe my $read, my $write or return say_("f$id pipe " . ($! + 0) . "\n");
-  pipe my $err_read, my $err_write or return say_("f$id pipe " . ($! + 0) . "\n");
+  pipe my $read, my $write or return say_("f$id pipe " . ($! + 0) . "\n", 1);
+  pipe my $err_read, my $err_write or return say_("f$id pipe " . ($! + 0) . "\n", 1);
   my $pid = fork;
-  if (!defined $pid) { return say_("f$id fork " . ($! + 0) . "\n") }
+  if (!defined $pid) { return say_("f$id fork " . ($! + 0) . "\n", 1) }
   if ($pid == 0) {
     setpgrp 0, 0;
     my $stage = 'cwd';
@@ -90,7 +116,7 @@ sub start {
   if ($why ne '') {
     waitpid $pid, 0;
     close $read;
-    return say_("f$id $why\n");
+    return say_("f$id $why\n", 1);
   }
   $pid_of{$id} = $pid;
   $id_of{$pid} = $id;
@@ -104,6 +130,7 @@ sub reap_children {
     next unless defined $id;
     delete $pid_of{$id};
     say_("x$id $?\n");
+    done_half($id);
   }
 }
 
@@ -118,7 +145,8 @@ sub read_output {
     if (!$n) {
       close $fh;
       delete $output{$id};
-      return say_("e$id\n");
+      say_("e$id\n");
+      return done_half($id);
     }
     say_("o$id $n\n$chunk");
     my $bits = '';
@@ -178,12 +206,14 @@ sub watchdog {
 
 for (;;) {
   reap_children();
-  flush();
+  my $wait = hold_for();
+  if (defined $wait && $wait == 0) { flush(); $wait = undef }
   my $bits = '';
   vec($bits, fileno STDIN, 1) = 1;
   vec($bits, fileno $output{$_}, 1) = 1 for keys %output;
   # A child that ends between the reap above and select's start is seen within the timeout.
-  my $found = select my $ready = $bits, undef, undef, %pid_of ? 0.1 : undef;
+  $wait = 0.1 if %pid_of && (!defined $wait || $wait > 0.1);
+  my $found = select my $ready = $bits, undef, undef, $wait;
   next if $found <= 0;
   for my $id (keys %output) { read_output($id) if vec $ready, fileno $output{$id}, 1 }
   if (vec $ready, fileno STDIN, 1) {
