@@ -104,8 +104,13 @@ export async function bareLoopContainers(
     interpreter: string[];
     cwd: string;
     commands: string[];
+    /** Each command in a session of its own and its output through `cat`, as `bareSession`'s guarantees. */
+    guarantees?: boolean;
   },
 ): Promise<number> {
+  const loop = options.guarantees
+    ? 'while IFS= read -r c; do setsid "$@" "$c" </dev/null 2>&1 | cat; echo "@@end $?"; done'
+    : 'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done';
   let left = options.instances;
   const start = performance.now();
   await Promise.all(
@@ -114,13 +119,7 @@ export async function bareLoopContainers(
         left -= 1;
         const container = await docker.createContainer({
           Image: options.image,
-          Cmd: [
-            "/bin/sh",
-            "-c",
-            'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done',
-            "bare",
-            ...options.interpreter,
-          ],
+          Cmd: ["/bin/sh", "-c", loop, "bare", ...options.interpreter],
           OpenStdin: true,
           StdinOnce: true,
           AttachStdin: true,
