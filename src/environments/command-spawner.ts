@@ -8,10 +8,11 @@
  * group of its own there; its output comes back through the spawner, tagged with the command's id. The same
  * process is the watchdog: when swerun dies, even by SIGKILL, its stdin closes and it kills what the
  * commands left. Without either, spawner.ts spawns commands itself and a shell watchdog watches
- * (shell/command-watchdog.sh). SWERUN_COMMAND_SPAWNER=python, perl or none picks one.
+ * (shell/command-watchdog.sh). SWERUN_COMMAND_SPAWNER=python, perl or none picks one (or a path, the
+ * python3 or perl to run it with).
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
 import { randomId } from "../util/random-id.js";
@@ -64,7 +65,13 @@ function spawnerPrograms(): SpawnerProgram[] {
     { kind: "perl", file: "perl", args: [join(shell, "command-spawner.pl")] },
   ];
   const only = process.env.SWERUN_COMMAND_SPAWNER;
-  return only ? programs.filter((program) => program.kind === only) : programs;
+  if (!only) return programs;
+  // A path names the interpreter to run it with: Perl's spawner for a perl, Python's for anything else.
+  if (only.includes("/")) {
+    const kind = /^perl/.test(basename(only)) ? "perl" : "python";
+    return [{ ...(programs.find((program) => program.kind === kind) as SpawnerProgram), file: only }];
+  }
+  return programs.filter((program) => program.kind === only);
 }
 
 /** Programs that ended by themselves before their first answer (too old a Python, a broken install). */

@@ -269,3 +269,27 @@ describe.each(SPAWNERS)("LocalEnvironment (command spawner: %s)", (kind, parentN
     expect(result.output).toBe("content");
   });
 });
+
+describe("LocalEnvironment's command spawner", () => {
+  afterAll(() => {
+    delete process.env.SWERUN_COMMAND_SPAWNER;
+    closeCommandRunner();
+  });
+
+  it("runs commands itself when the spawner's program ends before it answers, and does not start it again", async () => {
+    // A python3 too old (or broken) to run the spawner: it exits at once.
+    const dir = tempDir();
+    const fake = join(dir, "python3");
+    writeFileSync(fake, `#!/bin/sh\necho started >> ${JSON.stringify(join(dir, "starts"))}\nexit 3\n`, {
+      mode: 0o755,
+    });
+    process.env.SWERUN_COMMAND_SPAWNER = fake;
+    closeCommandRunner();
+    const local = env();
+    for (let i = 0; i < 3; i++) {
+      const result = await local.execute({ command: "echo ran; cat /proc/$PPID/comm" });
+      expect(result).toMatchObject({ output: "ran\nnode\n", returncode: 0 });
+    }
+    expect(readFileSync(join(dir, "starts"), "utf8")).toBe("started\n");
+  });
+});
