@@ -19,7 +19,7 @@ TAG = b"SWERUN_PROCESS_TAG="
 WNOHANG = 1
 # Every signal a command gets at its default disposition, Python's ignored SIGPIPE and SIGXFSZ included
 # (glibc resets caught ones itself).
-DEFAULTS = [s for s in range(1, _signal.NSIG) if s not in (_signal.SIGKILL, _signal.SIGSTOP)]
+DEFAULTS = [s for s in _signal.valid_signals() if s not in (_signal.SIGKILL, _signal.SIGSTOP)]
 
 pid_of = {}  # id -> pid, while it runs
 id_of = {}  # pid -> id
