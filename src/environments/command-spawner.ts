@@ -1,10 +1,11 @@
 /**
  * A small long-lived process that starts swerun's local commands: a command costs a spawn from that small
  * process instead of a fork of the whole Node process, which on Linux copies swerun's page tables (libuv
- * clones without CLONE_VM) and costs about twice a spawn from a small process (bench/local.ts). Two programs
- * speak the same protocol: shell/command-spawner.py (python3 >= 3.8, tried first: posix_spawn lends the
- * command its memory until the exec, the cost of a spawn from Python itself) and shell/command-spawner.pl
- * (core Perl, where there is no such Python: a fork of ~5 MiB, about 1.3x that). Each command gets a process
+ * clones without CLONE_VM) and costs about twice a spawn from a small process (bench/local.ts). Two
+ * programs speak the same protocol: shell/command-spawner.py (python3 >= 3.8, tried first on Linux:
+ * posix_spawn lends the command its memory until the exec, the cost of a spawn from Python itself) and
+ * shell/command-spawner.pl (core Perl, elsewhere and where there is no such Python: a fork of ~5 MiB, about
+ * 1.3x that). Each command gets a process
  * group of its own there; its output comes back through the spawner, tagged with the command's id. The same
  * process is the watchdog: when swerun dies, even by SIGKILL, its stdin closes and it kills what the
  * commands left. Without either, spawner.ts spawns commands itself and a shell watchdog watches
@@ -51,21 +52,21 @@ interface SpawnerProgram {
 }
 
 /**
- * The programs tried, in order: Debian's python3 before the PATH's (whose `python3` may be a version
- * manager's shim, ~60 ms of bash before Python starts), then Perl; SWERUN_COMMAND_SPAWNER keeps one kind.
+ * The programs tried, in order: on Linux, the system's python3 before the PATH's (whose `python3` may be a
+ * version manager's shim, ~60 ms of bash before Python starts), then Perl. Elsewhere Perl only, unless asked
+ * (macOS's /usr/bin/python3 may be a stub that offers to install developer tools); SWERUN_COMMAND_SPAWNER
+ * keeps one kind.
  */
 function spawnerPrograms(): SpawnerProgram[] {
   const shell = join(packageRoot(), "shell");
   const python = ["-I", "-S", join(shell, "command-spawner.py")];
   const programs: SpawnerProgram[] = [
-    ...(process.platform === "linux"
-      ? [{ kind: "python" as const, file: "/usr/bin/python3", args: python }]
-      : []),
+    { kind: "python", file: "/usr/bin/python3", args: python },
     { kind: "python", file: "python3", args: python },
     { kind: "perl", file: "perl", args: [join(shell, "command-spawner.pl")] },
   ];
   const only = process.env.SWERUN_COMMAND_SPAWNER;
-  if (!only) return programs;
+  if (!only) return process.platform === "linux" ? programs : programs.filter(({ kind }) => kind === "perl");
   // A path names the interpreter to run it with: Perl's spawner for a perl, Python's for anything else.
   if (only.includes("/")) {
     const kind = /^perl/.test(basename(only)) ? "perl" : "python";
