@@ -197,7 +197,7 @@ async function main(): Promise<void> {
   const rows = [
     `${INSTANCES} instances x ${STEPS} scripted steps in Docker (\`bash -c '${COMMAND}'\`), ${ROUNDS} round(s), medians; floors: bare API exec ${floor.exec.toFixed(1)} ms, bare shell session ${floor.session.toFixed(1)} ms`,
     "",
-    "| workers | wall time (s) | containers alone (s) | vs containers alone | containers + commands (s) | vs containers + commands | with setsid + \`cat\` (s) | vs that | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
+    "| workers | wall time (s) | containers alone (s) | vs containers alone | containers + commands (s) | vs containers + commands | with setsid + `cat` (s) | vs that | instances/min | peak RSS (MiB) | median step (ms) | step over the exec floor | step - session floor (ms) |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

@@ -46,6 +46,17 @@ export async function apiExec(container: Docker.Container, argv: string[]): Prom
 }
 
 /**
+ * A loop that reads command lines and runs each with the interpreter ("$@"), printing a marker after it.
+ * With `guarantees`, what an exec gives that a bare loop does not, at the least it costs in a shell: the
+ * command in a session of its own (setsid) and its output read to its end (`cat`, which ends when every
+ * process holding the output has closed it).
+ */
+function bareLoop(guarantees: boolean): string {
+  const run = guarantees ? 'setsid "$@" "$c" </dev/null 2>&1 | cat' : '"$@" "$c" </dev/null 2>&1';
+  return `while IFS= read -r c; do ${run}; echo "@@end $?"; done`;
+}
+
+/**
  * The floor of a shell session: one exec whose shell reads command lines from stdin and runs each with the
  * same interpreter, printing a marker after it (with `guarantees`, in a session of its own, its output
  * through `cat`). Returns a function timing one command's round trip, and a
@@ -56,12 +67,7 @@ export async function bareSession(
   interpreter: string[],
   guarantees = false,
 ): Promise<{ run: (command: string) => Promise<number>; close: () => void }> {
-  // With `guarantees`, what an exec gives that a bare loop does not, at the least it costs in a shell: the
-  // command in a session of its own (setsid) and its output read to its end (`cat`, which ends when every
-  // process holding the output has closed it).
-  const loop = guarantees
-    ? 'while IFS= read -r c; do setsid "$@" "$c" </dev/null 2>&1 | cat; echo "@@end $?"; done'
-    : 'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done';
+  const loop = bareLoop(guarantees);
   const exec = await container.exec({
     Cmd: ["/bin/sh", "-c", loop, "bare", ...interpreter],
     AttachStdin: true,
@@ -108,9 +114,7 @@ export async function bareLoopContainers(
     guarantees?: boolean;
   },
 ): Promise<number> {
-  const loop = options.guarantees
-    ? 'while IFS= read -r c; do setsid "$@" "$c" </dev/null 2>&1 | cat; echo "@@end $?"; done'
-    : 'while IFS= read -r c; do "$@" "$c" </dev/null 2>&1; echo "@@end $?"; done';
+  const loop = bareLoop(options.guarantees ?? false);
   let left = options.instances;
   const start = performance.now();
   await Promise.all(
