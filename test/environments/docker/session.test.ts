@@ -47,6 +47,18 @@ const AWKWARD = [
   "echo 'a line that is only a nonce-like word:'\n0123456789abcdef0123456789abcdef\necho done",
 ];
 
+/** Runs every awkward command in both: the session must give exactly what one exec per action gives. */
+async function expectSameAsExec(inSession: DockerEnvironment, inExec: DockerEnvironment): Promise<void> {
+  for (const command of AWKWARD) {
+    const [ours, theirs] = [await inSession.execute({ command }), await inExec.execute({ command })];
+    expect({ command, output: ours.output, returncode: ours.returncode }).toEqual({
+      command,
+      output: theirs.output,
+      returncode: theirs.returncode,
+    });
+  }
+}
+
 await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
   let docker: Docker;
   let images: TestImages;
@@ -90,14 +102,7 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     expect((await session.execute({ command: "readlink /proc/1/fd/8" })).output).toMatch(
       /^\/tmp\/\.swerun-output-1-1 \(deleted\)\n$/,
     );
-    for (const command of AWKWARD) {
-      const [inSession, inExec] = [await session.execute({ command }), await exec.execute({ command })];
-      expect({ command, output: inSession.output, returncode: inSession.returncode }).toEqual({
-        command,
-        output: inExec.output,
-        returncode: inExec.returncode,
-      });
-    }
+    await expectSameAsExec(session, exec);
     expect((await session.execute({ command: AWKWARD[5] ?? "" })).output).toBe(
       "\n0123456789abcdef 0\nstill the same action\n",
     );
@@ -118,14 +123,7 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
       expect(await piped.execute({ command: "readlink /proc/1/fd/8 || echo none" })).toMatchObject({
         output: "none\n",
       });
-      for (const command of AWKWARD) {
-        const [inSession, inExec] = [await piped.execute({ command }), await execs.execute({ command })];
-        expect({ command, output: inSession.output, returncode: inSession.returncode }).toEqual({
-          command,
-          output: inExec.output,
-          returncode: inExec.returncode,
-        });
-      }
+      await expectSameAsExec(piped, execs);
     } finally {
       await Promise.all([piped.close(), execs.close()]);
     }
