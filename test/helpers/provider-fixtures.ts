@@ -40,6 +40,18 @@ export function providerCase(name: string): ProviderCase {
   return found;
 }
 
+/** The cases scripts/gen-provider-fixtures-more.py wrote from mini-swe-agent + litellm's own runs. */
+let moreCases: ProviderCase[] | undefined;
+
+export function moreCase(name: string): ProviderCase {
+  moreCases ??= JSON.parse(
+    readFileSync(join(PROVIDER_FIXTURES, "cases-more.json"), "utf8"),
+  ) as ProviderCase[];
+  const found = moreCases.find((c) => c.name === name);
+  if (!found) throw new Error(`no provider fixture case ${name}`);
+  return found;
+}
+
 export function expectedRequests(name: string): Json[] {
   return JSON.parse(readFileSync(join(PROVIDER_FIXTURES, "expected", `${name}.requests.json`), "utf8"));
 }

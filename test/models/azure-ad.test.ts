@@ -11,22 +11,14 @@ import {
   expectedTrajectory,
   FIXTURE_KEY,
   type Json,
+  moreCase,
   PROVIDER_FIXTURES,
-  type ProviderCase,
   runProviderCase,
   withoutNulls,
 } from "../helpers/provider-fixtures.js";
 
-/** Written by scripts/gen-provider-fixtures-more.py from mini-swe-agent + litellm's own runs. */
-const MORE = JSON.parse(readFileSync(join(PROVIDER_FIXTURES, "cases-more.json"), "utf8")) as ProviderCase[];
 const TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.swerun-fixture-azure-ad-token";
 const AZURE_PATH = /^\/openai\/deployments\/[^/]+\/chat\/completions$/;
-
-function moreCase(name: string): ProviderCase {
-  const found = MORE.find((c) => c.name === name);
-  if (!found) throw new Error(`no provider fixture case ${name}`);
-  return found;
-}
 
 /** What swerun records differently from litellm, deliberately (README, "Providers"). */
 function recordedDifferences(message: Json): Json {

@@ -10,22 +10,13 @@ import {
   expectedRequests,
   expectedTrajectory,
   type Json,
-  PROVIDER_FIXTURES,
-  type ProviderCase,
+  moreCase,
   runProviderCase,
   withoutNulls,
 } from "../helpers/provider-fixtures.js";
 import { tempDir } from "../helpers/tmp.js";
 
-/** Written by scripts/gen-provider-fixtures-more.py from mini-swe-agent + litellm's own runs. */
-const MORE = JSON.parse(readFileSync(join(PROVIDER_FIXTURES, "cases-more.json"), "utf8")) as ProviderCase[];
 const SUBJECT_TOKEN = "swerun-test-oidc-token";
-
-function moreCase(name: string): ProviderCase {
-  const found = MORE.find((c) => c.name === name);
-  if (!found) throw new Error(`no provider fixture case ${name}`);
-  return found;
-}
 
 /** Tool call ids (litellm's and swerun's are random) numbered in order of appearance, signatures kept. */
 function numberedIds(value: Json): Json {

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isolatedSettings } from "../helpers/openai-server.js";
 import {
@@ -8,21 +6,11 @@ import {
   expectedTrajectory,
   FIXTURE_KEY,
   type Json,
-  PROVIDER_FIXTURES,
-  type ProviderCase,
+  moreCase,
   runProviderCase,
   withoutNulls,
 } from "../helpers/provider-fixtures.js";
 import { ResponsesServer } from "../helpers/responses-server.js";
-
-/** Written by scripts/gen-provider-fixtures-more.py from mini-swe-agent + litellm's own runs. */
-const MORE = JSON.parse(readFileSync(join(PROVIDER_FIXTURES, "cases-more.json"), "utf8")) as ProviderCase[];
-
-function moreCase(name: string): ProviderCase {
-  const found = MORE.find((c) => c.name === name);
-  if (!found) throw new Error(`no provider fixture case ${name}`);
-  return found;
-}
 
 /** Each gateway's Responses path, the header its key goes in, and the variables that point swerun at it. */
 const GATEWAYS: Record<
