@@ -4,9 +4,10 @@
 // more of them than LIMIT. Sources are parsed with oxc-parser: TypeScript 7 has no JavaScript compiler API.
 // Usage: node scripts/check-functions.mjs [srcDir] [limit]. Exit code 1 when the count is above LIMIT (or the
 // limit given, which the script's own tests use on their fake trees).
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { parseSync } from "oxc-parser";
+import { lineOf, sourceFiles } from "./source-walk.mjs";
 
 /** The longest a function may be without being reported. */
 const MAX_LINES = 60;
@@ -18,13 +19,6 @@ const LIMIT = process.argv[3] === undefined ? 0 : Number(process.argv[3]);
 
 const src = resolve(process.argv[2] ?? "src");
 
-function files(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|js)$/.test(path) && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
@@ -56,20 +50,9 @@ function nameOf(node, parent, className) {
   return "(anonymous)";
 }
 
-/** 1-based line of each offset, from the offsets where lines start. */
-function lineOf(starts, offset) {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle] <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return low + 1;
-}
 
 const long = [];
-for (const path of files(src)) {
+for (const path of sourceFiles(src)) {
   const text = readFileSync(path, "utf8");
   const result = parseSync(path, text);
   if (result.errors.length > 0) {

@@ -5,9 +5,10 @@
 // Usage: node scripts/check-sizes.mjs [srcDir] [allowed.json]. Exit code 1 when a file or class is over its
 // limit. `allowed.json` (`{ "files": {path: lines}, "classes": {"path#Class": lines} }`, paths relative to srcDir)
 // replaces the list below; the script's own tests use it on their fake trees.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
 import { parseSync } from "oxc-parser";
+import { lineOf, sourceFiles } from "./source-walk.mjs";
 
 /** The longest a file may be. */
 const MAX_FILE_LINES = 450;
@@ -26,25 +27,7 @@ const ALLOWED = {
 const src = resolve(process.argv[2] ?? "src");
 const allowed = process.argv[3] ? JSON.parse(readFileSync(process.argv[3], "utf8")) : ALLOWED;
 
-function files(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|js)$/.test(path) && !path.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
-/** 1-based line of each offset, from the offsets where lines start. */
-function lineOf(starts, offset) {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle] <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return low + 1;
-}
 
 /** The classes of a parsed file with their lines (first to last line of the class itself, comments above not counted). */
 function classes(program, starts) {
@@ -84,7 +67,7 @@ function measure(kind, key, where, lines, limit, allowance) {
   else if (lines < allowance) hints.push(`${kind} ${key} is ${lines} lines: lower its figure from ${allowance}`);
 }
 
-for (const path of files(src)) {
+for (const path of sourceFiles(src)) {
   const text = readFileSync(path, "utf8");
   const key = relative(src, path).split(sep).join("/");
   const where = relative(".", path);

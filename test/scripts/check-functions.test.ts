@@ -1,20 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { tempDir } from "../helpers/tmp.js";
+import { sourceTree } from "../helpers/source-tree.js";
 
 const SCRIPT = join(packageRoot(), "scripts", "check-functions.mjs");
-/** A fake src/ tree with these files. */
-function tree(files: Record<string, string>): string {
-  const src = join(tempDir(), "src");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(src, path)), { recursive: true });
-    writeFileSync(join(src, path), text);
-  }
-  return src;
-}
 
 /** A function body of `count` statement lines. */
 const body = (count: number) =>
@@ -34,7 +24,7 @@ describe("scripts/check-functions.mjs (part of npm run check)", () => {
   });
 
   it("reports each function over 60 lines with its file, name and length, and not one of 60", () => {
-    const src = tree({
+    const src = sourceTree({
       "a/long.ts": `export function long(): number {\n  let total = 0;\n${body(57)}  return total;\n}\n`,
       "a/fits.ts": `export function fits(): number {\n  let total = 0;\n${body(56)}  return total;\n}\n`,
       "b/class.ts": `export class Grader {\n  grade(): number {\n    let total = 0;\n${body(60)}    return total;\n  }\n}\n`,
@@ -56,13 +46,13 @@ describe("scripts/check-functions.mjs (part of npm run check)", () => {
       files[`x/f${index}.ts`] =
         `export function f${index}(): number {\n  let total = 0;\n${body(60)}  return total;\n}\n`;
     }
-    const result = check(tree(files), 39);
+    const result = check(sourceTree(files), 39);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/functions: 40 over 60 lines \(limit \d+\): split/);
   });
 
   it("fails on a file that does not parse, naming it", () => {
-    const result = check(tree({ "x/broken.ts": "export function (\n" }));
+    const result = check(sourceTree({ "x/broken.ts": "export function (\n" }));
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/broken\.ts: does not parse/);
   });

@@ -1,20 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
+import { sourceTree } from "../helpers/source-tree.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const SCRIPT = join(packageRoot(), "scripts", "check-sizes.mjs");
-/** A fake src/ tree with these files. */
-function tree(files: Record<string, string>): string {
-  const src = join(tempDir(), "src");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(src, path)), { recursive: true });
-    writeFileSync(join(src, path), text);
-  }
-  return src;
-}
 
 /** `count` statement lines. */
 const lines = (count: number) =>
@@ -44,12 +36,12 @@ describe("scripts/check-sizes.mjs (part of npm run check)", () => {
   });
 
   it("passes a file of 450 lines and a class of 300, and fails one line more of each, naming them", () => {
-    const fits = check(tree({ "a/fits.ts": withClass("Fits", 300, 450) }), {});
+    const fits = check(sourceTree({ "a/fits.ts": withClass("Fits", 300, 450) }), {});
     expect(fits.stderr).toBe("");
     expect(fits.status).toBe(0);
     expect(fits.stdout).toContain("sizes: 0 over");
 
-    const long = check(tree({ "a/long.ts": lines(451), "b/big.ts": withClass("Big", 301, 320) }), {});
+    const long = check(sourceTree({ "a/long.ts": lines(451), "b/big.ts": withClass("Big", 301, 320) }), {});
     expect(long.status).toBe(1);
     expect(long.stderr).toMatch(/\S*a\/long\.ts: file of 451 lines, over 450: cut it along its seams/);
     expect(long.stderr).toMatch(/\S*b\/big\.ts:1: class of 301 lines, over 300: cut it along its seams/);
@@ -60,13 +52,13 @@ describe("scripts/check-sizes.mjs (part of npm run check)", () => {
 
   it("counts classes nested in functions and class expressions", () => {
     const nested = `export function make() {\n  return class Inner {\n${lines(300).replaceAll("let ", "    f")}  };\n}\n`;
-    const result = check(tree({ "a/nested.ts": nested }), {});
+    const result = check(sourceTree({ "a/nested.ts": nested }), {});
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/nested\.ts:2: class of 302 lines/);
   });
 
   it("lets a listed file or class be at its size or smaller, never larger", () => {
-    const src = tree({ "a/long.ts": lines(470), "b/big.ts": withClass("Big", 320, 330) });
+    const src = sourceTree({ "a/long.ts": lines(470), "b/big.ts": withClass("Big", 320, 330) });
     const same = check(src, { files: { "a/long.ts": 470 }, classes: { "b/big.ts#Big": 320 } });
     expect(same.stderr).toBe("");
     expect(same.status).toBe(0);
@@ -83,13 +75,13 @@ describe("scripts/check-sizes.mjs (part of npm run check)", () => {
   });
 
   it("says when a listed file now fits, so its entry goes", () => {
-    const result = check(tree({ "a/short.ts": lines(10) }), { files: { "a/short.ts": 500 } });
+    const result = check(sourceTree({ "a/short.ts": lines(10) }), { files: { "a/short.ts": 500 } });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("file a/short.ts is 10 lines: drop it from the list");
   });
 
   it("fails on a file that does not parse, naming it", () => {
-    const result = check(tree({ "x/broken.ts": "export class {\n" }), {});
+    const result = check(sourceTree({ "x/broken.ts": "export class {\n" }), {});
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/broken\.ts: does not parse/);
   });
