@@ -17,6 +17,7 @@ import { basename, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { packageRoot } from "../util/package-root.js";
 import { randomId } from "../util/random-id.js";
+import { PROCESS_TAG } from "./process-reaper.js";
 
 /**
  * What every tag this process gives starts with, so the watchdog finds exactly this process's commands: its
@@ -73,6 +74,33 @@ function spawnerPrograms(): SpawnerProgram[] {
     return [{ ...(programs.find((program) => program.kind === kind) as SpawnerProgram), file: only }];
   }
   return programs.filter((program) => program.kind === only);
+}
+
+/** A command's environment: every variable of `base` (but a name of `tag`'s), then `tag` (`NAME=value`). */
+export interface CommandEnv {
+  base: NodeJS.ProcessEnv;
+  tag: string;
+}
+
+/** The encodings of frozen environments (which cannot change): a local environment's, made once per run. */
+const encodings = new WeakMap<object, string | undefined>();
+
+/**
+ * An environment's variables as `NAME=value` fields, each ended by a NUL byte; undefined when a name is empty
+ * or holds `=`, or a value holds a NUL byte (no exec can pass them).
+ */
+function encodedEnv(env: NodeJS.ProcessEnv): string | undefined {
+  if (encodings.has(env)) return encodings.get(env);
+  let text = "";
+  let valid = true;
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || name === PROCESS_TAG) continue;
+    if (name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) valid = false;
+    text += `${name}=${value}\0`;
+  }
+  const encoded = valid ? text : undefined;
+  if (Object.isFrozen(env)) encodings.set(env, encoded);
+  return encoded;
 }
 
 /** Programs that ended by themselves before their first answer (too old a Python, a broken install). */
@@ -159,19 +187,16 @@ export class CommandSpawner {
   }
 
   /**
-   * Asks the spawner to run `file` with `argv` (argv[0] first) in `cwd` with exactly `env`; its id, or
-   * undefined when a value holds a NUL byte (which no exec can pass: spawn it directly, which says so).
+   * Asks the spawner to run `file` with `argv` (argv[0] first) in `cwd` with exactly `env.base` and the
+   * `env.tag` entry (`NAME=value`, after the others); its id, or undefined when a value holds a NUL byte
+   * (which no exec can pass: spawn it directly, which says so).
    */
-  run(file: string, argv: string[], cwd: string, env: NodeJS.ProcessEnv, events: SpawnerEvents) {
+  run(file: string, argv: string[], cwd: string, env: CommandEnv, events: SpawnerEvents) {
     if (!this.alive) return undefined;
     const fields = [cwd, file, String(argv.length), ...argv];
-    for (const [name, value] of Object.entries(env)) {
-      if (value === undefined) continue;
-      if (name === "" || name.includes("=")) return undefined;
-      fields.push(`${name}=${value}`);
-    }
-    if (fields.some((field) => field.includes("\0"))) return undefined;
-    const payload = `${fields.join("\0")}\0`;
+    const variables = encodedEnv(env.base);
+    if (variables === undefined || fields.some((field) => field.includes("\0"))) return undefined;
+    const payload = `${fields.join("\0")}\0${variables}${env.tag}\0`;
     this.#nextId += 1;
     const id = this.#nextId;
     this.#runs.set(id, events);

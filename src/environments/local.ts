@@ -56,6 +56,12 @@ export class LocalEnvironment implements Environment {
   readonly config: LocalEnvironmentConfig;
   /** Marks the processes of this environment's commands (SWERUN_PROCESS_TAG). */
   readonly #tag = randomId(12);
+  /**
+   * The commands' environment: swerun's own (which it never changes) as it was at the first command, with
+   * `config.env` over it. Made once and frozen: copying `process.env` costs ~30-70 us a command, and the
+   * spawner keeps the encoding of a frozen one (command-spawner.ts).
+   */
+  #env: NodeJS.ProcessEnv | undefined;
 
   constructor(config: LocalEnvironmentConfig) {
     this.config = config;
@@ -64,11 +70,12 @@ export class LocalEnvironment implements Environment {
   execute(action: Action, options: ExecuteOptions = {}): Promise<ExecOutput> {
     const interpreter = this.config.local_interpreter ?? DEFAULT_LOCAL_INTERPRETER;
     const [file = "/bin/sh", ...args] = mergedOutputCommand(interpreter, action.command);
+    this.#env ??= Object.freeze({ ...process.env, ...this.config.env });
     return runCommand({
       file,
       args,
       cwd: options.cwd || this.config.cwd || process.cwd(),
-      env: { ...process.env, ...this.config.env },
+      env: this.#env,
       tag: this.#tag,
       command: action.command,
       timeout: options.timeout ?? this.config.timeout,

@@ -127,11 +127,12 @@ export function spawnCommand(request: SpawnRequest): Spawned {
   nextId += 1;
   const own = `${tagPrefix()}${request.tag}:${nextId}`;
   const args = typeof request.args === "function" ? request.args(own) : request.args;
-  const env = { ...request.env, [PROCESS_TAG]: own };
-  const direct = () => spawnDirectly(request.file, args, request, env, own);
+  const direct = () =>
+    spawnDirectly(request.file, args, request, { ...request.env, [PROCESS_TAG]: own }, own);
   const runner = commandSpawner();
   if (!runner) return direct();
   const run = new SpawnerRun(runner, own, direct);
+  const env = { base: request.env, tag: `${PROCESS_TAG}=${own}` };
   run.id = runner.run(request.file, [request.file, ...args], resolve(request.cwd), env, {
     started: (pid) => run.started(pid),
     notRun: () => run.notRun(),

@@ -210,6 +210,21 @@ describe.each(SPAWNERS)("LocalEnvironment (command spawner: %s)", (kind, parentN
     expect(seen).toMatch(/^SWERUN_PROCESS_TAG=/m);
   });
 
+  it("gives every command the environment of its first one (config.env over it), each its own tag", async () => {
+    const local = env({ env: { GREETING: "hi" } });
+    const show = "tr '\\0' '\\n' < /proc/$$/environ | sort";
+    process.env.SWERUN_TEST_FIRST = "first";
+    const first = (await local.execute({ command: show })).output;
+    process.env.SWERUN_TEST_FIRST = "changed";
+    const second = (await local.execute({ command: show })).output;
+    delete process.env.SWERUN_TEST_FIRST;
+    const tag = /^SWERUN_PROCESS_TAG=(.*)$/m;
+    expect(tag.exec(first)?.[1]).not.toBe(tag.exec(second)?.[1]);
+    expect(second.replace(tag, "")).toBe(first.replace(tag, ""));
+    expect(second).toContain("SWERUN_TEST_FIRST=first\n");
+    expect(second).toContain("GREETING=hi\n");
+  });
+
   it("survives a command's kill of its own process group, and runs commands side by side", async () => {
     const local = env();
     expect((await local.execute({ command: "kill -9 0" })).returncode).toBe(-9);
