@@ -22,9 +22,12 @@ export interface Slot {
 /** Where the parts of the file on disk sit, as far as in-place updates need to know. */
 export interface Layout {
   slots: Slot[];
-  /** Messages in the file, and the offset where the last one ends (the closing starts). */
+  /** Messages in the file, the offset where the first one starts, and where the last one ends (the closing starts). */
   count: number;
+  messagesStart: number;
   messagesEnd: number;
+  /** The secrets' version (`secretsVersion`) the messages in the file were redacted at. */
+  secrets: number;
   closing: string;
   size: number;
 }
@@ -102,16 +105,31 @@ export function newTail(
   return { buffers: [...added, last], end, closing, size: end + last.length };
 }
 
-/** The whole file's bytes, the messages encoded about a megabyte at a time, each batch when it is asked for. */
+/** The first messages' bytes as a file holds them: `count` messages, read in chunks. */
+export interface MessagesOnDisk {
+  count: number;
+  chunks: Iterable<Buffer>;
+}
+
+/**
+ * The whole file's bytes, each batch when it is asked for (the caller writes one before it asks for the next):
+ * the first messages as `onDisk` gives them, the others encoded about a megabyte at a time.
+ */
 export function* fileBatches(
   head: string,
   saved: Saved,
   closing: string,
   count: (buffer: Buffer) => Buffer,
+  onDisk?: MessagesOnDisk,
 ): Generator<Buffer[]> {
   let batch: Buffer[] = [count(Buffer.from(head, "utf8"))];
+  for (const chunk of onDisk?.chunks ?? []) {
+    batch.push(count(chunk));
+    yield batch;
+    batch = [];
+  }
   let bytes = 0;
-  for (let index = 0; index < saved.count; index++) {
+  for (let index = onDisk?.count ?? 0; index < saved.count; index++) {
     const buffer = count(Buffer.from(encodeMessage(saved.messages[index] as Message, index), "utf8"));
     batch.push(buffer);
     bytes += buffer.length;

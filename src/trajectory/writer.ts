@@ -3,7 +3,7 @@ import { writeFileAtomicBatches } from "../util/atomic-write.js";
 import { rm } from "../util/fd-file.js";
 import { type FileWriteError, fileWriteError } from "../util/file-error.js";
 import { jsonWithFloats } from "../util/float-json.js";
-import { redact } from "../util/secrets.js";
+import { redact, secretsVersion } from "../util/secrets.js";
 import type { TrajectoryInfo } from "./format.js";
 import { InPlaceFile } from "./in-place.js";
 import { journalPath } from "./journal.js";
@@ -28,7 +28,8 @@ import { encodeClosing, encodeHead, fileBatches, indent, type Saved } from "./la
  * the end, not two.
  *
  * Messages are append-only, so each is serialized (and redacted) once and nothing is kept in memory but
- * offsets. Writing runs in the thread pool while the next step goes on; saves that arrive while one is being
+ * offsets. A whole-file write runs in the thread pool while the next step goes on (an in-place one is a few
+ * small synchronous writes: in-place.ts); saves that arrive while one is being
  * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
  *
  * A write that fails (a full disk, a folder made read-only or removed) leaves the file as the save before
@@ -44,7 +45,7 @@ import { encodeClosing, encodeHead, fileBatches, indent, type Saved } from "./la
 export class TrajectoryWriter {
   #path: string;
   readonly #fallback: string | undefined;
-  readonly #onFailure: ((error: FileWriteError) => void) | undefined;
+  #onFailure: ((error: FileWriteError) => void) | undefined;
   /** The first write that failed: its path and why (the writer may have moved on to its fallback since). */
   failure: { path: string; error: FileWriteError } | undefined;
   /** Why nothing more can be written (no fallback, or it failed too); later saves are dropped. */
@@ -104,7 +105,11 @@ export class TrajectoryWriter {
     try {
       await this.flush();
     } finally {
-      await this.#forget();
+      this.#forget();
+      // Ended: nothing of the run is held here any more (its messages, through the last save and the failure
+      // callback's agent), so a long run's last outputs, which read its file back, do not hold both.
+      this.#last = undefined;
+      this.#onFailure = undefined;
     }
   }
 
@@ -127,7 +132,7 @@ export class TrajectoryWriter {
           await this.#write(saved);
         } catch (thrown) {
           const error = fileWriteError(this.#path, thrown);
-          await this.#forget();
+          this.#forget();
           this.failure ??= { path: this.#path, error };
           if (this.#fallback === undefined || this.#path === this.#fallback) throw error;
           this.#path = this.#fallback;
@@ -139,7 +144,7 @@ export class TrajectoryWriter {
       this.#error = error;
       this.#failed = error;
       this.#next = undefined;
-      await this.#forget();
+      this.#forget();
       this.#onFailure?.(error);
     } finally {
       this.#writing = undefined;
@@ -150,15 +155,17 @@ export class TrajectoryWriter {
     const exit = saved.messages[saved.count - 1]?.role === "exit";
     const final = saved.final ?? (exit && !this.#hold);
     const fields = this.#fields(saved.info);
-    if (!final && this.#disk && (await this.#disk.update(saved, fields, exit))) return;
+    if (!final && this.#disk?.update(saved, fields, exit)) return;
     await this.#whole(saved, fields, final);
   }
 
   /** Writes the whole file atomically; during the run (not `final`) each field gets spare room. */
   async #whole(saved: Saved, fields: Array<[string, string]>, final: boolean): Promise<void> {
-    await this.#forget();
+    const disk = this.#disk;
+    this.#disk = undefined;
     const { head, slots } = encodeHead(fields, final);
     const closing = encodeClosing(saved.extras);
+    const secrets = secretsVersion();
     let size = 0;
     const count = (buffer: Buffer) => {
       size += buffer.length;
@@ -166,7 +173,14 @@ export class TrajectoryWriter {
     };
     // The first whole write replaces what was at the path, the last one is the result: both fsynced first.
     const durable = final || !this.#wroteWhole;
-    await writeFileAtomicBatches(this.#path, fileBatches(head, saved, closing, count), durable);
+    try {
+      // The messages already in the file are copied from it, not encoded again: a long run's last save
+      // costs a read of the file instead of ~4x its size in short-lived strings (bench/lean.ts, memory).
+      const batches = fileBatches(head, saved, closing, count, disk?.messages(saved));
+      await writeFileAtomicBatches(this.#path, batches, durable);
+    } finally {
+      disk?.close();
+    }
     this.#wroteWhole = true;
     this.bytesWritten += size;
     if (final && this.#journaled) {
@@ -174,18 +188,19 @@ export class TrajectoryWriter {
       await rm(journalPath(this.#path), { force: true }).catch(() => {});
     }
     if (final || this.#path === "-") return;
+    const messagesStart = Buffer.byteLength(head);
     const messagesEnd = size - Buffer.byteLength(closing);
-    this.#disk = await InPlaceFile.open(
+    this.#disk = InPlaceFile.open(
       this.#path,
-      { slots, count: saved.count, messagesEnd, closing, size },
+      { slots, count: saved.count, messagesStart, messagesEnd, closing, size, secrets },
       { written: (bytes) => (this.bytesWritten += bytes), journaled: () => (this.#journaled = true) },
     );
   }
 
-  async #forget(): Promise<void> {
+  #forget(): void {
     const disk = this.#disk;
     this.#disk = undefined;
-    await disk?.close();
+    disk?.close();
   }
 
   /** `info`'s fields as `[key, JSON text]`, redacted; the config's text is kept while the object is the same. */

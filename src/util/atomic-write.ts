@@ -103,7 +103,7 @@ export async function writeFileAtomicBatches(
 ): Promise<void> {
   const target = namingFile(given, () => writeTargetOf(given));
   if (target.stream) {
-    namingFile(given, () => writeThrough(target.path, [...batches].flat()));
+    namingFile(given, () => writeThroughBatches(target.path, batches));
     return;
   }
   const path = target.path;
@@ -157,6 +157,16 @@ function writeThrough(path: string, buffers: Buffer[]): void {
   const fd = openSync(path, "w");
   try {
     writeAllSync(fd, buffers);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `writeThrough` of batches, each written before the next is taken (a batch's buffers may be reused). */
+function writeThroughBatches(path: string, batches: Iterable<Buffer[]>): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const buffers of batches) writeAllSync(fd, buffers);
   } finally {
     closeSync(fd);
   }

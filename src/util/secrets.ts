@@ -9,6 +9,8 @@ let pattern: RegExp | undefined;
 let longestSecret = 0;
 /** The secrets as UTF-8 bytes, for cuts made in raw output (`secretAcross`). */
 let secretBuffers: Buffer[] = [];
+/** How many times the set has grown: text redacted at one version is redacted as now while it stays. */
+let version = 0;
 
 /** Short values are not registered: redacting "1" or "yes" everywhere would garble output. */
 const MIN_SECRET_LENGTH = 6;
@@ -36,12 +38,18 @@ export function registerSecret(value: string | undefined): void {
   const escaped = JSON.stringify(value).slice(1, -1);
   if (escaped !== value) changed = add(escaped) || changed;
   if (!changed) return;
+  version += 1;
   const alternatives = [...secrets]
     .sort((a, b) => b.length - a.length)
     .map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   pattern = new RegExp(alternatives.join("|"), "g");
   longestSecret = Math.max(...[...secrets].map((secret) => secret.length));
   secretBuffers = [...secrets].map((secret) => Buffer.from(secret, "utf8"));
+}
+
+/** Grows whenever a secret is registered: what `redact` did at an equal version it does now. */
+export function secretsVersion(): number {
+  return version;
 }
 
 /** The longest registered secret in UTF-8 bytes (0 with none): how far around a cut of raw bytes to look. */

@@ -30,7 +30,15 @@ function whole(
   const size = Buffer.byteLength(text);
   return {
     text,
-    layout: { slots, count: save.count, messagesEnd: size - Buffer.byteLength(closing), closing, size },
+    layout: {
+      slots,
+      count: save.count,
+      messagesStart: Buffer.byteLength(head),
+      messagesEnd: size - Buffer.byteLength(closing),
+      closing,
+      size,
+      secrets: 0,
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { loadTrajectory } from "../../src/trajectory/reader.js";
 import { TrajectoryWriter } from "../../src/trajectory/writer.js";
 import { FileWriteError } from "../../src/util/file-error.js";
 import { jsonWithFloats } from "../../src/util/float-json.js";
+import { registerSecret } from "../../src/util/secrets.js";
 import { killAt } from "../helpers/cli.js";
 import { describeSmallDisk, mountSmallDisk, type SmallDisk } from "../helpers/small-disk.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -164,6 +165,34 @@ describe("TrajectoryWriter", () => {
     expect(existsSync(journalPath(path))).toBe(false);
     // The first save, every step's new bytes once (plus its small undo record), the last save: about 2x.
     expect(writer.bytesWritten).toBeLessThan(2.2 * statSync(path).size);
+  });
+
+  it("writes the whole file again, every message redacted, after a secret is registered during the run", async () => {
+    const path = join(tempDir(), "s.traj.json");
+    const writer = new TrajectoryWriter(path, { holdLast: true });
+    const secret = `sk-late-${process.pid}-registered`;
+    const messages: Message[] = [
+      { role: "system", content: "sys" },
+      { role: "user", content: `the key is ${secret}` },
+    ];
+    const save = (apiCalls: number) =>
+      writer.save(trajectoryInfo(config, { cost: 0, apiCalls }, undefined), messages);
+    for (let index = 0; index < 3; index++) {
+      step(messages, index);
+      save(index + 1);
+      await writer.flush();
+    }
+    expect(readFileSync(path, "utf8")).toContain(secret);
+    registerSecret(secret);
+    step(messages, 3);
+    save(4);
+    await writer.flush();
+    const text = readFileSync(path, "utf8");
+    expect(text).not.toContain(secret);
+    expect(readJson(path).messages[1].content).toBe("the key is [REDACTED]");
+    await writer.complete({ note: 1 });
+    expect(readFileSync(path, "utf8")).not.toContain(secret);
+    expect(readJson(path).messages).toHaveLength(messages.length);
   });
 
   it("a kill inside a step's in-place write leaves a cut file that the undo journal repairs, every earlier step whole", async () => {
