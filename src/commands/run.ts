@@ -56,6 +56,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     // One start, end and wall time for every output, also for a run that ended with an error.
     await endTiming(startedAt, result.trajectory ?? output, result.completeTrajectory);
     await stopRunSwarm(stream, result);
+    // What follows reads the trajectory's file; the run's messages need not stay in memory beside it.
+    result = { ...result, messages: [] };
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();

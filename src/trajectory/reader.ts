@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { UserError } from "../errors.js";
 import type { Message } from "../messages.js";
+import { readJsonInParts } from "../util/json-parts.js";
 import { isPlainObject } from "../util/plain-object.js";
 import { TRAJECTORY_FORMAT } from "./format.js";
 import { repairTrajectory } from "./journal.js";
@@ -77,6 +78,25 @@ function checkMessages(path: string, raw: unknown[], field: string): Message[] {
 
 /** Reads a trajectory in any of the supported shapes; anything else is a UserError naming what was expected. */
 export function loadTrajectory(path: string): LoadedTrajectory {
+  const data = largeFile(path) ? readJsonInParts(path, MESSAGES) : undefined;
+  return data ? checkedTrajectory(path, data) : loadWhole(path);
+}
+
+/** The key read element by element from a large trajectory (json-parts.ts). */
+const MESSAGES: ReadonlySet<string> = new Set(["messages"]);
+
+/** Past this size a trajectory is read in parts: never its whole text in memory beside what it holds. */
+const LARGE_FILE = 1 << 20;
+
+function largeFile(path: string): boolean {
+  try {
+    return statSync(path).size > LARGE_FILE;
+  } catch {
+    return false;
+  }
+}
+
+function loadWhole(path: string): LoadedTrajectory {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -104,6 +124,11 @@ export function loadTrajectory(path: string): LoadedTrajectory {
     };
   }
   if (!isPlainObject(data)) fail(path, `a JSON ${data === null ? "null" : typeof data}`);
+  return checkedTrajectory(path, data);
+}
+
+/** A trajectory file's top-level object checked as one of the supported shapes. */
+function checkedTrajectory(path: string, data: Record<string, unknown>): LoadedTrajectory {
   const { info, messages, trajectory_format: format, ...extras } = data;
   if (format !== TRAJECTORY_FORMAT && format !== "mini-swe-agent-1") {
     fail(

@@ -109,44 +109,73 @@ describe("loadTrajectory", () => {
     expect(loadError(dir)).toBe(`${dir}: cannot read the trajectory: is a directory`);
   });
 
-  it("repairs a trajectory cut inside an in-place write from its undo journal, and only then", async () => {
-    const path = join(tempDir(), "cut.traj.json");
-    const writer = new TrajectoryWriter(path);
-    const config = trajectoryConfig(
-      {},
-      { model: {}, model_type: "m" },
-      { environment: {}, environment_type: "e" },
-    );
-    const messages: Message[] = [{ role: "system", content: "s" }];
-    for (let index = 0; index < 3; index++) {
-      messages.push({ role: "user", content: `output ${index} ${"x".repeat(3000)}` });
-      writer.save(trajectoryInfo(config, { cost: index, apiCalls: index }, undefined), messages);
+  // The second size is over 1 MiB: such a file is read in parts (util/json-parts.ts), and whole when that fails.
+  it.each([3000, 250_000])(
+    "repairs a trajectory cut inside an in-place write from its undo journal, and only then (outputs of %i bytes)",
+    async (size) => {
+      const path = join(tempDir(), "cut.traj.json");
+      const writer = new TrajectoryWriter(path);
+      const config = trajectoryConfig(
+        {},
+        { model: {}, model_type: "m" },
+        { environment: {}, environment_type: "e" },
+      );
+      const messages: Message[] = [{ role: "system", content: "s" }];
+      for (let index = 0; index < 3; index++) {
+        messages.push({ role: "user", content: `output ${index} ${'x"é\n'.repeat(size / 4)}` });
+        writer.save(trajectoryInfo(config, { cost: index, apiCalls: index }, undefined), messages);
+        await writer.flush();
+      }
+      const whole = readFileSync(path);
+      // The next step's write stopped after its first bytes: the old closing lines half overwritten.
+      messages.push({ role: "user", content: "output 3" });
+      writer.save(trajectoryInfo(config, { cost: 3, apiCalls: 3 }, undefined), messages);
       await writer.flush();
-    }
-    const whole = readFileSync(path);
-    // The next step's write stopped after its first bytes: the old closing lines half overwritten.
-    messages.push({ role: "user", content: "output 3" });
-    writer.save(trajectoryInfo(config, { cost: 3, apiCalls: 3 }, undefined), messages);
-    await writer.flush();
-    // The old file with the first 30 bytes of the new write over its closing lines (from where its messages end).
-    const closing = Buffer.byteLength('\n  ],\n  "trajectory_format": "mini-swe-agent-1.1"\n}\n');
-    const messagesEnd = whole.length - closing;
-    const cut = Buffer.from(whole);
-    readFileSync(path)
-      .subarray(messagesEnd, messagesEnd + 30)
-      .copy(cut, messagesEnd);
-    writeFileSync(path, cut);
-    expect(() => JSON.parse(readFileSync(path, "utf8"))).toThrow();
+      // The old file with the first 30 bytes of the new write over its closing lines (from where its messages end).
+      const closing = Buffer.byteLength('\n  ],\n  "trajectory_format": "mini-swe-agent-1.1"\n}\n');
+      const messagesEnd = whole.length - closing;
+      const cut = Buffer.from(whole);
+      readFileSync(path)
+        .subarray(messagesEnd, messagesEnd + 30)
+        .copy(cut, messagesEnd);
+      writeFileSync(path, cut);
+      expect(() => JSON.parse(readFileSync(path, "utf8"))).toThrow();
+      const loaded = loadTrajectory(path);
+      expect(loaded.messages).toEqual(messages.slice(0, 4));
+      expect(loaded.info.model_stats).toEqual({ instance_cost: 2, api_calls: 2 });
+      expect(readFileSync(path).equals(whole)).toBe(true);
+      expect(existsSync(journalPath(path))).toBe(false);
+      // A journal that does not give a file that parses (here: the file is shorter than it says) changes nothing.
+      writeFileSync(journalPath(path), `${JSON.stringify({ size: whole.length, restore: [] })}\n`);
+      truncateSync(path, 100);
+      expect(loadError(path)).toMatch(/not JSON/);
+      expect(readFileSync(path).length).toBe(100);
+    },
+  );
+});
+
+describe("loadTrajectory of a file over 1 MiB (read in parts)", () => {
+  it("reads what the whole file's JSON holds", () => {
+    const messages = Array.from({ length: 40 }, (_, index) => ({
+      role: index === 0 ? "system" : index % 2 ? "assistant" : "user",
+      content: `step ${index} ${'a"b\\c é 🚀\n'.repeat(4000)}`,
+      extra: { index, cost: 0.5 },
+    }));
+    const data = {
+      info: { model_stats: { api_calls: 3 } },
+      messages,
+      trajectory_format: "mini-swe-agent-1.1",
+      instance_id: "x",
+    };
+    const path = file(JSON.stringify(data, null, 2));
+    expect(readFileSync(path).length).toBeGreaterThan(1 << 20);
     const loaded = loadTrajectory(path);
-    expect(loaded.messages).toEqual(messages.slice(0, 4));
-    expect(loaded.info.model_stats).toEqual({ instance_cost: 2, api_calls: 2 });
-    expect(readFileSync(path)).toEqual(whole);
-    expect(existsSync(journalPath(path))).toBe(false);
-    // A journal that does not give a file that parses (here: the file is shorter than it says) changes nothing.
-    writeFileSync(journalPath(path), `${JSON.stringify({ size: whole.length, restore: [] })}\n`);
-    truncateSync(path, 100);
+    expect(loaded.messages).toEqual(messages);
+    expect(loaded.info).toEqual(data.info);
+    expect(loaded.extras).toEqual({ instance_id: "x" });
+    // Not JSON: the error of a whole read, naming the file.
+    writeFileSync(path, `${JSON.stringify(data).slice(0, -1)},}`);
     expect(loadError(path)).toMatch(/not JSON/);
-    expect(readFileSync(path).length).toBe(100);
   });
 });
 
