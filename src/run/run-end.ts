@@ -1,6 +1,8 @@
 import pc from "picocolors";
 import { UserError } from "../errors.js";
 import { TemplateError } from "../templates/render.js";
+import { largeFile } from "../trajectory/reader.js";
+import { collectGarbage } from "../util/collect-garbage.js";
 import { FileWriteError, ioReason } from "../util/file-error.js";
 import { redact } from "../util/secrets.js";
 import { consoleToStderr } from "./event-log.js";
@@ -25,6 +27,9 @@ export async function printRunEnd(result: RunResult): Promise<void> {
       import("../facts/read-run.js"),
       import("../facts/figures.js"),
     ]);
+    // A long run's messages are dead by now but not yet collected: collected first, reading its file back
+    // takes their room (a 250-step run's tree peaks ~4 MiB lower, bench/lean.ts).
+    if (largeFile(result.trajectory)) collectGarbage();
     try {
       process.stdout.write(`${pc.bold("totals:")} ${figuresLine(readRunFacts(result.trajectory))}\n`);
     } catch {

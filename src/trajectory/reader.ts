@@ -88,7 +88,8 @@ const MESSAGES: ReadonlySet<string> = new Set(["messages"]);
 /** Past this size a trajectory is read in parts: never its whole text in memory beside what it holds. */
 const LARGE_FILE = 1 << 20;
 
-function largeFile(path: string): boolean {
+/** Whether the trajectory at `path` is large enough to be read in parts (over 1 MiB). */
+export function largeFile(path: string): boolean {
   try {
     return statSync(path).size > LARGE_FILE;
   } catch {
