@@ -5,7 +5,8 @@
  * a bare `bash -c` spawned from Node (which forks the whole process), over 50-, 250- and 1000-step runs
  * whose actions each print 10 KB; medians and minimums of alternating rounds (5, 5, 3), the load average
  * before and after. Without python3 the small-process floor is a `/bin/sh` loop.
- * Also per run: the bytes the trajectory writer wrote against the final file's size (the writer's own count
+ * Also per run: swerun's own CPU time per step (the Node process, all its threads; not the spawner's or the
+ * commands'), the bytes the trajectory writer wrote against the final file's size (the writer's own count
  * of what write(2) returned, undo journal included, and the process's `wchar` from /proc/self/io; the run's
  * timing goes into the last save, as `swerun run` does: run/timing.ts), and the time per step against the
  * 50-step run's.
@@ -94,6 +95,7 @@ const wchar = () =>
 
 async function swerun(steps: number): Promise<{
   perStep: number;
+  cpuPerStep: number;
   actionPerStep: number;
   savePerStep: number;
   bytes: number;
@@ -125,9 +127,11 @@ async function swerun(steps: number): Promise<{
     saving += performance.now() - t;
   };
   const writtenBefore = wchar();
+  const cpuBefore = process.cpuUsage();
   const start = performance.now();
   const result = await agent.run("bench");
   const total = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
   // As `swerun run` does: the exit message's save is held and written once with the run's timing.
   await endTiming(Date.now() - total, config.agent.output_path, (extra) =>
     (agent.trajectoryWriter as TrajectoryWriter).complete(extra),
@@ -141,6 +145,7 @@ async function swerun(steps: number): Promise<{
   const written = agent.trajectoryWriter?.bytesWritten ?? Number.NaN;
   return {
     perStep: total / n,
+    cpuPerStep: (cpu.user + cpu.system) / 1000 / n,
     actionPerStep: actions / n,
     savePerStep: saving / n,
     bytes,
@@ -159,9 +164,9 @@ async function main(): Promise<void> {
   const loadBefore = loadAverage();
   const rows: string[] = [];
   rows.push(
-    "| steps | sh -c from a small process (ms, median / min) | bare bash -c from Node (ms) | swerun step (ms, median / min) | vs small-process floor (median / min) | of which: command (spawn, output) | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
+    "| steps | sh -c from a small process (ms, median / min) | bare bash -c from Node (ms) | swerun step (ms, median / min) | vs small-process floor (median / min) | swerun's CPU per step (ms, all its threads) | of which: command (spawn, output) | loop (model, templates, events) | saving | step vs 50 steps | trajectory | written by the writer | wchar of the process |",
   );
-  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  rows.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   let at50 = Number.NaN;
   for (const steps of steps50) {
     const rounds = steps >= 1000 ? 3 : ROUNDS;
@@ -191,6 +196,7 @@ async function main(): Promise<void> {
       ms(bare),
       `${ms(perStep)} / ${ms(minimum(steps_))}`,
       `${(perStep / small).toFixed(2)}x / ${(minimum(steps_) / minimum(smalls)).toFixed(2)}x`,
+      ms(median(runs.map((run) => run.cpuPerStep))),
       ms(action - small),
       ms(perStep - action - saving),
       ms(saving),
