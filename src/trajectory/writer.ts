@@ -28,8 +28,10 @@ import { encodeClosing, encodeHead, fileBatches, indent, type Saved } from "./la
  * the end, not two.
  *
  * Messages are append-only, so each is serialized (and redacted) once and nothing is kept in memory but
- * offsets. A whole-file write runs in the thread pool while the next step goes on (an in-place one is a few
- * small synchronous writes: in-place.ts); saves that arrive while one is being
+ * offsets. A save starts being written after the caller's current turn of the event loop, so that what the
+ * caller does next (the next step's command or model request) is on its way first and the encoding and the
+ * writes run beside it (`flush` starts it at once). A whole-file write runs in the thread pool (an in-place one
+ * is a few small synchronous writes: in-place.ts); saves that arrive while one is waiting or being
  * written coalesce into one write of the latest state. `flush` waits until the latest state is on disk.
  *
  * A write that fails (a full disk, a folder made read-only or removed) leaves the file as the save before
@@ -60,6 +62,8 @@ export class TrajectoryWriter {
   #disk: InPlaceFile | undefined;
   #journaled = false;
   #writing: Promise<void> | undefined;
+  /** The write of the latest save, scheduled to start after the caller's current turn. */
+  #soon: NodeJS.Immediate | undefined;
   #error: unknown;
   /** Bytes this writer has written (whole files, in-place updates, the undo journal), for the benchmarks. */
   bytesWritten = 0;
@@ -88,7 +92,17 @@ export class TrajectoryWriter {
     if (this.#failed) return;
     this.#next = { info, messages, count: messages.length, extras };
     this.#last = this.#next;
-    this.#writing ??= this.#drain();
+    if (this.#writing || this.#soon) return;
+    // Written once what the caller does next has been sent on its way (the next step's command or model
+    // request): the encoding and the writes then run beside it instead of before it.
+    this.#soon = setImmediate(() => this.#start());
+  }
+
+  /** Starts writing the latest save now, if one waits. */
+  #start(): void {
+    clearImmediate(this.#soon);
+    this.#soon = undefined;
+    if (this.#next) this.#writing ??= this.#drain();
   }
 
   /**
@@ -115,6 +129,7 @@ export class TrajectoryWriter {
 
   /** Resolves once everything saved so far is on disk; rejects if a write failed. */
   async flush(): Promise<void> {
+    this.#start();
     while (this.#writing) await this.#writing;
     if (this.#error !== undefined) {
       const error = this.#error;

@@ -167,6 +167,29 @@ describe("TrajectoryWriter", () => {
     expect(writer.bytesWritten).toBeLessThan(2.2 * statSync(path).size);
   });
 
+  it("starts a save's write after the caller's turn (its next request sent first), and at once on flush", async () => {
+    const path = join(tempDir(), "d.traj.json");
+    const writer = new TrajectoryWriter(path);
+    const messages: Message[] = [{ role: "system", content: "sys" }];
+    const save = () => writer.save(trajectoryInfo(config, { cost: 0, apiCalls: 0 }, undefined), messages);
+    save();
+    await Promise.resolve();
+    expect(existsSync(path)).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    await writer.flush();
+    expect(readJson(path).messages).toEqual(messages);
+    // In place: the step's messages are on disk once the event loop has turned, or when flush is called.
+    step(messages, 0);
+    save();
+    expect(readJson(path).messages).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readJson(path).messages).toEqual(messages);
+    step(messages, 1);
+    save();
+    await writer.flush();
+    expect(readJson(path).messages).toEqual(messages);
+  });
+
   it("writes the whole file again, every message redacted, after a secret is registered during the run", async () => {
     const path = join(tempDir(), "s.traj.json");
     const writer = new TrajectoryWriter(path, { holdLast: true });
