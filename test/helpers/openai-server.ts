@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, vi } from "vitest";
 import { modelSchema } from "../../src/config/model.js";
 import type { AgentEvent } from "../../src/events.js";
 import { resetGlobalModelStats } from "../../src/models/global-stats.js";
 import { OpenAIModel } from "../../src/models/openai.js";
+import { tempDirForFile } from "./tmp.js";
 
 /** One scripted answer of the fake endpoint. */
 export interface ScriptedResponse {
@@ -192,7 +192,7 @@ export const TEST_PRICES = {
 
 /** A fresh directory standing in for the current directory and the global config dir; no real settings leak in. */
 export function isolatedSettings(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "swerun-openai-"));
+  const dir = tempDirForFile("swerun-openai-");
   return { dir, settings: { env: { SWERUN_GLOBAL_CONFIG_DIR: dir, ...env }, cwd: dir } };
 }
 

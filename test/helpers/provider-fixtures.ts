@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
@@ -112,10 +112,12 @@ export async function runProviderCase(
       writer: new TrajectoryWriter(path),
     });
     await agent.run(fixture.task);
+    return { trajectory: JSON.parse(readFileSync(path, "utf8")), events, workdir };
   } finally {
     await env.close();
+    // Read, or the case failed: its folder goes (bench/cost.ts runs cases outside vitest too).
+    rmSync(configDir, { recursive: true, force: true });
   }
-  return { trajectory: JSON.parse(readFileSync(path, "utf8")), events, workdir };
 }
 
 /** Drops keys whose value is null, everywhere (litellm's models write every optional field as null). */
