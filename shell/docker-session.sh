@@ -1,9 +1,11 @@
-# swerun's Docker session loop: the program of a session container's PID 1, which runs every action of
-# a run (exec_mode: session). See src/environments/docker/session.ts for the other side.
+# swerun's Docker session loop in the shell: the program of a session container's PID 1, which runs every
+# action of a run (exec_mode: session), where the image has no perl with its POSIX module (where it has,
+# shell/docker-session.pl runs instead). See src/environments/docker/session.ts for the other side.
 #
 # The container's command is `/bin/sh -c 'IFS= read -r l && eval "$l"' swerun-session <interpreter...>`.
-# swerun writes one line that sets `lifetime` (a `sleep` duration) and `keep` (empty or 1), reads this
-# file up to the line "swerun-session-script-end" and evals it; "$@" is the interpreter (bash -lc).
+# swerun writes one line that, perl not being there, sets `lifetime` (a `sleep` duration) and `keep` (empty
+# or 1), skips the Perl loop (up to the line "swerun-session-perl-end"), reads this file up to the line
+# "swerun-session-script-end" and evals it; "$@" is the interpreter (bash -lc).
 #
 # Protocol, on the container's stdin and stdout:
 #   1. The loop prints "swerun-session ready", then the container's uname -s -n -r -v -m, tab-separated.

@@ -6,8 +6,11 @@ import { closeDockerClient, connectDocker, type DockerEndpoint } from "../enviro
 import { pathInside } from "../util/safe-path.js";
 import { baseRootfs, importImage, sha } from "./rootfs.js";
 
-/** Bump when the way fixture images are made changes, so old images are rebuilt. */
-const RECIPE = "swerun-fixture-image-1";
+/**
+ * Bump when the way fixture images are made changes, so old images are rebuilt (2: the root filesystem
+ * holds perl-base, for the Docker session's Perl loop).
+ */
+const RECIPE = "swerun-fixture-image-2";
 const CONTENT_LABEL = "swerun.content";
 const building = new Map<string, Promise<void>>();
 

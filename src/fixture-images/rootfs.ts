@@ -148,7 +148,27 @@ export class RootfsCollector {
   }
 }
 
-export function baseRootfs(): RootfsCollector {
+/**
+ * Debian's perl-base: the `perl` program and its library folder (POSIX and the modules it loads), as every
+ * Debian and Ubuntu image has it (it is essential there); undefined where this machine lacks either.
+ */
+function perlBase(): { program: string; library: string } | undefined {
+  const program = findProgram("perl");
+  const lib = "/usr/lib";
+  if (!program || !existsSync(lib)) return undefined;
+  for (const entry of readdirSync(lib)) {
+    const library = join(lib, entry, "perl-base");
+    if (existsSync(join(library, "POSIX.pm"))) return { program, library };
+  }
+  return undefined;
+}
+
+/**
+ * The root filesystem of the offline images: REQUIRED and OPTIONAL programs with their shared libraries,
+ * and perl-base unless `perl` is false (for an image like those without perl, whose Docker session runs
+ * the shell loop).
+ */
+export function baseRootfs(options: { perl?: boolean } = {}): RootfsCollector {
   const rootfs = new RootfsCollector();
   const programs: string[] = [];
   for (const name of REQUIRED) {
@@ -163,7 +183,10 @@ export function baseRootfs(): RootfsCollector {
     const path = findProgram(name);
     if (path) programs.push(path);
   }
+  const perl = options.perl === false ? undefined : perlBase();
+  if (perl) programs.push(perl.program);
   for (const path of [...programs, ...sharedLibraries(programs)]) rootfs.add(path);
+  if (perl) rootfs.addTree(perl.library, perl.library.slice(1));
   for (const path of ["/bin", "/sbin", "/lib", "/lib64", "/etc/ld.so.cache"]) {
     if (existsSync(path)) rootfs.add(path);
   }

@@ -22,8 +22,10 @@ export { rootfsTar } from "../../src/fixture-images/rootfs.js";
  * hash of the content, so an image is built once and reused while the inputs stay the same.
  */
 export interface TestImages {
-  /** bash, sh, coreutils, grep, sed, git, find, ps, ... */
+  /** bash, sh, coreutils, grep, sed, git, find, ps, ..., perl with its POSIX module (as Debian's perl-base). */
   base: string;
+  /** The base without perl: its Docker session runs the shell loop. */
+  noPerl: string;
   /** The base plus a SWE-bench-shaped git repository at /testbed with a bug and a failing test. */
   swebench: string;
   /**
@@ -34,7 +36,7 @@ export interface TestImages {
 }
 
 /** Bump when the recipe changes, so old tags are not reused. */
-const RECIPE = "swerun-test-images-3";
+const RECIPE = "swerun-test-images-4";
 /** The SWE-bench-shaped task: calc.sh subtracts wrongly, test.sh fails until it is fixed. */
 export const SWEBENCH_FILES: Record<string, string> = {
   "calc.sh": `#!/bin/bash
@@ -118,6 +120,14 @@ async function buildTestImages(docker: Docker, log: (line: string) => void): Pro
     await importImage(docker, rootfs.tar(), "swerun-test/swebench-calc", swebenchHash);
     log(`built ${swebench} in ${Date.now() - started} ms`);
   }
+  const noPerlTar = baseRootfs({ perl: false }).tar();
+  const noPerlHash = sha(RECIPE, noPerlTar);
+  const noPerl = `swerun-test/no-perl:${noPerlHash}`;
+  if (!(await imageExists(docker, noPerl))) {
+    const started = Date.now();
+    await importImage(docker, noPerlTar, "swerun-test/no-perl", noPerlHash);
+    log(`built ${noPerl} (${(noPerlTar.length / 1e6).toFixed(1)} MB) in ${Date.now() - started} ms`);
+  }
   const noShellRootfs = new RootfsCollector();
   for (const name of ["sleep", "cat", "grep"]) {
     const path = findProgram(name);
@@ -140,5 +150,5 @@ async function buildTestImages(docker: Docker, log: (line: string) => void): Pro
     ]);
     log(`built ${noShell} in ${Date.now() - started} ms`);
   }
-  return { base, swebench, noShell };
+  return { base, noPerl, swebench, noShell };
 }

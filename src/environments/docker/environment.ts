@@ -203,15 +203,14 @@ export class DockerEnvironment implements Environment {
     },
     env: string[],
   ): Promise<ExecOutput> {
-    // The session reads the cwd as one line and the command line by line with shell builtins, which
-    // grows slow past tens of KB: a cwd holding a newline or a long command takes an exec of its own,
-    // as does every action while the session is busy with one given up on.
+    // The shell loop reads the cwd as one line and the command line by line with shell builtins, which
+    // grows slow past tens of KB: there a cwd holding a newline or a long command takes an exec of its
+    // own (the Perl loop reads any). So does every action while the session is busy with one given up on.
     const session = this.#session;
     if (
       session &&
       (session.available || !session.alive) &&
-      !request.workdir.includes("\n") &&
-      command.length <= SESSION_MAX_COMMAND
+      (session.readsAnyRequest || (!request.workdir.includes("\n") && command.length <= SESSION_MAX_COMMAND))
     )
       return session.run({ ...request, env, command });
     return runExec(this.#container, {

@@ -1,10 +1,16 @@
 /**
- * The framing of the session loop's output (shell/docker-session.sh), as pure functions: its first line,
+ * The framing of the session loops' output (shell/docker-session.pl and .sh), as pure functions: its first line,
  * and the end line that follows each action's output.
  */
 
 /** The first word of the loop's first line; the container's uname fields follow, tab-separated. */
 export const READY = "swerun-session ready";
+
+/** The same, from the Perl loop (shell/docker-session.pl), which reads requests in its own framing. */
+export const READY_PERL = "swerun-session ready-perl";
+
+/** The line that ends the Perl loop when swerun sends it (the shell loop follows it). */
+export const PERL_END = "swerun-session-perl-end";
 
 /** The line that ends the session script when swerun sends it. */
 export const SCRIPT_END = "swerun-session-script-end";
@@ -12,13 +18,24 @@ export const SCRIPT_END = "swerun-session-script-end";
 /** What the end line says instead of an exit code when the loop could not fork to run the action. */
 export const FORK_FAILED = "fork-failed";
 
-/** The loop's first line: ready or not, and the container's uname fields named as Python's `platform.uname()`. */
-export function parseReadyLine(line: string): { ready: boolean; platform: Record<string, string> } {
+/** Which loop answered: the shell's or Perl's. */
+export type SessionLoop = "sh" | "perl";
+
+/**
+ * The loop's first line: ready or not, which loop, and the container's uname fields named as Python's
+ * `platform.uname()`.
+ */
+export function parseReadyLine(line: string): {
+  ready: boolean;
+  loop: SessionLoop;
+  platform: Record<string, string>;
+} {
   const [first, ...uname] = line.split("\t");
-  if (first !== READY) return { ready: false, platform: {} };
-  if (uname.length !== 5 || !uname.every(Boolean)) return { ready: true, platform: {} };
+  const loop = first === READY_PERL ? "perl" : "sh";
+  if (first !== READY && first !== READY_PERL) return { ready: false, loop, platform: {} };
+  if (uname.length !== 5 || !uname.every(Boolean)) return { ready: true, loop, platform: {} };
   const [system = "", node = "", release = "", version = "", machine = ""] = uname;
-  return { ready: true, platform: { system, node, release, version, machine } };
+  return { ready: true, loop, platform: { system, node, release, version, machine } };
 }
 
 /** How an action ended, from its end line: an exit code, or the loop could not fork to run it. */

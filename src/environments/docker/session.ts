@@ -3,32 +3,54 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
+import { durationSeconds } from "../../config/docker.js";
 import type { ExecOutput } from "../../messages.js";
 import { packageRoot } from "../../util/package-root.js";
 import { ActionKiller, INTERRUPTED } from "../action-killer.js";
 import { OutputCollector } from "../output.js";
 import { ACTION_MARKER, demultiplex, failedOutput, killedOutput, killMarked } from "./exec.js";
-import { type ActionEnd, parseReadyLine, SCRIPT_END, scanActionOutput } from "./session-framing.js";
+import {
+  type ActionEnd,
+  PERL_END,
+  parseReadyLine,
+  SCRIPT_END,
+  type SessionLoop,
+  scanActionOutput,
+} from "./session-framing.js";
 
-/** Longer commands run as an exec of their own in session mode (the session reads them more slowly). */
+/** Longer commands run as an exec of their own in the shell loop (which reads them more slowly). */
 export const SESSION_MAX_COMMAND = 32_768;
 
 /** Marks the `cat` that carries one action's output, for when the action's own processes cannot be found. */
 const OUTPUT_MARKER = "SWERUN_OUTPUT_OF";
 
-/** The session loop, shipped as a shell script of its own; read once. */
-let script: string | undefined;
+/** The session loops, shipped as scripts of their own (a shell one and a Perl one); each read once. */
+const scripts = new Map<string, string>();
 
 /**
- * The session script without its comment lines and blank lines (the session reads it a byte at a time, and
- * the comments are two thirds of it). No line of a quoted string in the script starts with `#`.
+ * A session script without its comment lines and blank lines (the shell loop reads it a byte at a time,
+ * and the comments are two thirds of it). No line of a quoted string in either script starts with `#`.
  */
-export function sessionScript(): string {
-  script ??= readFileSync(join(packageRoot(), "shell", "docker-session.sh"), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "" && !line.trimStart().startsWith("#"))
-    .join("\n");
+function loopScript(name: "docker-session.sh" | "docker-session.pl"): string {
+  let script = scripts.get(name);
+  if (script === undefined) {
+    script = readFileSync(join(packageRoot(), "shell", name), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.trimStart().startsWith("#"))
+      .join("\n");
+    scripts.set(name, script);
+  }
   return script;
+}
+
+/** The shell loop, shell/docker-session.sh, without its comments. */
+export function sessionScript(): string {
+  return loopScript("docker-session.sh");
+}
+
+/** The Perl loop, shell/docker-session.pl, without its comments. */
+export function sessionPerlScript(): string {
+  return loopScript("docker-session.pl");
 }
 
 /** The command line of the container's PID 1: it reads its program as the first line of stdin. */
@@ -37,16 +59,37 @@ export function sessionCommand(interpreter: string[]): string[] {
 }
 
 /**
- * What swerun writes to a new session: a line that sets the loop's `lifetime` (a `sleep` duration, like
- * the `sleep` container's) and `keep` (sleep out the lifetime when stdin closes, so the container can be
- * entered), then reads the script up to SCRIPT_END and evals it; then the script and SCRIPT_END.
+ * What swerun writes to a new session: a line that, where perl runs and has its POSIX module, execs perl
+ * with a loader that reads the rest (the Perl loop up to PERL_END, then the shell loop up to SCRIPT_END)
+ * and evals the Perl loop with the lifetime in seconds and keep; elsewhere it skips the Perl loop, sets the
+ * shell loop's `lifetime` (a `sleep` duration, like the `sleep` container's) and `keep` (sleep out the
+ * lifetime when stdin closes, so the container can be entered), reads the shell loop and evals it. Then
+ * the Perl loop, PERL_END, the shell loop and SCRIPT_END.
  */
 export function sessionProgram(lifetime: string, keep: boolean): string {
+  // What the loader read past SCRIPT_END (nothing, as swerun waits for the ready line) is the loop's `$rest`.
+  const end = `\\n${SCRIPT_END}\\n`;
+  const boot =
+    `my $s = ""; while (index($s, "${end}") < 0) { sysread(STDIN, $s, 65536, length $s) or exit 3 } ` +
+    `our $rest = substr($s, index($s, "${end}") + length "${end}"); ` +
+    `eval substr($s, 0, index($s, "\\n${PERL_END}\\n")); print STDERR $@; exit 3`;
+  const perl =
+    "if command -v perl >/dev/null 2>&1 && perl -MPOSIX -e 1 >/dev/null 2>&1; then " +
+    `exec perl -e '${boot}' ${durationSeconds(lifetime)} ${keep ? 1 : 0} "$@"; fi; ` +
+    `while IFS= read -r x && [ "$x" != ${PERL_END} ]; do :; done; `;
   const loader =
-    `lifetime=${lifetime} keep=${keep ? "1" : ""}; l=$(printf '\\nx'); l=\${l%x}; p=; ` +
+    `lifetime=${lifetime} keep=${keep ? "1" : ""}; ${perl}l=$(printf '\\nx'); l=\${l%x}; p=; ` +
     `while IFS= read -r x && [ "$x" != ${SCRIPT_END} ]; do p="$p$x$l"; done; eval "$p"`;
-  const body = sessionScript();
-  return `${loader}\n${body}${body.endsWith("\n") ? "" : "\n"}${SCRIPT_END}\n`;
+  return `${loader}\n${sessionPerlScript()}\n${PERL_END}\n${sessionScript()}\n${SCRIPT_END}\n`;
+}
+
+/** One action's request in the Perl loop's framing: a head line with the byte lengths, then the bytes. */
+export function perlRequest(nonce: string, marker: string, request: SessionRequest): Buffer {
+  const cwd = Buffer.from(request.workdir);
+  const env = Buffer.from(request.env.map((entry) => `${entry}\0`).join(""));
+  const command = Buffer.from(request.command);
+  const head = `${nonce} ${marker} ${cwd.length} ${env.length} ${command.length}\n`;
+  return Buffer.concat([Buffer.from(head), cwd, env, command]);
 }
 
 /** `export NAME='value'` lines for the shell, values single-quoted (a quote becomes '\\''). */
@@ -93,18 +136,21 @@ export function isForkFailure(output: ExecOutput): boolean {
 }
 
 /**
- * The container's PID 1: a shell that runs every action of the environment, attached to swerun by the
- * container's stdin and stdout (its program is shell/docker-session.sh). A step costs a write and a read
- * on an open connection instead of an exec's round trips through the daemon and the container runtime
- * (about 60 ms each on the development machine; a session step is a few ms), and a container costs no
- * exec at all. Being PID 1, the shell ignores the signals a command sends it, and the container ends when
- * swerun's connection closes. Timeouts and interrupts kill the action's processes as `runExec` does.
+ * The container's PID 1: a loop that runs every action of the environment (shell/docker-session.pl where
+ * the image has perl, shell/docker-session.sh elsewhere), attached to swerun by the container's stdin and
+ * stdout. A step costs a write and a read on an open connection instead of an exec's round trips through
+ * the daemon and the container runtime (about 60 ms each on the development machine; a session step is a
+ * few ms), and a container costs no exec at all. Being PID 1, the loop ignores the signals a command sends
+ * it, and the container ends when swerun's connection closes. Timeouts and interrupts kill the action's
+ * processes as `runExec` does.
  */
 export class DockerSession {
   readonly #container: Docker.Container;
   readonly #stream: Duplex;
   /** The container's uname fields, named as Python's `platform.uname()` names them; empty without uname. */
   platform: Record<string, string> = {};
+  /** Which loop runs the actions (known once `begin` resolved true). */
+  #loop: SessionLoop = "sh";
   #alive = true;
   #booting = true;
   #readyWaiters: Array<(ready: boolean) => void> = [];
@@ -177,6 +223,14 @@ export class DockerSession {
     return this.#alive && !this.#abandoned;
   }
 
+  /**
+   * Whether the session takes any cwd and command: the Perl loop reads its requests by length; the shell
+   * loop reads them a line at a time (no newline in the cwd, commands up to SESSION_MAX_COMMAND).
+   */
+  get readsAnyRequest(): boolean {
+    return this.#loop === "perl";
+  }
+
   /** False once the shell has ended (and its container with it) or the connection was closed. */
   get alive(): boolean {
     return this.#alive;
@@ -201,9 +255,11 @@ export class DockerSession {
       request,
       () => killMarked(this.#container, marker, ACTION_MARKER),
       async () => {
-        // Something that left the action's marker behind holds the output: end the output's `cat`, so the
-        // loop goes on to the next action; that process keeps running, as it would after an exec.
-        await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
+        // Something that left the action's marker behind holds the output: the Perl loop is told to stop
+        // reading it; the shell loop's `cat` that reads it is killed. Either way the loop goes on to the
+        // next action; that process keeps running, as it would after an exec.
+        if (this.#loop === "perl") this.#stream.write(`stop ${nonce}\n`);
+        else await killMarked(this.#container, marker, OUTPUT_MARKER).catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         const pending = this.#pending;
         if (pending?.end !== end) return;
@@ -216,6 +272,10 @@ export class DockerSession {
     );
     const ended = await new Promise<ActionEnd | undefined>((resolve) => {
       this.#pending = { end, collector, held: Buffer.alloc(0), finish: resolve };
+      if (this.#loop === "perl") {
+        this.#stream.write(perlRequest(nonce, marker, request));
+        return;
+      }
       const exports = exportSnippet(request.env);
       this.#stream.write(
         `${nonce} ${marker}\n${request.workdir}\n${exports ? `${exports}\n` : ""}${nonce}\n${request.command}\n${nonce}\n`,
@@ -243,8 +303,9 @@ export class DockerSession {
       const newline = this.#booted.indexOf(0x0a);
       if (newline < 0) return;
       this.#booting = false;
-      const { ready, platform } = parseReadyLine(this.#booted.subarray(0, newline).toString("utf8"));
+      const { ready, loop, platform } = parseReadyLine(this.#booted.subarray(0, newline).toString("utf8"));
       this.platform = platform;
+      this.#loop = loop;
       for (const wake of this.#readyWaiters.splice(0)) wake(ready);
       if (!ready) this.close();
       return;

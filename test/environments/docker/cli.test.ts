@@ -27,7 +27,7 @@ function dockerRunConfig(
 
 await describeDocker("swerun run with environment_class docker (CLI, end to end)", () => {
   let docker: Docker;
-  let images: { base: string; swebench: string };
+  let images: { base: string; noPerl: string; swebench: string };
   const server = useOpenAIServer();
 
   /** Containers created by the CLI process with this pid (swerun labels each with its creator's pid). */
@@ -188,9 +188,10 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     expect(await containersOf(run.child.pid)).toEqual([]);
   });
 
-  it("leaves the container of a run killed during an action for swerun cleanup, which removes and lists it", async () => {
+  /** Starts a run whose first action is `sleep 30` and SIGKILLs it once that runs in the container. */
+  async function killedDuringAction(image: string) {
     const dir = tempDir();
-    const config = dockerRunConfig(dir, images.base, ["sleep 30", submit], { cwd: "/", timeout: 60 });
+    const config = dockerRunConfig(dir, image, ["sleep 30", submit], { cwd: "/", timeout: 60 });
     const run = startCli(["run", "-c", config, "--yolo", "-o", join(dir, "killed.traj.json")]);
     await waitFor(() => run.output().includes("$ sleep 30"), 20_000, run.child);
     // Killed once the action runs in the container: killed before the session has read it, the session sees
@@ -208,7 +209,21 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     }
     run.child.kill("SIGKILL");
     await run.done;
-    const [leftover] = await containersOf(run.child.pid);
+    return run.child.pid;
+  }
+
+  it("ends the container of a run killed during an action at once where the Perl loop runs it (the action killed)", async () => {
+    const pid = await killedDuringAction(images.base);
+    const deadline = Date.now() + 10_000;
+    while ((await containersOf(pid)).length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await containersOf(pid)).toEqual([]);
+  });
+
+  it("leaves the container of a run killed during an action of the shell loop for swerun cleanup, which removes and lists it", async () => {
+    const pid = await killedDuringAction(images.noPerl);
+    const [leftover] = await containersOf(pid);
     expect(leftover).toBeDefined();
     const runId = leftover?.Labels["swerun.run_id"] ?? "";
     const cleanup = await runCli(["cleanup", "--run-id", runId]);
@@ -219,6 +234,6 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
         `^removed ${leftover?.Names[0]?.slice(1)}  id ${leftover?.Id.slice(0, 12)}  run ${runId}  instance -  age \\d+s  \\(running\\)( \\(it was already going away\\))?\\n1 removed, 0 failed\\.\\n$`,
       ),
     );
-    expect(await containersOf(run.child.pid)).toEqual([]);
+    expect(await containersOf(pid)).toEqual([]);
   });
 });

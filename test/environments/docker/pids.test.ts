@@ -11,7 +11,7 @@ const RUN_ID = `docker-pids-test-${process.pid}`;
 const FORK_BOMB = "for i in $(seq 200); do env -i sleep 30 & done; echo never";
 
 await describeDocker("DockerEnvironment in a container out of PIDs (real daemon, --pids-limit)", () => {
-  let images: { base: string; swebench: string };
+  let images: { base: string; noPerl: string; swebench: string };
 
   beforeAll(async () => {
     ({ images } = await dockerFixture());
@@ -50,29 +50,54 @@ await describeDocker("DockerEnvironment in a container out of PIDs (real daemon,
     }, 300_000);
   });
 
-  it("keeps the session when the loop itself cannot fork, and reports it as the action's output", async () => {
-    // Four processes: the loop, its lifetime timer and the timer's sleep start it; an action needs more.
-    const lines: string[] = [];
-    const env = await DockerEnvironment.create(
-      dockerTestConfig(images.base, { run_args: [...TEST_RUN_ARGS, "--pids-limit", "4"] }),
-      { runId: RUN_ID, onProgress: (line) => lines.push(line) },
-    );
-    try {
-      expect(lines).toEqual([]);
-      expect(env.serialize().environment.exec_mode).toBe("session");
-      // Each action is tried until its timeout (1 s here), then says why it could not run.
-      for (let step = 0; step < 3; step++) {
-        const result = await env.execute({ command: "echo never" }, { timeout: 1 });
-        expect(result).toMatchObject({
-          output: "swerun: cannot fork: the container's shell session could not start the command\n",
-          returncode: -1,
-        });
-        expect(result.exception_info).toMatch(
-          /could not fork to start it \(is the container out of processes/,
-        );
+  /**
+   * The shell loop (no perl in the image): four processes, the loop, its lifetime timer and the timer's sleep,
+   * start it; an action needs more. The Perl loop is one process: a first action leaves a filler in a session
+   * of its own and without the marker (no kill of swerun's reaches it) that takes every process the container
+   * has left, retrying its forks as bash does.
+   */
+  const cannotFork = [
+    ["shell", 4, undefined],
+    ["Perl", 6, "setsid env -i bash -c 'while :; do sleep 300 & done' >/dev/null 2>&1 & echo started"],
+  ] as const;
+
+  it.each(cannotFork)(
+    "keeps the %s loop's session when the loop itself cannot fork, and reports it as the action's output",
+    async (loop, limit, filler) => {
+      const lines: string[] = [];
+      const env = await DockerEnvironment.create(
+        dockerTestConfig(loop === "shell" ? images.noPerl : images.base, {
+          run_args: [...TEST_RUN_ARGS, "--pids-limit", String(limit)],
+        }),
+        { runId: RUN_ID, onProgress: (line) => lines.push(line) },
+      );
+      try {
+        expect(lines).toEqual([]);
+        expect(env.serialize().environment.exec_mode).toBe("session");
+        if (filler) {
+          expect((await env.execute({ command: filler })).output).toBe("started\n");
+          // Until the filler holds every process the container may have (the daemon counts, from outside).
+          const container = (await dockerFixture()).docker.getContainer(env.containerId);
+          for (let wait = 0; wait < 300; wait++) {
+            if ((((await container.top()) as { Processes?: unknown[] }).Processes ?? []).length >= limit)
+              break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+        // Each action is tried until its timeout (1 s here), then says why it could not run.
+        for (let step = 0; step < 3; step++) {
+          const result = await env.execute({ command: "echo never" }, { timeout: 1 });
+          expect(result).toMatchObject({
+            output: "swerun: cannot fork: the container's shell session could not start the command\n",
+            returncode: -1,
+          });
+          expect(result.exception_info).toMatch(
+            /could not fork to start it \(is the container out of processes/,
+          );
+        }
+      } finally {
+        await env.close();
       }
-    } finally {
-      await env.close();
-    }
-  });
+    },
+  );
 });

@@ -1,17 +1,20 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ACTION_MARKER } from "../../../src/environments/docker/exec.js";
-import { sessionCommand, sessionProgram } from "../../../src/environments/docker/session.js";
+import { perlRequest, sessionCommand, sessionProgram } from "../../../src/environments/docker/session.js";
 import {
   type ActionEnd,
   FORK_FAILED,
+  PERL_END,
   parseReadyLine,
   READY,
+  READY_PERL,
   SCRIPT_END,
   scanActionOutput,
 } from "../../../src/environments/docker/session-framing.js";
+import { tempDir } from "../../helpers/tmp.js";
 
 const END = Buffer.from("\n0123456789abcdef0123456789abcdef ");
 
@@ -82,6 +85,7 @@ describe("parseReadyLine", () => {
   it("reads the container's uname fields", () => {
     expect(parseReadyLine(`${READY}\tLinux\thost\t6.1.0\t#1 SMP PREEMPT_DYNAMIC Debian\tx86_64`)).toEqual({
       ready: true,
+      loop: "sh",
       platform: {
         system: "Linux",
         node: "host",
@@ -90,22 +94,27 @@ describe("parseReadyLine", () => {
         machine: "x86_64",
       },
     });
+    expect(parseReadyLine(`${READY_PERL}\tLinux\th\t6.1.0\t#1 SMP\tx86_64`)).toMatchObject({
+      ready: true,
+      loop: "perl",
+      platform: { node: "h", version: "#1 SMP" },
+    });
   });
 
   it("is ready without the fields when uname is missing, and not ready on anything else", () => {
-    expect(parseReadyLine(`${READY}\t\t\t\t\t`)).toEqual({ ready: true, platform: {} });
-    expect(parseReadyLine("sh: 1: eval: syntax error")).toEqual({ ready: false, platform: {} });
-    expect(parseReadyLine("")).toEqual({ ready: false, platform: {} });
+    expect(parseReadyLine(`${READY}\t\t\t\t\t`)).toEqual({ ready: true, loop: "sh", platform: {} });
+    expect(parseReadyLine("sh: 1: eval: syntax error")).toEqual({ ready: false, loop: "sh", platform: {} });
+    expect(parseReadyLine("")).toEqual({ ready: false, loop: "sh", platform: {} });
   });
 });
 
-describe("the session script (shell/docker-session.sh)", () => {
-  const script = readFileSync(
-    join(import.meta.dirname, "..", "..", "..", "shell", "docker-session.sh"),
-    "utf8",
-  );
+describe("the session loops (shell/docker-session.sh and shell/docker-session.pl)", () => {
+  const read = (name: string) =>
+    readFileSync(join(import.meta.dirname, "..", "..", "..", "shell", name), "utf8");
+  const script = read("docker-session.sh");
+  const perl = read("docker-session.pl");
 
-  it("is shipped with the package and speaks the framing above", () => {
+  it("are shipped with the package and speak the framing above", () => {
     const manifest = JSON.parse(
       readFileSync(join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8"),
     );
@@ -113,20 +122,69 @@ describe("the session script (shell/docker-session.sh)", () => {
     expect(script).toContain(`printf '${READY}\\t`);
     expect(script).toContain(`export ${ACTION_MARKER}`);
     expect(script).toContain(FORK_FAILED);
-    expect(script.split("\n")).not.toContain(SCRIPT_END);
+    expect(perl).toContain(`'${READY_PERL}'`);
+    expect(perl).toContain(`$ENV{${ACTION_MARKER}}`);
+    expect(perl).toContain(FORK_FAILED);
+    // Neither holds a line the loader reads as an end; the Perl loop no single quote (the loader quotes it).
+    for (const text of [script, perl]) expect(text.split("\n")).not.toContain(SCRIPT_END);
+    expect(perl.split("\n")).not.toContain(PERL_END);
   });
 
-  it("runs under the host's /bin/sh as the container's PID 1 runs it: ready line, actions, end lines", () => {
-    const [shell = "", ...args] = sessionCommand(["sh", "-c"]);
+  const [shell = "", ...args] = sessionCommand(["sh", "-c"]);
+
+  it("runs under the host's /bin/sh as the container's PID 1 runs it, the Perl loop where perl is: ready line, actions, end lines", async () => {
+    const request = (nonce: string, cwd: string, env: string[], command: string) =>
+      perlRequest(nonce, `marker${nonce}`, {
+        command,
+        env,
+        workdir: cwd,
+        timeoutSeconds: 1,
+        maxOutputBytes: 1e6,
+      });
+    const input = Buffer.concat([
+      Buffer.from(sessionProgram("60", false)),
+      request(
+        "n1",
+        "/",
+        ["c=not the command", "d=two\nlines"],
+        'echo "$c"; echo "$d"; echo "$SWERUN_ACTION_ID"; exit 3',
+      ),
+      request("n2", "/tmp", [], "pwd; echo err >&2; kill -9 $$"),
+      request("n3", "/nowhere", [], "echo never"),
+    ]);
+    // stdin stays open while the actions run, as swerun's connection does (its end would end the action).
+    const child = spawn(shell, args, { stdio: ["pipe", "pipe", "inherit"] });
+    let output = "";
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString("latin1");
+        if (output.endsWith("\nn3 2\n")) resolve();
+      });
+      child.once("close", () => resolve());
+      child.stdin.write(input);
+    });
+    child.stdin.end();
+    const [ready, ...rest] = output.split("\n");
+    expect(parseReadyLine(ready ?? "")).toMatchObject({ ready: true, loop: "perl" });
+    expect(rest.join("\n")).toBe(
+      "not the command\ntwo\nlines\nmarkern1\n\nn1 3\n/tmp\nerr\n\nn2 137\n" +
+        "swerun-session: cd: /nowhere: No such file or directory\n\nn3 2\n",
+    );
+  });
+
+  it("runs the shell loop where perl cannot load POSIX: ready line, actions, end lines", () => {
+    const bin = tempDir();
+    writeFileSync(join(bin, "perl"), "#!/bin/sh\nexit 2\n", { mode: 0o755 });
     const request = (nonce: string, cwd: string, exports: string, command: string) =>
       `${nonce} marker${nonce}\n${cwd}\n${exports}${nonce}\n${command}\n${nonce}\n`;
     const input =
       sessionProgram("60", false) +
       request("n1", "/", "export c='not the command'\n", 'echo "$c"; echo "$SWERUN_ACTION_ID"; exit 3') +
       request("n2", "/tmp", "", "pwd; echo err >&2");
-    const output = execFileSync(shell, args, { input, encoding: "latin1" });
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` };
+    const output = execFileSync(shell, args, { input, encoding: "latin1", env });
     const [ready, ...rest] = output.split("\n");
-    expect(parseReadyLine(ready ?? "").ready).toBe(true);
+    expect(parseReadyLine(ready ?? "")).toMatchObject({ ready: true, loop: "sh" });
     expect(rest.join("\n")).toBe("not the command\nmarkern1\n\nn1 3\n/tmp\nerr\n\nn2 0\n");
   });
 });

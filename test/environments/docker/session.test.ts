@@ -62,61 +62,96 @@ async function expectSameAsExec(inSession: DockerEnvironment, inExec: DockerEnvi
 await describeDocker("DockerEnvironment's shell session (real daemon, real containers)", () => {
   let docker: Docker;
   let images: TestImages;
+  /** The Perl loop (the base image has perl, as Debian's and Ubuntu's have) and the shell loop (no perl). */
   let session: DockerEnvironment;
+  let shellLoop: DockerEnvironment;
   let exec: DockerEnvironment;
 
   beforeAll(async () => {
     ({ docker, images } = await dockerFixture());
-    [session, exec] = await Promise.all([
+    [session, shellLoop, exec] = await Promise.all([
       create(images.base, { exec_mode: "session" }),
+      create(images.noPerl, { exec_mode: "session" }),
       create(images.base, { exec_mode: "exec" }),
     ]);
   });
 
   afterAll(async () => {
-    await Promise.all([session?.close(), exec?.close()]);
+    await Promise.all([session?.close(), shellLoop?.close(), exec?.close()]);
   });
 
-  it("runs every action in the container's PID 1 shell, without a single exec", async () => {
-    const since = Math.floor(Date.now() / 1000) - 1;
-    const fresh = await create(images.base);
-    try {
-      for (let i = 0; i < 10; i++) {
-        expect((await fresh.execute({ command: `echo step ${i}` })).output).toBe(`step ${i}\n`);
+  /** Both loops, by name, for tests that hold for each. */
+  const loops = () =>
+    [
+      ["Perl", images.base, session],
+      ["shell", images.noPerl, shellLoop],
+    ] as const;
+
+  it("runs every action in the container's PID 1 loop, without a single exec: Perl's where the image has perl, the shell's elsewhere", async () => {
+    const pid1 = {
+      [images.base]: /^perl -e my \$s = "";.* 7200 0 bash -lc $/,
+      [images.noPerl]: /^\/bin\/sh -c IFS= read -r l && eval "\$l" swerun-session bash -lc $/,
+    };
+    for (const [, image] of loops()) {
+      const since = Math.floor(Date.now() / 1000) - 1;
+      const fresh = await create(image);
+      try {
+        for (let i = 0; i < 10; i++) {
+          expect((await fresh.execute({ command: `echo step ${i}` })).output).toBe(`step ${i}\n`);
+        }
+        expect(await execsCreated(docker, fresh.containerId, since)).toBe(0);
+        const cmdline = await fresh.execute({ command: "tr '\\0' ' ' < /proc/1/cmdline" });
+        expect(cmdline.output).toMatch(pid1[image] ?? "");
+        // The five uname fields, read once at the session's start, are what uname says of each.
+        const fields = await fresh.execute({ command: "uname -s; uname -n; uname -r; uname -v; uname -m" });
+        const [system, node, release, version, machine] = fields.output.split("\n");
+        expect(version).toContain(" ");
+        expect(fresh.templateVars()).toMatchObject({ system, node, release, version, machine });
+      } finally {
+        await fresh.close();
       }
-      expect(await execsCreated(docker, fresh.containerId, since)).toBe(0);
-      const pid1 = await fresh.execute({ command: "tr '\\0' ' ' < /proc/1/cmdline" });
-      expect(pid1.output).toBe('/bin/sh -c IFS= read -r l && eval "$l" swerun-session bash -lc ');
-      // The five uname fields, read by one uname at the session's start, are what uname says of each.
-      const fields = await fresh.execute({ command: "uname -s; uname -n; uname -r; uname -v; uname -m" });
-      const [system, node, release, version, machine] = fields.output.split("\n");
-      expect(version).toContain(" ");
-      expect(fresh.templateVars()).toMatchObject({ system, node, release, version, machine });
-    } finally {
-      await fresh.close();
     }
   });
 
   it("gives exactly the output and exit code of one exec per action, for commands that could confuse it", async () => {
-    // The output goes to `cat` through the FIFO the session made (its read end is PID 1's fd 8).
-    expect((await session.execute({ command: "readlink /proc/1/fd/8" })).output).toMatch(
+    // The shell loop's output goes to `cat` through the FIFO the session made (its read end is PID 1's fd 8).
+    expect((await shellLoop.execute({ command: "readlink /proc/1/fd/8" })).output).toMatch(
       /^\/tmp\/\.swerun-output-1-1 \(deleted\)\n$/,
     );
-    await expectSameAsExec(session, exec);
-    expect((await session.execute({ command: AWKWARD[5] ?? "" })).output).toBe(
-      "\n0123456789abcdef 0\nstill the same action\n",
+    for (const [, , loop] of loops()) {
+      await expectSameAsExec(loop, exec);
+      expect((await loop.execute({ command: AWKWARD[5] ?? "" })).output).toBe(
+        "\n0123456789abcdef 0\nstill the same action\n",
+      );
+      expect((await loop.execute({ command: "pwd" }, { cwd: "/tmp/a b" })).output).toBe("/tmp/a b\n");
+      await loop.execute({ command: "mkdir -p '/tmp/new\nline'" });
+      expect((await loop.execute({ command: "pwd" }, { cwd: "/tmp/new\nline" })).output).toBe(
+        "/tmp/new\nline\n",
+      );
+    }
+    // Variables whose values hold what a shell or the Perl loop's framing could misread.
+    const env = { A: "it's $HOME `x` \\n", B: "line\nbreak", C: "", D: "=x= y" };
+    const command = 'printf \'[%s]\' "$A" "$B" "$C" "$D"';
+    const withEnv = await Promise.all(
+      [images.base, images.noPerl, images.base].map((image, index) =>
+        create(image, { env, exec_mode: index === 2 ? "exec" : "session" }),
+      ),
     );
-    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/a b" })).output).toBe("/tmp/a b\n");
-    await session.execute({ command: "mkdir -p '/tmp/new\nline'" });
-    expect((await session.execute({ command: "pwd" }, { cwd: "/tmp/new\nline" })).output).toBe(
-      "/tmp/new\nline\n",
-    );
+    try {
+      const outputs = await Promise.all(withEnv.map((environment) => environment.execute({ command })));
+      // ($HOME is expanded from the host's, as mini-swe-agent expands `env` values with os.path.expandvars.)
+      expect(outputs[2]?.output).toMatch(/^\[it's \S+ `x` \\n\]\[line\nbreak\]\[\]\[=x= y\]$/);
+      expect(outputs[0]).toEqual(outputs[2]);
+      expect(outputs[1]).toEqual(outputs[2]);
+    } finally {
+      await Promise.all(withEnv.map((environment) => environment.close()));
+    }
   });
 
   it("gives the same through a pipe per action where it cannot make a FIFO (a read-only /tmp)", async () => {
     const readOnly = { container_options: { HostConfig: { ReadonlyRootfs: true } } };
     const [piped, execs] = await Promise.all([
-      create(images.base, { exec_mode: "session", ...readOnly }),
+      create(images.noPerl, { exec_mode: "session", ...readOnly }),
       create(images.base, { exec_mode: "exec", ...readOnly }),
     ]);
     try {
@@ -130,70 +165,117 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
   });
 
   it("keeps what a timed-out action left writing out of the next action's output", async () => {
-    // `env -i` clears the marker: that writer outlives the timeout's kill, and its `cat` is killed instead.
+    // `env -i` clears the marker: that writer outlives the timeout's kill; then the shell loop's `cat` is
+    // killed, and the Perl loop is told to stop reading.
     const writer = "env -i /bin/sh -c 'while :; do echo junk; sleep 0.05; done' & echo started; sleep 307";
-    const result = await session.execute({ command: writer }, { timeout: 1 });
-    expect(result).toMatchObject({ returncode: -1 });
-    expect(result.output.startsWith("started\n")).toBe(true);
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await session.execute({ command: "echo clean" })).toMatchObject({
-        output: "clean\n",
-        returncode: 0,
+    for (const [name, , loop] of loops()) {
+      const result = await loop.execute({ command: writer }, { timeout: 1 });
+      expect({ name, ...result }).toMatchObject({ name, returncode: -1 });
+      expect(result.output.startsWith("started\n")).toBe(true);
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(await loop.execute({ command: "echo clean" })).toMatchObject({
+          output: "clean\n",
+          returncode: 0,
+        });
+      }
+      // Its output has no reader left: its next write ends it (SIGPIPE).
+      const left = await loop.execute({
+        command: "grep -l 'do echo jun[k]' /proc/[0-9]*/cmdline 2>/dev/null || echo none",
       });
+      expect({ name, output: left.output }).toEqual({ name, output: "none\n" });
     }
-    // Its output has no reader left: its next write ends it (SIGPIPE).
-    const left = await session.execute({
-      command: "grep -l 'do echo jun[k]' /proc/[0-9]*/cmdline 2>/dev/null || echo none",
-    });
-    expect(left.output).toBe("none\n");
   });
 
-  it("runs a command longer than SESSION_MAX_COMMAND as an exec of its own, with the same result", async () => {
-    const since = Math.floor(Date.now() / 1000) - 1;
+  it("runs a command longer than SESSION_MAX_COMMAND as an exec of its own in the shell loop, in the Perl loop as any", async () => {
     const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i} `.padEnd(49, "x"));
     const command = `cat > /tmp/long <<'EOF'\n${lines.join("\n")}\nEOF\nwc -c < /tmp/long`;
     expect(command.length).toBeGreaterThan(SESSION_MAX_COMMAND);
-    const fresh = await create(images.base);
-    try {
-      expect(await fresh.execute({ command })).toMatchObject({ output: "50000\n", returncode: 0 });
-      expect(await execsCreated(docker, fresh.containerId, since)).toBe(1);
-    } finally {
-      await fresh.close();
+    for (const [name, image] of loops()) {
+      const since = Math.floor(Date.now() / 1000) - 1;
+      const fresh = await create(image);
+      try {
+        expect(await fresh.execute({ command })).toMatchObject({ output: "50000\n", returncode: 0 });
+        expect({ name, execs: await execsCreated(docker, fresh.containerId, since) }).toEqual({
+          name,
+          execs: name === "shell" ? 1 : 0,
+        });
+      } finally {
+        await fresh.close();
+      }
     }
   });
 
   it("outlives commands that signal PID 1 or every process, and answers the next action", async () => {
     // PID 1 takes no signal but SIGALRM, as the `sleep` of an exec container takes none.
     const command = "kill -9 1; kill -TERM 1; kill -INT 1; echo still here";
-    expect(await session.execute({ command })).toEqual(await exec.execute({ command }));
-    // Every process but PID 1 and the caller includes the session's own `cat`: the action's output ends
-    // when it dies (with or without "before", by who ran first), and the session goes on.
-    const killed = await session.execute({ command: "echo before; kill -9 -1; echo after" });
-    expect(["", "before\n"]).toContain(killed.output);
-    expect(await session.execute({ command: "echo alive" })).toMatchObject({
-      output: "alive\n",
+    for (const [, , loop] of loops())
+      expect(await loop.execute({ command })).toEqual(await exec.execute({ command }));
+    // The Perl loop starts no helper: the action that kills every other process goes on to its end.
+    const everyProcess = "echo before; kill -9 -1; echo after";
+    expect(await session.execute({ command: everyProcess })).toMatchObject({
+      output: expect.stringMatching(/^before\n(.*\n)?after\n$/),
       returncode: 0,
     });
+    // In the shell loop that includes the session's own `cat`: the action's output ends when it dies (with
+    // or without "before", by who ran first), and the session goes on.
+    const killed = await shellLoop.execute({ command: everyProcess });
+    expect(["", "before\n"]).toContain(killed.output);
+    for (const [, , loop] of loops()) {
+      expect(await loop.execute({ command: "echo alive" })).toMatchObject({
+        output: "alive\n",
+        returncode: 0,
+      });
+    }
   });
 
   it("ends with its container after container_timeout", async () => {
-    const started = Date.now();
-    const short = await create(images.base, { container_timeout: "1" });
-    expect((await short.execute({ command: "echo alive" })).output).toBe("alive\n");
-    let error: unknown;
-    while (!error && Date.now() - started < 30_000) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      error = await short.execute({ command: "true" }).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    for (const [name, image] of loops()) {
+      const started = Date.now();
+      const short = await create(image, { container_timeout: "1" });
+      expect((await short.execute({ command: "echo alive" })).output).toBe("alive\n");
+      let error: unknown;
+      while (!error && Date.now() - started < 30_000) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        error = await short.execute({ command: "true" }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      }
+      expect({ name, error: String(error) }).toMatchObject({
+        name,
+        error: expect.stringMatching(
+          /is gone or stopped \(.+\): its container_timeout \(1\) has passed: it ran \d+ s$/,
+        ),
+      });
+      expect(Date.now() - started).toBeGreaterThan(1_000);
+      await short.close();
     }
-    expect(String(error)).toMatch(
-      /is gone or stopped \(.+\): its container_timeout \(1\) has passed: it ran \d+ s$/,
-    );
-    expect(Date.now() - started).toBeGreaterThan(1_000);
-    await short.close();
+  });
+
+  it("runs the shell loop where perl cannot load its POSIX module", async () => {
+    const builder = await docker.createContainer({
+      Image: images.base,
+      Cmd: ["bash", "-c", "rm /usr/lib/*/perl-base/POSIX.pm && ! perl -MPOSIX -e 1 2>/dev/null"],
+      HostConfig: { NetworkMode: "none" },
+    });
+    await builder.start();
+    expect((await builder.wait()).StatusCode).toBe(0);
+    const tag = `swerun-test/no-posix:${process.pid}`;
+    await builder.commit({ repo: "swerun-test/no-posix", tag: String(process.pid) });
+    await builder.remove({ force: true });
+    const noPosix = await create(tag);
+    try {
+      expect(noPosix.serialize().environment.exec_mode).toBe("session");
+      expect((await noPosix.execute({ command: "readlink /proc/1/exe" })).output).toMatch(/\/(dash|bash)\n$/);
+      expect(await noPosix.execute({ command: "echo works; exit 4" })).toMatchObject({
+        output: "works\n",
+        returncode: 4,
+      });
+    } finally {
+      await noPosix.close();
+      await docker.getImage(tag).remove({ force: true });
+    }
   });
 
   it("falls back to one exec per action, saying so, when the image's /bin/sh cannot run the session", async () => {
