@@ -3,6 +3,7 @@
  *   - a bare `docker exec` through the CLI (how mini-swe-agent runs each command),
  *   - a bare Engine API exec: create + start + read + inspect (the floor),
  *   - a bare shell session: one exec whose shell reads the commands from stdin (the floor of swerun's default),
+ *   - swerun's session alone: the Docker environment's execute, one action after another (no agent),
  *   - swerun's full step path: scripted model, Docker environment, observation template, trajectory saved,
  *     with exec_mode session (the default) and exec.
  * All three run the same command with bash -lc in containers of the same offline-built test image.
@@ -59,6 +60,28 @@ async function swerunSteps(image: string, steps: number, execMode: "session" | "
   return starts.slice(1).map((time, index) => time - (starts[index] ?? time));
 }
 
+/** Times of `steps` actions through the Docker environment alone (session mode): no model, no trajectory. */
+async function environmentActions(image: string, steps: number): Promise<number[]> {
+  const environment = dockerEnvironmentSchema.parse({
+    environment_class: "docker",
+    image,
+    run_args: ["--rm", "--network", "none"],
+  });
+  const env = await DockerEnvironment.create(environment, { runId: "bench" });
+  const times: number[] = [];
+  try {
+    await env.execute({ command: COMMAND });
+    for (let i = 0; i < steps; i++) {
+      const start = performance.now();
+      await env.execute({ command: COMMAND });
+      times.push(performance.now() - start);
+    }
+  } finally {
+    await env.close();
+  }
+  return times;
+}
+
 async function main(): Promise<void> {
   const docker = await connectDocker();
   const images = await ensureTestImages(docker, (line) => process.stderr.write(`${line}\n`));
@@ -79,6 +102,7 @@ async function main(): Promise<void> {
   const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   const loadBefore = loadAverage();
   const execStep: number[] = [];
+  const alone: number[] = [];
   const guaranteed: number[] = [];
   let cliError = "";
   try {
@@ -97,6 +121,7 @@ async function main(): Promise<void> {
       const guarded = await bareSession(container, ["bash", "-lc"], true);
       for (let i = 0; i < STEPS; i++) guaranteed.push(await guarded.run(COMMAND));
       guarded.close();
+      alone.push(...(await environmentActions(images.base, STEPS)));
       const stepRound = await swerunSteps(images.base, STEPS, "session");
       step.push(...stepRound);
       roundRatios.push(median(stepRound) / median(bareRound));
@@ -123,11 +148,13 @@ async function main(): Promise<void> {
     `| swerun step, exec_mode: exec (one exec per action) | ${oursExec.toFixed(1)} | ${(oursExec / floor).toFixed(2)}x |`,
     `| bare shell session: one exec reading commands from stdin (session floor) | ${shellFloor.toFixed(1)} | ${(shellFloor / floor).toFixed(2)}x |`,
     `| bare shell session + setsid + \`cat\` per command (an exec's guarantees, their floor) | ${guaranteedFloor.toFixed(1)} | ${(guaranteedFloor / floor).toFixed(2)}x |`,
+    `| swerun's session alone: the environment's execute, no agent | ${median(alone).toFixed(1)} | ${(median(alone) / floor).toFixed(2)}x |`,
     `| swerun step, exec_mode: session (default) | ${ours.toFixed(1)} | ${(ours / floor).toFixed(2)}x |`,
     "",
     "A swerun step is the scripted model, the Docker environment, the observation template and the trajectory saved.",
     `swerun step / API floor: ${(ours / floor).toFixed(2)}x (target: at most 1.3x); exec mode: ${(oursExec / floor).toFixed(2)}x`,
-    `swerun session step - bare session: ${(ours - shellFloor).toFixed(1)} ms of swerun per step`,
+    `swerun session step - bare session: ${(ours - shellFloor).toFixed(1)} ms of swerun per step (${(median(alone) - shellFloor).toFixed(1)} ms of it in the session alone)`,
+    `swerun's session alone / bare session: ${(median(alone) / shellFloor).toFixed(2)}x`,
     `swerun session step / bare session: ${(ours / shellFloor).toFixed(2)}x over all rounds, ${Math.min(...roundRatios).toFixed(2)}x in the best round (target: at most 1.3x)`,
     `swerun session step / bare session with setsid and \`cat\`: ${(ours / guaranteedFloor).toFixed(2)}x (that floor / bare session: ${(guaranteedFloor / shellFloor).toFixed(2)}x)`,
     `load average before: ${loadBefore}, after: ${loadAverage()}`,
