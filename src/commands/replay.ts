@@ -18,7 +18,7 @@ import { type ReplayReport, ReplayTable, tally, writeReport } from "../replay/re
 import { openEventLog } from "../run/event-log.js";
 import { failedRun } from "../run/failed-run.js";
 import { createRunModel, openRun } from "../run/run.js";
-import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
+import { printRunEnd, readEndFacts, runError, stopRunSwarm } from "../run/run-end.js";
 import type { RunOptions, RunResult } from "../run/run-options.js";
 import type { RunSession } from "../run/run-session.js";
 import { endWorkdir } from "../run/setup-dir.js";
@@ -117,9 +117,10 @@ async function replay(
     `Replaying ${s.until} of ${steps} steps of ${s.trajectory.path} (${s.trajectory.kind}, ${s.recorded.style} actions) in ${place.where}`,
   );
   const { result, continued } = await replaySteps(s, progress, table, nextModel);
-  await stopRunSwarm(stream, result, result.error === undefined);
+  const facts = await readEndFacts(result);
+  stopRunSwarm(stream, result, facts, result.error === undefined);
   if (result.error !== undefined) {
-    await printRunEnd(result);
+    await printRunEnd(result, facts);
     if (s.madeCwd) print(`${pc.bold("workdir:")} ${endWorkdir(place.cwd, Boolean(flags.keepWorkdir))}`);
     throw runError(result.error);
   }
@@ -205,7 +206,8 @@ async function openReplay(options: RunOptions, stream: SwarmEventStream | undefi
   } catch (error) {
     stream?.stop({ success: false, error });
     if (error instanceof OutputPathError) throw error;
-    await printRunEnd(await failedRun(options, error));
+    const failed = await failedRun(options, error);
+    await printRunEnd(failed, await readEndFacts(failed));
     throw runError(error);
   }
 }

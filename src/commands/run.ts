@@ -4,11 +4,12 @@ import { loadConfig } from "../config/load.js";
 import { consolePrinter } from "../console/printer.js";
 import { ask, stdinIsTerminal } from "../console/prompt.js";
 import { UserError } from "../errors.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { globalModelStats } from "../models/global-stats.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputPath } from "../run/output.js";
 import { runTask } from "../run/run.js";
-import { printRunEnd, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
+import { printRunEnd, readEndFacts, reportTarget, runError, stopRunSwarm } from "../run/run-end.js";
 import type { RunResult } from "../run/run-options.js";
 import { endWorkdir } from "../run/setup-dir.js";
 import { endTiming } from "../run/timing.js";
@@ -39,6 +40,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   stream?.start(task);
   const startedAt = Date.now();
   let result: RunResult;
+  let facts: RunFacts | undefined;
   try {
     result = await runTask(task, {
       config,
@@ -55,14 +57,15 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
     // One start, end and wall time for every output, also for a run that ended with an error.
     await endTiming(startedAt, result.trajectory ?? output, result.completeTrajectory);
-    await stopRunSwarm(stream, result);
     // What follows reads the trajectory's file; the run's messages need not stay in memory beside it.
     result = { ...result, messages: [] };
+    facts = await readEndFacts(result);
+    stopRunSwarm(stream, result, facts);
   } finally {
     stream?.stop({ success: false }); // a run that threw: the swarm still ends
     events?.close();
   }
-  await printRunEnd(result);
+  await printRunEnd(result, facts);
   printWorkdir(result, flags);
   if (report) {
     const { writeReportFile } = await import("../reports/write-report.js");

@@ -14,12 +14,13 @@ import { datasetDirOf } from "../datasets/dataset-source.js";
 import { DEFAULT_IMAGE_TEMPLATE } from "../datasets/image-name.js";
 import { PredictionsFile } from "../datasets/predictions.js";
 import { UserError } from "../errors.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { instancePreparer } from "../fixture-images/instance-preparer.js";
 import { readRunRecord, runJsonPath, writeRunRecord } from "../formats/run-json.js";
 import { openEventLog } from "../run/event-log.js";
 import { checkOutputDir, checkOutputPath } from "../run/output.js";
 import { runPreparedTask } from "../run/run.js";
-import { printRunEnd, runError, stopRunSwarm } from "../run/run-end.js";
+import { printRunEnd, readEndFacts, runError, stopRunSwarm } from "../run/run-end.js";
 import type { RunOptions, RunResult } from "../run/run-options.js";
 import { endTiming } from "../run/timing.js";
 import { checkLabel } from "../tracking/label.js";
@@ -157,8 +158,9 @@ async function runSingle(request: SingleRequest): Promise<number> {
       (error) => error instanceof UserError,
     );
     await endTiming(startedAt, result.trajectory, result.completeTrajectory);
-    await stopRunSwarm(stream, result);
-    await writeSingleOutputs(setup, { request, result, runId, checkout });
+    const facts = await readEndFacts(result);
+    stopRunSwarm(stream, result, facts);
+    await writeSingleOutputs(setup, { request, result, facts, runId, checkout });
     if (result.error !== undefined) throw runError(result.error);
     return 0;
   } finally {
@@ -172,7 +174,13 @@ async function runSingle(request: SingleRequest): Promise<number> {
 /** preds.json's one entry and run.json, then the lines that say where they are. */
 async function writeSingleOutputs(
   setup: SingleSetup,
-  run: { request: SingleRequest; result: RunResult; runId: string; checkout: Checkout | undefined },
+  run: {
+    request: SingleRequest;
+    result: RunResult;
+    facts: RunFacts | undefined;
+    runId: string;
+    checkout: Checkout | undefined;
+  },
 ): Promise<void> {
   const { config, instance, outputDir, output, subset } = setup;
   const { request, result, checkout } = run;
@@ -184,7 +192,7 @@ async function writeSingleOutputs(
     model_patch: result.submission,
   });
   recordSingle(outputDir, output, { config, request, subset, id, result, runId: run.runId });
-  await printRunEnd(result);
+  await printRunEnd(result, run.facts);
   process.stdout.write(`${pc.bold("predictions:")} ${preds.path}\n`);
   if (checkout && request.keep) process.stdout.write(`${pc.bold("checkout kept:")} ${checkout.dir}\n`);
 }

@@ -1,5 +1,6 @@
 import pc from "picocolors";
 import { UserError } from "../errors.js";
+import type { RunFacts } from "../facts/run-facts.js";
 import { TemplateError } from "../templates/render.js";
 import { largeFile } from "../trajectory/reader.js";
 import { collectGarbage } from "../util/collect-garbage.js";
@@ -16,25 +17,32 @@ import { type SwarmEventStream, type SwarmStop, stopFigures } from "./swarm-even
  */
 
 /**
- * The lines every command prints at the end of a run: exit status, the run's figures (read from its
- * trajectory's facts, as every other output reads them), the submitted patch, the trajectory, and where it
- * really went.
+ * The run's facts, read back from its trajectory once for every output at its end (the totals line, the
+ * `--events` swarm's figures); undefined without a trajectory or when it cannot be read back.
  */
-export async function printRunEnd(result: RunResult): Promise<void> {
+export async function readEndFacts(result: RunResult): Promise<RunFacts | undefined> {
+  if (!result.trajectory) return undefined;
+  const { readRunFacts } = await import("../facts/read-run.js");
+  // A long run's messages are dead by now (the caller let go of them) but not yet collected: collected
+  // first, reading its file back takes their room (a 250-step run's tree peaks ~4 MiB lower, bench/lean.ts).
+  if (largeFile(result.trajectory)) collectGarbage();
+  try {
+    return readRunFacts(result.trajectory);
+  } catch {
+    return undefined; // a trajectory that cannot be read back has no figures to show
+  }
+}
+
+/**
+ * The lines every command prints at the end of a run: exit status, the run's figures (its trajectory's
+ * facts, from `readEndFacts`, as every other output reads them), the submitted patch, the trajectory, and
+ * where it really went.
+ */
+export async function printRunEnd(result: RunResult, facts: RunFacts | undefined): Promise<void> {
   process.stdout.write(`${pc.bold("exit status:")} ${result.exit_status}\n`);
-  if (result.trajectory) {
-    const [{ readRunFacts }, { figuresLine }] = await Promise.all([
-      import("../facts/read-run.js"),
-      import("../facts/figures.js"),
-    ]);
-    // A long run's messages are dead by now but not yet collected: collected first, reading its file back
-    // takes their room (a 250-step run's tree peaks ~4 MiB lower, bench/lean.ts).
-    if (largeFile(result.trajectory)) collectGarbage();
-    try {
-      process.stdout.write(`${pc.bold("totals:")} ${figuresLine(readRunFacts(result.trajectory))}\n`);
-    } catch {
-      // a trajectory that cannot be read back has no figures to show
-    }
+  if (facts) {
+    const { figuresLine } = await import("../facts/figures.js");
+    process.stdout.write(`${pc.bold("totals:")} ${figuresLine(facts)}\n`);
   }
   if (result.exit_status === "Submitted" && result.submission.trim()) {
     const patch = result.submission.endsWith("\n") ? result.submission : `${result.submission}\n`;
@@ -54,23 +62,17 @@ export async function printRunEnd(result: RunResult): Promise<void> {
 
 /**
  * Ends a run's swarm (`--events`) once its trajectory is complete, with the figures of the trajectory's facts
- * (its cost, total tokens and wall time: those every other output shows).
+ * (its cost, total tokens and wall time: those every other output shows; from `readEndFacts`).
  */
-export async function stopRunSwarm(
+export function stopRunSwarm(
   stream: SwarmEventStream | undefined,
   result: RunResult,
+  facts: RunFacts | undefined,
   success = result.exit_status === "Submitted",
-): Promise<void> {
+): void {
   if (!stream) return;
-  let figures: Partial<SwarmStop> = { totalCost: result.cost };
-  if (result.trajectory) {
-    const { readRunFacts } = await import("../facts/read-run.js");
-    try {
-      figures = stopFigures(readRunFacts(result.trajectory));
-    } catch {
-      // a trajectory that cannot be read back: the stream's own figures
-    }
-  }
+  // Without facts (no trajectory, or one that cannot be read back): the stream's own figures.
+  const figures: Partial<SwarmStop> = facts ? stopFigures(facts) : { totalCost: result.cost };
   stream.stop({ success, error: result.error, ...figures });
 }
 
