@@ -253,6 +253,29 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     }
   });
 
+  it("lets an action run to its end when swerun's connection closes with keep_container (the Perl loop)", async () => {
+    const kept = await create(images.base, { keep_container: true });
+    const container = docker.getContainer(kept.containerId);
+    try {
+      const running = kept.execute({ command: "sleep 1.5; echo done > /tmp/kept" }).catch(() => undefined);
+      const sleeping = async () =>
+        ((await container.top()) as { Processes?: string[][] }).Processes?.some((row) =>
+          row.some((cell) => cell.trim() === "sleep 1.5"),
+        ) ?? false;
+      for (let wait = 0; wait < 100 && !(await sleeping()); wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await kept.close();
+      await running;
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // The file the action wrote after the connection closed is there (getArchive fails on a missing path).
+      await expect(container.getArchive({ path: "/tmp/kept" })).resolves.toBeDefined();
+      expect((await container.inspect()).State.Running).toBe(true);
+    } finally {
+      await container.remove({ force: true });
+    }
+  });
+
   it("runs the shell loop where perl cannot load its POSIX module", async () => {
     const builder = await docker.createContainer({
       Image: images.base,
