@@ -43,16 +43,6 @@ function loopScript(name: "docker-session.sh" | "docker-session.pl"): string {
   return script;
 }
 
-/** The shell loop, shell/docker-session.sh, without its comments. */
-export function sessionScript(): string {
-  return loopScript("docker-session.sh");
-}
-
-/** The Perl loop, shell/docker-session.pl, without its comments. */
-export function sessionPerlScript(): string {
-  return loopScript("docker-session.pl");
-}
-
 /** The command line of the container's PID 1: it reads its program as the first line of stdin. */
 export function sessionCommand(interpreter: string[]): string[] {
   return ["/bin/sh", "-c", 'IFS= read -r l && eval "$l"', "swerun-session", ...interpreter];
@@ -80,7 +70,8 @@ export function sessionProgram(lifetime: string, keep: boolean): string {
   const loader =
     `lifetime=${lifetime} keep=${keep ? "1" : ""}; ${perl}l=$(printf '\\nx'); l=\${l%x}; p=; ` +
     `while IFS= read -r x && [ "$x" != ${SCRIPT_END} ]; do p="$p$x$l"; done; eval "$p"`;
-  return `${loader}\n${sessionPerlScript()}\n${PERL_END}\n${sessionScript()}\n${SCRIPT_END}\n`;
+  const [perlLoop, shellLoop] = [loopScript("docker-session.pl"), loopScript("docker-session.sh")];
+  return `${loader}\n${perlLoop}\n${PERL_END}\n${shellLoop}\n${SCRIPT_END}\n`;
 }
 
 /** One action's request in the Perl loop's framing: a head line with the byte lengths, then the bytes. */
