@@ -47,8 +47,10 @@ sub take {
   return substr($input, 0, $length, '');
 }
 
+# The lifetime: an alarm (a child does not inherit it; its handler is undone by the child's exec).
 $SIG{ALRM} = sub { POSIX::_exit(0) };
 alarm($lifetime) if $lifetime > 0;
+# An ignored SIGPIPE would pass through exec to every action: the actions get it as an exec's process has it.
 $SIG{PIPE} = 'DEFAULT';
 
 sub line {

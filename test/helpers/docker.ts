@@ -124,3 +124,10 @@ export function writeDockerRunConfig(
   );
   return path;
 }
+
+/** The command lines of a container's processes, as the daemon lists them from outside (no exec inside). */
+export async function containerProcesses(container: Docker.Container): Promise<string[]> {
+  const top = (await container.top()) as { Titles?: string[]; Processes?: string[][] };
+  const column = top.Titles?.indexOf("CMD") ?? -1;
+  return (top.Processes ?? []).map((row) => (row[column >= 0 ? column : row.length - 1] ?? "").trim());
+}

@@ -3,7 +3,13 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { runCli, startCli, waitFor } from "../../helpers/cli.js";
-import { describeDocker, dockerFixture, TEST_RUN_ARGS, writeDockerRunConfig } from "../../helpers/docker.js";
+import {
+  containerProcesses,
+  describeDocker,
+  dockerFixture,
+  TEST_RUN_ARGS,
+  writeDockerRunConfig,
+} from "../../helpers/docker.js";
 import { completion, TEST_KEY, TEST_PRICES, toolCall, useOpenAIServer } from "../../helpers/openai-server.js";
 import { tempDir } from "../../helpers/tmp.js";
 
@@ -198,10 +204,7 @@ await describeDocker("swerun run with environment_class docker (CLI, end to end)
     // its input end and the container goes by itself (--rm), leaving nothing to clean up.
     const [running] = await containersOf(run.child.pid);
     const container = docker.getContainer(running?.Id ?? "");
-    const sleeping = async () =>
-      ((await container.top()) as { Processes?: string[][] }).Processes?.some((row) =>
-        row.some((cell) => cell.trim() === "sleep 30"),
-      ) ?? false;
+    const sleeping = async () => (await containerProcesses(container)).includes("sleep 30");
     const deadline = Date.now() + 20_000;
     while (!(await sleeping())) {
       if (Date.now() > deadline) throw new Error("the action did not start in the container within 20 s");

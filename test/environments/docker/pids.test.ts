@@ -1,6 +1,14 @@
+import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerEnvironment } from "../../../src/environments/docker/environment.js";
-import { describeDocker, dockerFixture, dockerTestConfig, TEST_RUN_ARGS } from "../../helpers/docker.js";
+import {
+  containerProcesses,
+  describeDocker,
+  dockerFixture,
+  dockerTestConfig,
+  TEST_RUN_ARGS,
+} from "../../helpers/docker.js";
+import type { TestImages } from "../../helpers/docker-images.js";
 
 const RUN_ID = `docker-pids-test-${process.pid}`;
 /**
@@ -11,10 +19,11 @@ const RUN_ID = `docker-pids-test-${process.pid}`;
 const FORK_BOMB = "for i in $(seq 200); do env -i sleep 30 & done; echo never";
 
 await describeDocker("DockerEnvironment in a container out of PIDs (real daemon, --pids-limit)", () => {
-  let images: { base: string; noPerl: string; swebench: string };
+  let docker: Docker;
+  let images: TestImages;
 
   beforeAll(async () => {
-    ({ images } = await dockerFixture());
+    ({ docker, images } = await dockerFixture());
   });
 
   describe.each(["session", "exec"] as const)("exec_mode: %s", (execMode) => {
@@ -77,10 +86,9 @@ await describeDocker("DockerEnvironment in a container out of PIDs (real daemon,
         if (filler) {
           expect((await env.execute({ command: filler })).output).toBe("started\n");
           // Until the filler holds every process the container may have (the daemon counts, from outside).
-          const container = (await dockerFixture()).docker.getContainer(env.containerId);
+          const container = docker.getContainer(env.containerId);
           for (let wait = 0; wait < 300; wait++) {
-            if ((((await container.top()) as { Processes?: unknown[] }).Processes ?? []).length >= limit)
-              break;
+            if ((await containerProcesses(container)).length >= limit) break;
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
         }

@@ -1,7 +1,7 @@
 import type Docker from "dockerode";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DockerEnvironment, SESSION_MAX_COMMAND } from "../../../src/environments/docker/environment.js";
-import { describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
+import { containerProcesses, describeDocker, dockerFixture, dockerTestConfig } from "../../helpers/docker.js";
 import type { TestImages } from "../../helpers/docker-images.js";
 
 const RUN_ID = `docker-session-test-${process.pid}`;
@@ -258,10 +258,7 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     const container = docker.getContainer(kept.containerId);
     try {
       const running = kept.execute({ command: "sleep 1.5; echo done > /tmp/kept" }).catch(() => undefined);
-      const sleeping = async () =>
-        ((await container.top()) as { Processes?: string[][] }).Processes?.some((row) =>
-          row.some((cell) => cell.trim() === "sleep 1.5"),
-        ) ?? false;
+      const sleeping = async () => (await containerProcesses(container)).includes("sleep 1.5");
       for (let wait = 0; wait < 100 && !(await sleeping()); wait++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
