@@ -172,6 +172,58 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
     );
   });
 
+  it("starts each action in a session of its own by setsid's system call where the probe names a known machine, by POSIX's setsid elsewhere", async () => {
+    const request = (nonce: string, command: string) =>
+      perlRequest(nonce, `marker${nonce}`, {
+        command,
+        env: [],
+        workdir: "/",
+        timeoutSeconds: 1,
+        maxOutputBytes: 1e6,
+      });
+    const [system, node, release, version, machine] = execFileSync(
+      "perl",
+      ["-MPOSIX", "-e", 'print join("\\n", POSIX::uname())'],
+      { encoding: "utf8" },
+    ).split("\n");
+    const leader =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+      'read -r stat < /proc/self/stat; set -- ${stat##*) }; [ "$4" = $$ ] && echo "session leader"';
+    const input = Buffer.concat([
+      request("n1", leader),
+      // The loop is the action's parent: whether it loaded POSIX.
+      request("n2", "grep -c POSIX /proc/$PPID/maps"),
+    ]);
+    // stdin stays open until the last action has ended, as swerun's connection does.
+    const run = async (probeMachine: string, pointerSize: number) => {
+      const probe = [system, node, release, version, probeMachine, pointerSize].join("\t");
+      const loop = join(import.meta.dirname, "..", "..", "..", "shell", "docker-session.pl");
+      const child = spawn("perl", [loop, "60", "0", probe, "sh", "-c"], {
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      let output = "";
+      await new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("latin1");
+          if (/\nn2 \d+\n$/.test(output)) resolve();
+        });
+        child.once("close", () => resolve());
+        child.stdin.write(input);
+      });
+      child.stdin.end();
+      return output.replace(/^.*\n/, "");
+    };
+    // setsid's number is known for x86-64 and arm64 (the machines swerun's CI runs on).
+    expect(["x86_64", "aarch64"]).toContain(machine);
+    expect(await run(machine ?? "", 8)).toBe("session leader\n\nn1 0\n0\n\nn2 1\n");
+    // An unknown machine, or a 32-bit perl on a known one: POSIX is loaded for its setsid.
+    for (const [other, size] of [
+      ["sparc64", 8],
+      ["x86_64", 4],
+    ] as const)
+      expect(await run(other, size)).toMatch(/^session leader\n\nn1 0\n[1-9]\d*\n\nn2 0\n$/);
+  });
+
   it("runs the shell loop where perl cannot load POSIX: ready line, actions, end lines", () => {
     const bin = tempDir();
     writeFileSync(join(bin, "perl"), "#!/bin/sh\nexit 2\n", { mode: 0o755 });
