@@ -3,7 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, wr
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/util/package-root.js";
-import { CLI, type CliResult, runCli, startCli, waitFor } from "../helpers/cli.js";
+import { CLI, type CliResult, pausedAt, runCli, startCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** Exit code 2 and exactly one line on stderr, matching `message`. */
@@ -178,11 +178,7 @@ describe("bad settings and configs: exit code 2, one line, before the model is c
         env: { SWERUN_CHAOS_PAUSE: "render:instance_template" },
       },
     );
-    await waitFor(
-      () => run.errors().includes("swerun chaos: paused at render:instance_template"),
-      60_000,
-      run.child,
-    );
+    await pausedAt(run, "render:instance_template");
     run.child.kill("SIGTERM");
     run.child.kill("SIGCONT");
     const stopped = await run.done;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
 import { patchProblem } from "../../src/datasets/predictions.js";
-import { killAt, runCli, startCli, waitFor } from "../helpers/cli.js";
+import { killAt, pausedAt, runCli, startCli } from "../helpers/cli.js";
 import { writeDataset } from "../helpers/datasets.js";
 import { describeDocker, dockerFixture, swerunContainers, TEST_RUN_ARGS } from "../helpers/docker.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -125,7 +125,7 @@ await describeDocker("swerun swebench in Docker, SIGKILLed at chosen points and 
     // 3. A clean SIGTERM as a grading's tests start (the process is continued to take it): the grading is
     // stopped, recorded as interrupted (not a verdict), and its container removed.
     const term = startCli(args, { env: { SWERUN_CHAOS_PAUSE: "grading-tests" } });
-    await waitFor(() => term.errors().includes("swerun chaos: paused at grading-tests "), 60_000, term.child);
+    await pausedAt(term, "grading-tests");
     term.child.kill("SIGTERM");
     term.child.kill("SIGCONT");
     const termed = await term.done;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type Docker from "dockerode";
 import { beforeAll, expect, it } from "vitest";
-import { runCli, startCli, waitFor } from "../helpers/cli.js";
+import { pausedAt, runCli, startCli } from "../helpers/cli.js";
 import { describeDocker, dockerFixture, swerunContainers } from "../helpers/docker.js";
 import { EVAL_FIXTURES, ensureEvalImage } from "../helpers/eval-images.js";
 import { describeSmallDisk, mountSmallDisk, type SmallDisk } from "../helpers/small-disk.js";
@@ -50,7 +50,7 @@ await describeDocker("swerun eval: gradings whose outputs cannot be written", ()
     const redo = startCli([...args, "-i", `${GOLD},${BREAKS}`, "-w", "1", "--redo"], {
       env: { SWERUN_CHAOS_PAUSE: "grading-tests" },
     });
-    await waitFor(() => redo.errors().includes("swerun chaos: paused at grading-tests "), 60_000, redo.child);
+    await pausedAt(redo, "grading-tests");
     spoil();
     redo.child.kill("SIGCONT");
     const result = await redo.done;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../../src/util/package-root.js";
 
@@ -54,6 +55,22 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000, child?: 
 }
 
 /**
+ * Resolves once a CLI started with SWERUN_CHAOS_PAUSE has said it paused at `point` and has stopped: it says
+ * so just before it stops itself, so a SIGCONT sent on the words alone could come first and be lost.
+ */
+export async function pausedAt(run: ReturnType<typeof startCli>, point: string): Promise<void> {
+  const stopped = () => {
+    const stat = readFileSync(`/proc/${run.child.pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  };
+  await waitFor(
+    () => run.errors().includes(`swerun chaos: paused at ${point} `) && stopped(),
+    60_000,
+    run.child,
+  );
+}
+
+/**
  * Starts the CLI with SWERUN_CHAOS_PAUSE=`point` (see src/util/chaos.ts), waits until it has stopped itself
  * there, and SIGKILLs it: a crash at exactly that point. Returns what it printed.
  */
@@ -63,7 +80,7 @@ export async function killAt(
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   const run = startCli(args, { ...options, env: { ...options.env, SWERUN_CHAOS_PAUSE: point } });
-  await waitFor(() => run.errors().includes(`swerun chaos: paused at ${point} `), 60_000, run.child);
+  await pausedAt(run, point);
   run.child.kill("SIGKILL");
   return run.done;
 }
