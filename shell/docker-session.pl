@@ -1,17 +1,19 @@
 # swerun's Docker session loop in Perl: the program of a session container's PID 1 where the image has
-# perl and its POSIX module (every Debian and Ubuntu image: perl-base is essential there), which runs every
-# action of a run (exec_mode: session). shell/docker-session.sh is the loop elsewhere; see
+# perl (every Debian and Ubuntu image: perl-base is essential there) built for x86-64 or arm64, which runs
+# every action of a run (exec_mode: session). shell/docker-session.sh is the loop elsewhere; see
 # src/environments/docker/session.ts for the other side.
 #
 # The container's command is `/bin/sh -c 'IFS= read -r l && eval "$l"' swerun-session <interpreter...>`.
-# swerun's first line runs perl with POSIX to read the container's uname fields and perl's pointer size
-# (the probe: tab-separated, one line) and, if that works, execs perl with a loader that reads the rest of
+# swerun's first line checks that perl starts and, if so, execs perl with a loader that reads the rest of
 # what swerun sent (this file up to the line "swerun-session-perl-end", then the shell loop up to
-# "swerun-session-script-end") and evals this file, with @ARGV the lifetime in seconds, keep (0 or 1), the
-# probe and the interpreter (bash -lc). Elsewhere the shell skips this file and runs the shell loop.
+# "swerun-session-script-end", which it hands over as $shell_loop) and evals this file, with @ARGV the
+# lifetime in seconds, keep (0 or 1), the lifetime as configured (a `sleep` duration) and the interpreter
+# (bash -lc). Elsewhere the shell skips this file and runs the shell loop.
 #
-# The loop itself loads no module where it knows setsid's system call number (x86-64 and arm64, a 64-bit
-# perl): POSIX would add 2 MB to its memory, which every fork copies (about 0.1 ms an action here).
+# The loop loads no module: it makes the two system calls core perl lacks (setsid, uname) by number,
+# known for x86-64 and arm64 (read from perl's own ELF header); on any other machine it execs /bin/sh with
+# the shell loop instead. A module such as POSIX would cost every container ~9 ms to load and every action
+# ~0.1 ms (its 2 MB of memory are copied by each fork).
 #
 # Protocol, on the container's stdin and stdout:
 #   1. The loop prints "swerun-session ready-perl", then the container's uname fields, tab-separated.
@@ -31,11 +33,22 @@
 # The loop ends when its stdin closes (swerun ended or died), killing what is left of a running action,
 # or, with keep, lets the action run and sleeps out its lifetime so the container can be entered; its
 # lifetime's alarm ends it at any time. Being PID 1, it takes no other signal.
-my ($lifetime, $keep, $probe, @interpreter) = @ARGV;
-my @uname = split /\t/, $probe;
-my $pointer_size = pop @uname;
-my $setsid_call = $pointer_size == 8 ? { x86_64 => 112, aarch64 => 157 }->{ $uname[4] } : undef;
-require POSIX unless $setsid_call;
+my ($lifetime, $keep, $lifetime_text, @interpreter) = @ARGV;
+# The shell loop's text, from the loader; the first bytes of perl's ELF file (a test may set them).
+our ($shell_loop, $elf);
+if (!defined $elf && open(my $exe, '<', '/proc/self/exe')) { sysread($exe, $elf, 20); }
+# setsid's and uname's system call numbers, by perl's machine (64-bit, little-endian): x86-64, arm64.
+my $machine = defined $elf && $elf =~ /^\x7fELF\x02\x01/ && length $elf >= 20 ? unpack('v', substr($elf, 18, 2)) : 0;
+my ($setsid_call, $uname_call) = $machine == 62 ? (112, 63) : $machine == 183 ? (157, 160) : ();
+unless ($setsid_call) {
+  # As the loader sets them for the shell loop: its lifetime, keep, and `l`, a newline.
+  my $settings = "lifetime=$lifetime_text keep=" . ($keep ? 1 : '') . " l='\n'";
+  exec { '/bin/sh' } 'sh', '-c', "$settings\n$shell_loop", 'swerun-session', @interpreter;
+  exit 3;
+}
+# struct utsname: six fields of 65 bytes (the domain name last, unused).
+my $utsname = "\0" x 390;
+my @uname = syscall($uname_call, $utsname) == 0 ? unpack('Z65 Z65 Z65 Z65 Z65', $utsname) : ();
 # What was read from stdin and not yet used (the loader's `$rest`: what it read past the shell loop).
 our $rest;
 my $input = defined $rest ? $rest : '';
@@ -95,7 +108,7 @@ while ($stdin_open && defined(my $head = line())) {
   }
   if ($pid == 0) {
     close $reader;
-    $setsid_call ? syscall($setsid_call) : POSIX::setsid();
+    syscall($setsid_call);
     open(STDIN, '<', '/dev/null');
     # A standard handle reopened keeps its descriptor (perl dup2s onto it).
     open(STDOUT, '>&', $writer);

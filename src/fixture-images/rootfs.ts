@@ -148,7 +148,10 @@ export class RootfsCollector {
   }
 }
 
-/** The modules of Debian's perl-base that the Docker session's Perl loop loads (POSIX and what it needs). */
+/**
+ * The modules of Debian's perl-base the images carry: POSIX and what it needs, as on an image with perl-base (the
+ * Docker session's Perl loop loads none; its tests check that it runs without them).
+ */
 const PERL_MODULES = [
   "Carp.pm",
   "Errno.pm",
@@ -167,9 +170,8 @@ const PERL_MODULES = [
 const PERL_LIBRARIES = ["auto/POSIX", "auto/Fcntl"];
 
 /**
- * `perl` and, from its perl-base library folder, the modules the Docker session's Perl loop loads (all of
- * perl-base would add 5.4 MB to every image, and time to every test that pushes or pulls one); undefined
- * where this machine lacks either.
+ * `perl` and, from its perl-base library folder, POSIX and what it needs (all of perl-base would add 5.4 MB
+ * to every image, and time to every test that pushes or pulls one); undefined where this machine lacks either.
  */
 function perlBase(): { program: string; library: string } | undefined {
   const program = findProgram("perl");
@@ -184,7 +186,7 @@ function perlBase(): { program: string; library: string } | undefined {
 
 /**
  * The root filesystem of the offline images: REQUIRED and OPTIONAL programs with their shared libraries,
- * and perl with the modules the Perl session loop loads unless `perl` is false (for an image like those
+ * and perl with POSIX unless `perl` is false (for an image like those
  * without perl, whose Docker session runs the shell loop).
  */
 export function baseRootfs(options: { perl?: boolean } = {}): RootfsCollector {

@@ -49,29 +49,26 @@ export function sessionCommand(interpreter: string[]): string[] {
 }
 
 /**
- * What the Perl loop is told of the container by a perl that loads POSIX (the loop does not): its uname
- * fields and perl's pointer size, tab-separated.
- */
-const PERL_PROBE = `print join("\\t", POSIX::uname(), length pack("p", ""))`;
-
-/**
- * What swerun writes to a new session: a line that, where perl runs and has its POSIX module, reads the
- * probe and execs perl with a loader that reads the rest (the Perl loop up to PERL_END, then the shell loop
- * up to SCRIPT_END) and evals the Perl loop with the lifetime in seconds, keep and the probe; elsewhere it
- * skips the Perl loop, sets the shell loop's `lifetime` (a `sleep` duration, like the `sleep` container's)
- * and `keep` (sleep out the lifetime when stdin closes, so the container can be entered), reads the shell
- * loop and evals it. Then the Perl loop, PERL_END, the shell loop and SCRIPT_END.
+ * What swerun writes to a new session: a line that, where perl starts, execs perl with a loader that reads
+ * the rest (the Perl loop up to PERL_END, then the shell loop up to SCRIPT_END) and evals the Perl loop with
+ * the lifetime in seconds, keep and the lifetime as configured, the shell loop's text as `$shell_loop` (the
+ * Perl loop execs /bin/sh with it where it cannot run); elsewhere it skips the Perl loop, sets the shell
+ * loop's `lifetime` (a `sleep` duration, like the `sleep` container's) and `keep` (sleep out the lifetime
+ * when stdin closes, so the container can be entered), reads the shell loop and evals it. Then the Perl
+ * loop, PERL_END, the shell loop and SCRIPT_END.
  */
 export function sessionProgram(lifetime: string, keep: boolean): string {
   // What the loader read past SCRIPT_END (nothing, as swerun waits for the ready line) is the loop's `$rest`.
   const end = `\\n${SCRIPT_END}\\n`;
+  const perlEnd = `\\n${PERL_END}\\n`;
   const boot =
     `my $s = ""; while (index($s, "${end}") < 0) { sysread(STDIN, $s, 65536, length $s) or exit 3 } ` +
-    `our $rest = substr($s, index($s, "${end}") + length "${end}"); ` +
-    `eval substr($s, 0, index($s, "\\n${PERL_END}\\n")); print STDERR $@; exit 3`;
+    `my ($p, $e) = (index($s, "${perlEnd}"), index($s, "${end}")); our $rest = substr($s, $e + length "${end}"); ` +
+    `our $shell_loop = substr($s, $p + length "${perlEnd}", $e - $p - length "${perlEnd}"); ` +
+    `eval substr($s, 0, $p); print STDERR $@; exit 3`;
   const perl =
-    `if command -v perl >/dev/null 2>&1 && u=$(perl -MPOSIX -e '${PERL_PROBE}' 2>/dev/null); then ` +
-    `exec perl -e '${boot}' ${durationSeconds(lifetime)} ${keep ? 1 : 0} "$u" "$@"; fi; ` +
+    "if command -v perl >/dev/null 2>&1 && perl -e 1 >/dev/null 2>&1; then " +
+    `exec perl -e '${boot}' ${durationSeconds(lifetime)} ${keep ? 1 : 0} ${lifetime} "$@"; fi; ` +
     `while IFS= read -r x && [ "$x" != ${PERL_END} ]; do :; done; `;
   const loader =
     `lifetime=${lifetime} keep=${keep ? "1" : ""}; ${perl}l=$(printf '\\nx'); l=\${l%x}; p=; ` +

@@ -172,7 +172,31 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
     );
   });
 
-  it("starts each action in a session of its own by setsid's system call where the probe names a known machine, by POSIX's setsid elsewhere", async () => {
+  it("runs the Perl loop without a module where perl is built for x86-64 or arm64, and the shell loop elsewhere", async () => {
+    const loop = join(import.meta.dirname, "..", "..", "..", "shell", "docker-session.pl");
+    /** Runs the Perl loop as the loader does (with perl's ELF header as `elf` when given), until `last` ends. */
+    const run = async (input: Buffer | string, last: string, elf?: Buffer) => {
+      const setup =
+        'our $rest = ""; our $shell_loop = $ENV{SHELL_LOOP}; our $elf = $ENV{ELF} ? pack("H*", $ENV{ELF}) : undef; ' +
+        "my $file = shift @ARGV; do $file; die $@ if $@";
+      const child = spawn("perl", ["-e", setup, loop, "60", "0", "1m", "sh", "-c"], {
+        stdio: ["pipe", "pipe", "inherit"],
+        env: { ...process.env, SHELL_LOOP: script, ELF: elf?.toString("hex") ?? "" },
+      });
+      let output = "";
+      // stdin stays open until the last action has ended, as swerun's connection does.
+      await new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("latin1");
+          if (new RegExp(`\\n${last} \\d+\\n$`).test(output)) resolve();
+        });
+        child.once("close", () => resolve());
+        child.stdin.write(input);
+      });
+      child.stdin.end();
+      const [ready = "", ...rest] = output.split("\n");
+      return { ready: parseReadyLine(ready), output: rest.join("\n") };
+    };
     const request = (nonce: string, command: string) =>
       perlRequest(nonce, `marker${nonce}`, {
         command,
@@ -181,47 +205,38 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
         timeoutSeconds: 1,
         maxOutputBytes: 1e6,
       });
-    const [system, node, release, version, machine] = execFileSync(
-      "perl",
-      ["-MPOSIX", "-e", 'print join("\\n", POSIX::uname())'],
-      { encoding: "utf8" },
-    ).split("\n");
     const leader =
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
       'read -r stat < /proc/self/stat; set -- ${stat##*) }; [ "$4" = $$ ] && echo "session leader"';
-    const input = Buffer.concat([
-      request("n1", leader),
-      // The loop is the action's parent: whether it loaded POSIX.
-      request("n2", "grep -c POSIX /proc/$PPID/maps"),
-    ]);
-    // stdin stays open until the last action has ended, as swerun's connection does.
-    const run = async (probeMachine: string, pointerSize: number) => {
-      const probe = [system, node, release, version, probeMachine, pointerSize].join("\t");
-      const loop = join(import.meta.dirname, "..", "..", "..", "shell", "docker-session.pl");
-      const child = spawn("perl", [loop, "60", "0", probe, "sh", "-c"], {
-        stdio: ["pipe", "pipe", "inherit"],
-      });
-      let output = "";
-      await new Promise<void>((resolve) => {
-        child.stdout.on("data", (chunk: Buffer) => {
-          output += chunk.toString("latin1");
-          if (/\nn2 \d+\n$/.test(output)) resolve();
-        });
-        child.once("close", () => resolve());
-        child.stdin.write(input);
-      });
-      child.stdin.end();
-      return output.replace(/^.*\n/, "");
-    };
-    // setsid's number is known for x86-64 and arm64 (the machines swerun's CI runs on).
-    expect(["x86_64", "aarch64"]).toContain(machine);
-    expect(await run(machine ?? "", 8)).toBe("session leader\n\nn1 0\n0\n\nn2 1\n");
-    // An unknown machine, or a 32-bit perl on a known one: POSIX is loaded for its setsid.
-    for (const [other, size] of [
-      ["sparc64", 8],
-      ["x86_64", 4],
-    ] as const)
-      expect(await run(other, size)).toMatch(/^session leader\n\nn1 0\n[1-9]\d*\n\nn2 0\n$/);
+    // This machine: setsid and uname by their numbers, no module loaded (the action's parent is the loop).
+    const here = await run(
+      Buffer.concat([
+        request("n1", leader),
+        request("n2", "grep -c '[.]so' /proc/$PPID/maps; grep -c POSIX /proc/$PPID/maps"),
+      ]),
+      "n2",
+    );
+    expect(here.ready).toMatchObject({ ready: true, loop: "perl" });
+    const uname = (flag: string) => execFileSync("uname", [flag], { encoding: "utf8" }).trim();
+    expect(here.ready.platform).toEqual({
+      system: uname("-s"),
+      node: uname("-n"),
+      release: uname("-r"),
+      version: uname("-v"),
+      machine: uname("-m"),
+    });
+    expect(here.output).toMatch(/^session leader\n\nn1 0\n[1-9]\d*\n0\n\nn2 1\n$/);
+    // A perl built for another machine (RISC-V's ELF header): the shell loop runs, in its own framing.
+    const riscv = Buffer.alloc(20);
+    Buffer.from("\x7fELF\x02\x01", "latin1").copy(riscv);
+    riscv.writeUInt16LE(243, 18);
+    const elsewhere = await run(
+      `n1 markern1\n/tmp\nn1\n${leader}; pwd; echo "$SWERUN_ACTION_ID"\nn1\n`,
+      "n1",
+      riscv,
+    );
+    expect(elsewhere.ready).toMatchObject({ ready: true, loop: "sh", platform: { machine: uname("-m") } });
+    expect(elsewhere.output).toBe("session leader\n/tmp\nmarkern1\n\nn1 0\n");
   });
 
   it("runs the shell loop where perl cannot load POSIX: ready line, actions, end lines", () => {
