@@ -149,13 +149,18 @@ class HubClient {
     }
     this.check(response, url);
     const temp = `${target}.${process.pid}.${randomUUID()}.tmp`;
+    const file = createWriteStream(temp);
     try {
       if (!response.body) throw new Error("empty response");
-      await pipeline(Readable.fromWeb(response.body as ReadableStream<Uint8Array>), createWriteStream(temp));
+      await pipeline(Readable.fromWeb(response.body as ReadableStream<Uint8Array>), file);
       if (!hasParquetMagic(temp)) throw new Error("the response is not a complete parquet file");
       renameSync(temp, target);
       return statSync(target).size;
     } catch (error) {
+      // The file is opened in the background: removed only once closed, or an open still under way (a
+      // download cut at once) would create it after the removal.
+      file.destroy();
+      if (!file.closed) await new Promise<void>((resolve) => file.once("close", () => resolve()));
       rmSync(temp, { force: true });
       throw new UserError(`${this.dataset}: download of ${url} failed (${describe(error)})`);
     }
