@@ -23,6 +23,7 @@ import { closeDockerClient, connectDocker } from "../src/environments/docker/cli
 import { DockerEnvironment } from "../src/environments/docker/environment.js";
 import { EventBus } from "../src/events.js";
 import { DeterministicModel } from "../src/models/deterministic.js";
+import { TrajectoryWriter } from "../src/trajectory/writer.js";
 import { ensureTestImages } from "../test/helpers/docker-images.js";
 import { apiExec, bareSession, cliExec, median } from "./docker-floor.js";
 import { scriptedOutputs } from "./scripted.js";
@@ -53,10 +54,24 @@ async function swerunSteps(image: string, steps: number, execMode: "session" | "
     if (event.type === "model_call_start") starts.push(performance.now());
   });
   try {
-    const agent = new Agent({ model: new DeterministicModel(config.model), env, config: config.agent, bus });
+    // The trajectory saved after every step, as `swerun run` saves it (the exit's save held, then written).
+    const writer = new TrajectoryWriter(config.agent.output_path as string, { holdLast: true });
+    const agent = new Agent({
+      model: new DeterministicModel(config.model),
+      env,
+      config: config.agent,
+      bus,
+      writer,
+    });
     const result = await agent.run("bench");
+    await writer.complete();
     if (result.exit_status !== "Submitted")
       throw new Error(`bench run ended with ${String(result.exit_status)}`);
+    const saved = JSON.parse(readFileSync(config.agent.output_path as string, "utf8")) as {
+      messages: unknown[];
+    };
+    if (saved.messages.length < steps * 2)
+      throw new Error(`the trajectory holds ${saved.messages.length} messages`);
   } finally {
     await env.close();
     rmSync(dir, { recursive: true, force: true });

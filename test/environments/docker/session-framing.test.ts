@@ -125,7 +125,7 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
     expect(perl).toContain(`'${READY_PERL}'`);
     expect(perl).toContain(`$ENV{${ACTION_MARKER}}`);
     expect(perl).toContain(FORK_FAILED);
-    // Neither holds a line the loader reads as an end; the Perl loop no single quote (the loader quotes it).
+    // Neither holds a line the loader reads as an end (the loader reads both from stdin, unquoted).
     for (const text of [script, perl]) expect(text.split("\n")).not.toContain(SCRIPT_END);
     expect(perl.split("\n")).not.toContain(PERL_END);
   });
