@@ -277,19 +277,21 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
     }
   });
 
+  /** The base image changed by a bash script (which must succeed), committed as swerun-test/<name>:<pid>. */
+  const variant = async (name: string, change: string) => {
+    const builder = await docker.createContainer({
+      Image: images.base,
+      Cmd: ["bash", "-c", change],
+      HostConfig: { NetworkMode: "none" },
+    });
+    await builder.start();
+    expect((await builder.wait()).StatusCode).toBe(0);
+    await builder.commit({ repo: `swerun-test/${name}`, tag: String(process.pid) });
+    await builder.remove({ force: true });
+    return `swerun-test/${name}:${process.pid}`;
+  };
+
   it("runs the Perl loop where perl has no POSIX module (the loop loads none), the shell loop where perl does not start", async () => {
-    const variant = async (name: string, change: string) => {
-      const builder = await docker.createContainer({
-        Image: images.base,
-        Cmd: ["bash", "-c", change],
-        HostConfig: { NetworkMode: "none" },
-      });
-      await builder.start();
-      expect((await builder.wait()).StatusCode).toBe(0);
-      await builder.commit({ repo: `swerun-test/${name}`, tag: String(process.pid) });
-      await builder.remove({ force: true });
-      return `swerun-test/${name}:${process.pid}`;
-    };
     const cases = [
       [
         await variant("no-posix", "rm /usr/lib/*/perl-base/POSIX.pm && ! perl -MPOSIX -e 1 2>/dev/null"),
@@ -321,20 +323,10 @@ await describeDocker("DockerEnvironment's shell session (real daemon, real conta
 
   it("falls back to one exec per action, saying so, when the image's /bin/sh cannot run the session", async () => {
     // An image whose /bin/sh refuses the session's bootstrap but runs everything else.
-    const builder = await docker.createContainer({
-      Image: images.base,
-      Cmd: [
-        "bash",
-        "-c",
-        `printf '%s\\n' '#!/bin/bash' '[[ "$2" == *"read -r l"* ]] && { echo "no sessions here" >&2; exit 2; }' 'exec /bin/bash "$@"' > /bin/sh.wrapper && chmod +x /bin/sh.wrapper && mv -f /bin/sh.wrapper /bin/sh`,
-      ],
-      HostConfig: { NetworkMode: "none" },
-    });
-    await builder.start();
-    await builder.wait();
-    const tag = `swerun-test/no-session:${process.pid}`;
-    await builder.commit({ repo: "swerun-test/no-session", tag: String(process.pid) });
-    await builder.remove({ force: true });
+    const tag = await variant(
+      "no-session",
+      `printf '%s\\n' '#!/bin/bash' '[[ "$2" == *"read -r l"* ]] && { echo "no sessions here" >&2; exit 2; }' 'exec /bin/bash "$@"' > /bin/sh.wrapper && chmod +x /bin/sh.wrapper && mv -f /bin/sh.wrapper /bin/sh`,
+    );
     const lines: string[] = [];
     const fallback = await create(tag, {}, (line) => lines.push(line));
     try {
