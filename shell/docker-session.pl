@@ -23,9 +23,10 @@
 #      and stderr to one pipe, cds, sets the variables and SWERUN_ACTION_ID=<marker> (so a timeout can
 #      find and kill all of its processes) and execs the interpreter with the command: the same one fork
 #      and exec a bare loop or `docker exec` costs, and nothing more.
-#   4. The loop copies the pipe to stdout until every process holding it has closed it, as a `docker exec`
-#      stream ends, then waits for the child and prints "\n<nonce> <exit code>\n" (128 + the signal's number
-#      when a signal ended it, as a shell says). When it cannot fork, the end line says "fork-failed".
+#   4. The loop reads the pipe until every process holding it has closed it, as a `docker exec` stream
+#      ends, then waits for the child and prints the output and "\n<nonce> <exit code>\n" (128 + the
+#      signal's number when a signal ended it, as a shell says) in one write; output past 64 KiB is written
+#      as it comes. When it cannot fork, the end line says "fork-failed".
 #      A line "stop <nonce>" on stdin while the action's output is open means swerun gave up on it (a
 #      timeout whose kill left a process holding the output): the loop closes its end of the pipe, kills
 #      what is left of the action's process group and ends the action. Such a line that comes after its
@@ -129,6 +130,9 @@ while ($stdin_open && defined(my $head = line())) {
   }
   close $writer;
   my $given_up = 0;
+  # The output is held until 64 KiB or the action's end, then written with its end line: swerun reads an
+  # action's output whole, and one write is one frame through the daemon instead of one per chunk.
+  my $held = '';
   my $output = fileno($reader);
   while (1) {
     my $wanted = '';
@@ -143,10 +147,10 @@ while ($stdin_open && defined(my $head = line())) {
       last if $given_up;
     }
     if (vec($got, $output, 1)) {
-      my $read = sysread($reader, my $chunk, 65536);
+      my $read = sysread($reader, $held, 65536, length $held);
       next if !defined $read && $!{EINTR};
       last unless $read;
-      put($chunk);
+      if (length $held >= 65536) { put($held); $held = ''; }
     }
   }
   close $reader;
@@ -155,7 +159,7 @@ while ($stdin_open && defined(my $head = line())) {
   # 1 is WNOHANG on Linux.
   1 while waitpid(-1, 1) > 0;
   $code = $code & 127 ? 128 + ($code & 127) : $code >> 8;
-  put("\n$nonce $code\n");
+  put("$held\n$nonce $code\n");
 }
 if ($keep) { sleep 1 while 1; }
 exit 0;

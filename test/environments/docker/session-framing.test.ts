@@ -213,8 +213,10 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
       Buffer.concat([
         request("n1", leader),
         request("n2", "grep -c '[.]so' /proc/$PPID/maps; grep -c POSIX /proc/$PPID/maps"),
+        // More than the 64 KiB the loop holds before it writes, in pieces, then its end line.
+        request("n3", "yes abcdefghi | head -c 200000; echo; echo end"),
       ]),
-      "n2",
+      "n3",
     );
     expect(here.ready).toMatchObject({ ready: true, loop: "perl" });
     const uname = (flag: string) => execFileSync("uname", [flag], { encoding: "utf8" }).trim();
@@ -225,7 +227,10 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
       version: uname("-v"),
       machine: uname("-m"),
     });
-    expect(here.output).toMatch(/^session leader\n\nn1 0\n[1-9]\d*\n0\n\nn2 1\n$/);
+    expect(here.output).toBe(
+      `session leader\n\nn1 0\n${here.output.split("\n")[3]}\n0\n\nn2 1\n${"abcdefghi\n".repeat(20_000)}\nend\n\nn3 0\n`,
+    );
+    expect(here.output.split("\n")[3]).toMatch(/^[1-9]\d*$/);
     // A perl built for another machine (RISC-V's ELF header): the shell loop runs, in its own framing.
     const riscv = Buffer.alloc(20);
     Buffer.from("\x7fELF\x02\x01", "latin1").copy(riscv);
