@@ -59,9 +59,14 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000, child?: 
  * so just before it stops itself, so a SIGCONT sent on the words alone could come first and be lost.
  */
 export async function pausedAt(run: ReturnType<typeof startCli>, point: string): Promise<void> {
+  // A process that has exited has no stat: not stopped (waitFor then says it exited).
   const stopped = () => {
-    const stat = readFileSync(`/proc/${run.child.pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+    try {
+      const stat = readFileSync(`/proc/${run.child.pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+    } catch {
+      return false;
+    }
   };
   await waitFor(
     () => run.errors().includes(`swerun chaos: paused at ${point} `) && stopped(),
