@@ -10,19 +10,23 @@
 # lifetime in seconds, keep (0 or 1), the lifetime as configured (a `sleep` duration) and the interpreter
 # (bash -lc). Elsewhere the shell skips this file and runs the shell loop.
 #
-# The loop loads no module: it makes the two system calls core perl lacks (setsid, uname) by number,
-# known for x86-64 and arm64 (read from perl's own ELF header); on any other machine it execs /bin/sh with
-# the shell loop instead. A module such as POSIX would cost every container ~9 ms to load and every action
-# ~0.1 ms (its 2 MB of memory are copied by each fork).
+# The loop loads no module: it makes the system calls core perl lacks or wraps in more than an action
+# needs (setsid, uname, pipe2, dup3, read, close) by number, known for x86-64 and arm64 (read from perl's
+# own ELF header); on any other machine it execs /bin/sh with the shell loop instead. A module such as
+# POSIX would cost every container ~9 ms to load and every action ~0.1 ms (its 2 MB of memory are copied
+# by each fork).
 #
 # Protocol, on the container's stdin and stdout:
 #   1. The loop prints "swerun-session ready-perl", then the container's uname fields, tab-separated.
 #   2. A request is a line "<nonce> <marker> <cwd bytes> <variables bytes> <command bytes>", then those
 #      bytes: the cwd, the action's NAME=value variables each ended by a NUL, the command.
-#   3. The loop forks; the child starts a new process session (setsid), takes stdin from /dev/null, stdout
-#      and stderr to one pipe, cds, sets the variables and SWERUN_ACTION_ID=<marker> (so a timeout can
-#      find and kill all of its processes) and execs the interpreter with the command: the same one fork
-#      and exec a bare loop or `docker exec` costs, and nothing more.
+#   3. The loop cds and sets the action's variables and SWERUN_ACTION_ID=<marker> (so a timeout can find
+#      and kill all of its processes) in itself, then forks; the child starts a new process session
+#      (setsid), takes stdin from /dev/null, stdout and stderr to one pipe, and execs the interpreter with
+#      the command: the same one fork and exec a bare loop or `docker exec` costs, and nothing more. The
+#      child does no more than that because each page a process touches after a fork is a copy (or a
+#      fault): the pipe is two raw descriptors (pipe2, dup3, read, close by number, no perl handle), and
+#      the variables stay set while the next action has the same ones.
 #   4. The loop reads the pipe until every process holding it has closed it, as a `docker exec` stream
 #      ends, then waits for the child and prints the output and "\n<nonce> <exit code>\n" (128 + the
 #      signal's number when a signal ended it, as a shell says) in one write; output past 64 KiB is written
@@ -38,9 +42,12 @@ my ($lifetime, $keep, $lifetime_text, @interpreter) = @ARGV;
 # The shell loop's text, from the loader; the first bytes of perl's ELF file (a test may set them).
 our ($shell_loop, $elf);
 if (!defined $elf && open(my $exe, '<', '/proc/self/exe')) { sysread($exe, $elf, 20); }
-# setsid's and uname's system call numbers, by perl's machine (64-bit, little-endian): x86-64, arm64.
+# The system calls core perl lacks or wraps in more than an action needs, by number for perl's machine
+# (64-bit, little-endian): x86-64, arm64. setsid and uname; pipe2, dup3, read and close, with which an
+# action's pipe is raw descriptors (no perl handle to make and free for each action).
 my $machine = defined $elf && $elf =~ /^\x7fELF\x02\x01/ && length $elf >= 20 ? unpack('v', substr($elf, 18, 2)) : 0;
-my ($setsid_call, $uname_call) = $machine == 62 ? (112, 63) : $machine == 183 ? (157, 160) : ();
+my ($setsid_call, $uname_call, $pipe2_call, $dup3_call, $read_call, $close_call) =
+  $machine == 62 ? (112, 63, 293, 292, 0, 3) : $machine == 183 ? (157, 160, 59, 24, 63, 57) : ();
 unless ($setsid_call) {
   # As the loader sets them for the shell loop: its lifetime, keep, and `l`, a newline.
   my $settings = "lifetime=$lifetime_text keep=" . ($keep ? 1 : '') . " l='\n'";
@@ -91,6 +98,18 @@ sub put {
 
 put(join("\t", 'swerun-session ready-perl', @uname) . "\n");
 
+# Each action's stdin (dup3'd onto its 0), opened once; the loop's own directory, from which a relative cwd
+# is taken (the loop cds before it forks).
+open(my $null, '<', '/dev/null');
+my $null_fd = fileno($null) // -1;
+opendir(my $home, '.');
+# The variables the action before set (`$last_env`, as sent), each with the value it had before ([name,
+# value] pairs, in order); an action with the same variables as the one before sets none.
+my ($last_env, @restore) = ('');
+# pipe2's two descriptors; what a read of the output gets.
+my $fds = "\0" x 8;
+my $chunk = "\0" x 65536;
+
 while ($stdin_open && defined(my $head = line())) {
   # A give-up line that came after its action had ended.
   next if $head =~ /^stop /;
@@ -99,41 +118,51 @@ while ($stdin_open && defined(my $head = line())) {
   my $env = take($env_length);
   my $command = take($command_length);
   last unless defined $command;
-  my ($reader, $writer);
-  my $pid = pipe($reader, $writer) ? fork() : undef;
+  # The action's directory and variables are the loop's own before it forks, so that the child has nothing
+  # to do but its session and descriptors before the exec: what a child does after a fork copies the pages
+  # it touches, and so does the loop for those it touches after. The variables are put back before the
+  # next action's are set.
+  if ($env ne $last_env) {
+    while (@restore) {
+      my $value = pop @restore;
+      my $name = pop @restore;
+      if (defined $value) { $ENV{$name} = $value; } else { delete $ENV{$name}; }
+    }
+    for my $entry (split /\0/, $env) {
+      my ($name, $value) = split /=/, $entry, 2;
+      next unless defined $value;
+      push @restore, $name, $ENV{$name};
+      $ENV{$name} = $value;
+    }
+    $last_env = $env;
+  }
+  $ENV{SWERUN_ACTION_ID} = $marker;
+  unless (($cwd =~ m{^/} || chdir $home) && chdir $cwd) {
+    put("swerun-session: cd: $cwd: $!\n\n$nonce 2\n");
+    next;
+  }
+  # The output's pipe, both ends closed on exec (O_CLOEXEC).
+  my ($output, $writer) = syscall($pipe2_call, $fds, 0x80000) == 0 ? unpack('i2', $fds) : (-1, -1);
+  my $pid = $output >= 0 ? fork() : undef;
   if (!defined $pid) {
-    close $reader if $reader;
-    close $writer if $writer;
+    if ($output >= 0) { syscall($close_call, $output); syscall($close_call, $writer); }
     put("\n$nonce fork-failed\n");
     next;
   }
   if ($pid == 0) {
-    close $reader;
     syscall($setsid_call);
-    open(STDIN, '<', '/dev/null');
-    # A standard handle reopened keeps its descriptor (perl dup2s onto it).
-    open(STDOUT, '>&', $writer);
-    open(STDERR, '>&', $writer);
-    close $writer;
-    unless (chdir $cwd) {
-      put("swerun-session: cd: $cwd: $!\n");
-      exit 2;
-    }
-    for my $entry (split /\0/, $env) {
-      my ($name, $value) = split /=/, $entry, 2;
-      $ENV{$name} = $value if defined $value;
-    }
-    $ENV{SWERUN_ACTION_ID} = $marker;
+    syscall($dup3_call, $null_fd, 0, 0) == 0 or syscall($close_call, 0);
+    syscall($dup3_call, $writer, 1, 0);
+    syscall($dup3_call, $writer, 2, 0);
     { exec { $interpreter[0] } @interpreter, $command; }
     put("swerun-session: $interpreter[0]: $!\n");
     exit 127;
   }
-  close $writer;
+  syscall($close_call, $writer);
   my $given_up = 0;
   # The output is held until 64 KiB or the action's end, then written with its end line: swerun reads an
   # action's output whole, and one write is one frame through the daemon instead of one per chunk.
   my $held = '';
-  my $output = fileno($reader);
   while (1) {
     my $wanted = '';
     vec($wanted, $output, 1) = 1;
@@ -147,13 +176,14 @@ while ($stdin_open && defined(my $head = line())) {
       last if $given_up;
     }
     if (vec($got, $output, 1)) {
-      my $read = sysread($reader, $held, 65536, length $held);
-      next if !defined $read && $!{EINTR};
-      last unless $read;
+      my $read = syscall($read_call, $output, $chunk, 65536);
+      next if $read < 0 && $!{EINTR};
+      last if $read <= 0;
+      $held .= substr($chunk, 0, $read);
       if (length $held >= 65536) { put($held); $held = ''; }
     }
   }
-  close $reader;
+  syscall($close_call, $output);
   kill 'KILL', -$pid if $given_up;
   my $code = waitpid($pid, 0) == $pid ? $? : 0;
   # 1 is WNOHANG on Linux.

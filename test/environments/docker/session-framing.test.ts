@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ACTION_MARKER } from "../../../src/environments/docker/exec.js";
@@ -151,14 +151,20 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
       ),
       request("n2", "/tmp", [], "pwd; echo err >&2; kill -9 $$"),
       request("n3", "/nowhere", [], "echo never"),
+      // The loop sets an action's variables and cwd in itself before it forks: a relative cwd is taken from
+      // its own start, and variables are put back for the next action (the last of a repeated name wins).
+      request("n4", "shell", ["HOME=/elsewhere", "c=once", "c=again"], 'pwd; echo "$HOME $c"'),
+      request("n5", "shell", ["HOME=/elsewhere", "c=once", "c=again"], 'pwd; echo "$HOME $c"'),
+      request("n6", "/", [], 'echo "$HOME [$c]"; read -r x; echo "read $?"'),
     ]);
+    const here = realpathSync(join(process.cwd(), "shell"));
     // stdin stays open while the actions run, as swerun's connection does (its end would end the action).
     const child = spawn(shell, args, { stdio: ["pipe", "pipe", "inherit"] });
     let output = "";
     await new Promise<void>((resolve) => {
       child.stdout.on("data", (chunk: Buffer) => {
         output += chunk.toString("latin1");
-        if (output.endsWith("\nn3 2\n")) resolve();
+        if (output.endsWith("\nn6 0\n")) resolve();
       });
       child.once("close", () => resolve());
       child.stdin.write(input);
@@ -168,7 +174,9 @@ describe("the session loops (shell/docker-session.sh and shell/docker-session.pl
     expect(parseReadyLine(ready ?? "")).toMatchObject({ ready: true, loop: "perl" });
     expect(rest.join("\n")).toBe(
       "not the command\ntwo\nlines\nmarkern1\n\nn1 3\n/tmp\nerr\n\nn2 137\n" +
-        "swerun-session: cd: /nowhere: No such file or directory\n\nn3 2\n",
+        "swerun-session: cd: /nowhere: No such file or directory\n\nn3 2\n" +
+        `${here}\n/elsewhere again\n\nn4 0\n${here}\n/elsewhere again\n\nn5 0\n` +
+        `${process.env.HOME} []\nread 1\n\nn6 0\n`,
     );
   });
 
