@@ -72,8 +72,11 @@ export function changedFields(slots: Slot[], fields: Array<[string, string]>): P
   const patches: Patch[] = [];
   for (const [index, [key, text]] of fields.entries()) {
     const slot = slots[index] as Slot;
-    if (slot.key !== key || Buffer.byteLength(text) > slot.width) return undefined;
-    if (text !== slot.text) patches.push({ slot, text });
+    if (slot.key !== key) return undefined;
+    // Most fields are as before (the config's text is the same string each save): no bytes to count.
+    if (text === slot.text) continue;
+    if (Buffer.byteLength(text) > slot.width) return undefined;
+    patches.push({ slot, text });
   }
   return patches;
 }

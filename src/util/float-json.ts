@@ -22,6 +22,8 @@ const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll("\\",
  * Python writes a float (`3.0`, `0.0`, `1e+16`), as mini-swe-agent's files have it.
  */
 export function jsonWithFloats(value: unknown, indent = 2): string {
+  // A string, number or boolean has no keys: JSON's own text (a replacer costs every call its slow path).
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
   let marked = false;
   const text = JSON.stringify(
     value,
