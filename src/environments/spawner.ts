@@ -56,13 +56,11 @@ function tagPrefix(): string {
   return prefix;
 }
 
-/** Without a spawner: a shell watchdog whose stdin is the pipe whose end tells it that swerun is gone. */
-function watch(line: string): void {
-  const runner = commandSpawner();
-  if (runner) {
-    runner.watch(line);
-    return;
-  }
+/**
+ * Without a spawner: the shell watchdog, whose stdin is the pipe whose end tells it that swerun is gone;
+ * started by the first command's spawn, before the command (see `spawnDirectly`). Undefined if it cannot start.
+ */
+function shellWatchdogInput(): Writable | undefined {
   if (!shellWatchdog) {
     try {
       const child = spawn("/bin/sh", [join(packageRoot(), "shell", "command-watchdog.sh"), tagPrefix()], {
@@ -75,10 +73,17 @@ function watch(line: string): void {
       shellWatchdog.on("error", () => {});
       (shellWatchdog as { unref?: () => void }).unref?.();
     } catch {
-      return;
+      return undefined;
     }
   }
-  shellWatchdog.write(`${line}\n`);
+  return shellWatchdog;
+}
+
+/** Tells the watchdog (the spawner's, or the shell watchdog) that a command started (+pid) or ended (-pid). */
+function watch(line: string): void {
+  const runner = commandSpawner();
+  if (runner) runner.watch(line);
+  else shellWatchdogInput()?.write(`${line}\n`);
 }
 
 /** Starts the spawner now, while the process is small (the CLI calls this first for local runs). */
@@ -241,6 +246,10 @@ function spawnDirectly(
   env: NodeJS.ProcessEnv,
   own: string,
 ): Spawned {
+  // The shell watchdog starts before the command: started after, its spawn (a fork of Node, tens of ms on a
+  // loaded machine) held back the command's pid, and a swerun killed meanwhile left what the command
+  // started without its tag (`env -i`) running.
+  if (!commandSpawner()) shellWatchdogInput();
   let child: ChildProcess;
   try {
     child = spawn(file, args, {
