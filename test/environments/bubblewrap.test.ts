@@ -9,6 +9,7 @@ import { createEnvironment } from "../../src/environments/index.js";
 import { UserError } from "../../src/errors.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { clearSecretsForTests } from "../../src/util/secrets.js";
+import { alive } from "../helpers/processes.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** What mini-swe-agent 2.4.6's bubblewrap environment did (scripts/gen-bubblewrap-fixtures.py). */
@@ -41,15 +42,6 @@ async function env(overrides: Record<string, unknown> = {}): Promise<BubblewrapE
 afterEach(async () => {
   for (const environment of opened.splice(0)) await environment.close();
 });
-
-/** Whether a process still runs; a killed child that nobody reaped yet (a zombie) does not count. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 /** The files under a directory, path -> text. */
 function tree(root: string): Record<string, string> {

@@ -6,6 +6,7 @@ import { localEnvironmentSchema } from "../../src/config/schema.js";
 import { LocalEnvironment } from "../../src/environments/local.js";
 import { closeCommandRunner } from "../../src/environments/spawner.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { alive } from "../helpers/processes.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const BASH = { local_interpreter: ["bash", "-c"] };
@@ -15,15 +16,6 @@ function env(overrides: Record<string, unknown> = {}) {
 }
 
 /** Whether a process still runs; a killed child that nobody reaped yet (a zombie) does not count. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) [ZX]/.test(stat);
-  } catch {
-    return false;
-  }
-}
-
 /** The programs that start commands: Python's spawner, Perl's, and none (swerun spawns them itself). */
 const SPAWNERS = [
   ["python", "python3"],

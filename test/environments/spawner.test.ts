@@ -4,15 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROCESS_TAG } from "../../src/environments/spawner.js";
 import { packageRoot } from "../../src/util/package-root.js";
+import { alive } from "../helpers/processes.js";
 import { tempDir } from "../helpers/tmp.js";
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 async function until(done: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
