@@ -19,8 +19,9 @@
 # signal dispositions, and exactly the variables of its request (SWERUN_PROCESS_TAG=<prefix>... among them).
 #
 # When stdin closes (swerun ended, however it ended), it freezes (SIGSTOP) the process groups of the
-# commands still running and every process whose environment carries the prefix, scans /proc again until
-# it finds no new one (a tree that forks meanwhile is caught whole), kills them all (SIGKILL), and exits.
+# commands still running and every process whose environment carries the prefix (with the group it leads,
+# if it leads one), scans /proc again until it finds no new one (a tree that forks meanwhile is caught
+# whole), kills them all (SIGKILL), and exits.
 
 use strict;
 
@@ -197,9 +198,11 @@ sub watchdog {
     my @fresh = grep { !$stopped{$_} } tagged();
     last unless @fresh;
     kill 'STOP', @fresh;
+    # And the group each leads, if it leads one: its members may lack the tag (`env -i`).
+    kill 'STOP', -$_ for @fresh;
     $stopped{$_} = 1 for @fresh;
   }
-  kill 'KILL', -$_ for @groups;
+  kill 'KILL', -$_ for @groups, keys %stopped;
   kill 'KILL', keys %stopped if %stopped;
   exit 0;
 }

@@ -256,8 +256,10 @@ def watchdog():
             break
         for pid in fresh:
             kill(pid, _signal.SIGSTOP)
+            # And the group it leads, if it leads one: its members may lack the tag (`env -i`).
+            kill(-pid, _signal.SIGSTOP)
         stopped.update(fresh)
-    for pid in groups:
+    for pid in groups + list(stopped):
         kill(-pid, _signal.SIGKILL)
     for pid in stopped:
         kill(pid, _signal.SIGKILL)

@@ -146,18 +146,22 @@ describe.each(SPAWNERS)("LocalEnvironment (command spawner: %s)", (kind, parentN
     const dir = tempDir();
     const local = join(packageRoot(), "dist", "src", "environments", "local.js");
     // A running command with a child, one that cleared its environment (found by its process group), one
-    // that left its group, and one that double-forked out of its tree.
+    // that left its group, one that double-forked out of its tree, and one that cleared its environment in
+    // the group a process that left leads (found by that group).
     const command =
       "echo $PPID > parent.pid; sleep 600 & echo $! > child.pid; env -i sleep 600 & echo $! > bare.pid; " +
       "setsid sh -c 'echo $$ > session.pid; exec sleep 600' & " +
-      "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); sleep 600";
+      "(setsid sh -c 'echo $$ > orphan.pid; exec sleep 600' &); " +
+      "setsid sh -c 'env -i sleep 600 & echo $! > nested.pid; exec sleep 600' & sleep 600";
     const script = `const { LocalEnvironment } = await import(${JSON.stringify(local)});
       new LocalEnvironment({ cwd: ${JSON.stringify(dir)}, timeout: 600, env: {} }).execute({ command: ${JSON.stringify(command)} });`;
     const owner = spawn(process.execPath, ["--input-type=module", "-e", script], {
       stdio: "ignore",
       env: { ...process.env, SWERUN_COMMAND_SPAWNER: kind },
     });
-    const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid"].map((name) => join(dir, name));
+    const files = ["child.pid", "bare.pid", "session.pid", "orphan.pid", "nested.pid"].map((name) =>
+      join(dir, name),
+    );
     const deadline = Date.now() + 20_000;
     while (
       !files.every((file) => existsSync(file) && readFileSync(file, "utf8").trim()) &&
