@@ -9,7 +9,7 @@ import { createEnvironment } from "../../src/environments/index.js";
 import { UserError } from "../../src/errors.js";
 import { packageRoot } from "../../src/util/package-root.js";
 import { clearSecretsForTests } from "../../src/util/secrets.js";
-import { alive } from "../helpers/processes.js";
+import { alive, procStat } from "../helpers/processes.js";
 import { tempDir } from "../helpers/tmp.js";
 
 /** What mini-swe-agent 2.4.6's bubblewrap environment did (scripts/gen-bubblewrap-fixtures.py). */
@@ -234,8 +234,7 @@ describe("BubblewrapEnvironment", () => {
     const dir = tempDir();
     const pending = (await env({ cwd: dir })).execute({ command: "echo $$ > shell.pid; exec sleep 600" });
     const [shell = 0] = await waitForFiles([join(dir, "shell.pid")]);
-    const stat = readFileSync(`/proc/${shell}/stat`, "utf8");
-    const bwrap = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const bwrap = Number(procStat(shell)?.[1]);
     expect(readFileSync(`/proc/${bwrap}/cmdline`, "utf8").split("\0")[0]).toMatch(/bwrap$/);
     process.kill(bwrap, "SIGKILL");
     const result = await pending;

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../../src/util/package-root.js";
+import { procStat } from "./processes.js";
 
 export const CLI = join(packageRoot(), "dist", "src", "cli.cjs");
 
@@ -60,14 +60,7 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000, child?: 
  */
 export async function pausedAt(run: ReturnType<typeof startCli>, point: string): Promise<void> {
   // A process that has exited has no stat: not stopped (waitFor then says it exited).
-  const stopped = () => {
-    try {
-      const stat = readFileSync(`/proc/${run.child.pid}/stat`, "utf8");
-      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
-    } catch {
-      return false;
-    }
-  };
+  const stopped = () => procStat(run.child.pid ?? 0)?.[0] === "T";
   await waitFor(
     () => run.errors().includes(`swerun chaos: paused at ${point} `) && stopped(),
     60_000,

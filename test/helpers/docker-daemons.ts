@@ -17,6 +17,7 @@ import {
   connectDocker,
   resolveDockerEndpoint,
 } from "../../src/environments/docker/client.js";
+import { procStat } from "./processes.js";
 
 /**
  * Extra Docker daemons for host-pool tests: each a `dockerd` of its own (data root, exec root, pid file and
@@ -173,7 +174,7 @@ function processesMatching(match: (cmdline: string) => boolean): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "utf8"))) continue;
+      if (procStat(Number(entry))?.[0] === "Z") continue;
       if (match(readFileSync(`/proc/${entry}/cmdline`, "utf8"))) pids.push(Number(entry));
     } catch {
       // gone already
